@@ -1,0 +1,47 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { PACKAGE_ROOT } from '../config/paths';
+import { SchemaService } from '../gateway/schema/schema.service';
+import { OutputWriter } from './output.writer';
+
+export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schema');
+
+@Command({ name: 'schema', description: 'write schema/request.json and schema/response.json from the DTOs' })
+export class SchemaCommand extends CommandRunner {
+  constructor(
+    private readonly schemas: SchemaService,
+    private readonly output: OutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_args: string[], options: { check?: boolean }): Promise<void> {
+    const { request, response } = this.schemas.get();
+    const files = { 'request.json': request, 'response.json': response };
+    if (options.check) {
+      const drifted = Object.entries(files).filter(([name, schema]) => read(name) !== render(schema)).map(([name]) => name);
+      if (drifted.length === 0) return this.output.out(`schema: ${SCHEMA_DIR} matches the DTOs`);
+      this.output.err(`schema: ${drifted.join(', ')} differ from the DTOs; run "system1 schema" and commit the result`);
+      return this.output.fail(1);
+    }
+    mkdirSync(SCHEMA_DIR, { recursive: true });
+    for (const [name, schema] of Object.entries(files)) writeFileSync(path.join(SCHEMA_DIR, name), render(schema));
+    this.output.err(`schema: wrote ${Object.keys(files).join(' and ')} in ${SCHEMA_DIR}`);
+  }
+
+  @Option({ flags: '--check', description: 'fail when the committed files differ from the DTOs' })
+  parseCheck(): boolean {
+    return true;
+  }
+}
+
+export const render = (schema: unknown) => `${JSON.stringify(schema, null, 2)}\n`;
+
+function read(name: string): string | null {
+  try {
+    return readFileSync(path.join(SCHEMA_DIR, name), 'utf8');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,41 @@
+import { Command, CommandRunner } from 'nest-commander';
+import { readFileSync } from 'node:fs';
+import { PauseState } from '../gateway/pause-state.service';
+import { OutputWriter } from './output.writer';
+
+const ACTIONS = ['on', 'off', 'status'] as const;
+
+@Command({
+  name: 'toggle',
+  arguments: '<on|off|status>',
+  description: 'resume (on) or pause (off) System-1 everywhere from the next call, no restart; or show the state',
+})
+export class ToggleCommand extends CommandRunner {
+  constructor(
+    private readonly pause: PauseState,
+    private readonly output: OutputWriter,
+  ) {
+    super();
+  }
+
+  async run([action]: string[]): Promise<void> {
+    if (!ACTIONS.includes(action as (typeof ACTIONS)[number])) {
+      this.output.err(`system1 toggle: expected on, off or status, got ${JSON.stringify(action)}`);
+      return this.output.fail(2);
+    }
+    if (action === 'off') this.pause.pause();
+    if (action === 'on') this.pause.resume();
+    this.output.out(this.describe());
+  }
+
+  private describe(): string {
+    if (!this.pause.isPaused()) return 'System-1 is on.';
+    let since = '';
+    try {
+      since = ` (${readFileSync(this.pause.file, 'utf8').trim()})`;
+    } catch {
+      // the file went away between the check and the read: it is on again, which the next call shows
+    }
+    return `System-1 is paused${since}: system1_decide abstains until "system1 toggle on". Pause file: ${this.pause.file}`;
+  }
+}

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
+import {
+  envName,
+  GatewaySettings,
+  KeySpec,
+  RoutingSettings,
+  SectionName,
+  SECTIONS,
+  SkillsSettings,
+} from './config-keys';
+import { Env, expandHome, installDir, locateConfigFile } from './paths';
+import { SettingValueError } from './setting-types';
+
+/** Everything read from the file and the environment, before providers are configured. */
+export interface LoadedConfig {
+  /** The file that was read; null when none exists at the default place (all defaults). */
+  configFile: string | null;
+  installDir: string;
+  gateway: GatewaySettings;
+  routing: RoutingSettings;
+  skills: SkillsSettings;
+  /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
+  providerTables: Record<string, Record<string, unknown>>;
+  errors: ConfigError[];
+}
+
+export interface LoadOptions {
+  env: Env;
+  readFile?: (file: string) => string;
+  platform?: NodeJS.Platform;
+}
+
+type Table = Record<string, unknown>;
+
+const isTable = (value: unknown): value is Table =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+
+/**
+ * Reads the TOML file and the `SYSTEM1_*` variables into settings. It never throws: every problem becomes
+ * a ConfigError naming the file (or variable) and the key, and the key keeps its default.
+ */
+export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), platform }: LoadOptions): LoadedConfig {
+  const errors: ConfigError[] = [];
+  const location = locateConfigFile(env, platform);
+  const { file, document } = readDocument(location.path, location.explicit, readFile, errors);
+  const label = file ?? location.path;
+
+  for (const sectionName of Object.keys(document)) {
+    if (!(sectionName in SECTIONS) && sectionName !== 'providers') {
+      errors.push(configError(label, sectionName, `is not a known section (expected gateway, routing, skills or providers)`));
+    }
+  }
+
+  const section = <K extends Record<string, KeySpec>>(name: SectionName, keys: K) =>
+    readSection(name, keys, tableAt(document, name, label, errors), label, env, errors);
+  const gateway = section('gateway', SECTIONS.gateway) as GatewaySettings;
+  const routing = section('routing', SECTIONS.routing) as RoutingSettings;
+  const skills = section('skills', SECTIONS.skills) as SkillsSettings;
+
+  const home = installDir(env);
+  gateway.log_file = gateway.log_file && expandHome(gateway.log_file);
+  routing.min_confidence ??= gateway.min_confidence;
+  routing.log_file = expandHome(routing.log_file ?? path.join(home, 'logs', 'routing.jsonl'));
+  routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir)));
+
+  return {
+    configFile: file,
+    installDir: home,
+    gateway,
+    routing,
+    skills,
+    providerTables: readProviderTables(document, label, errors),
+    errors,
+  };
+}
+
+function readDocument(
+  location: string,
+  explicit: boolean,
+  readFile: (file: string) => string,
+  errors: ConfigError[],
+): { file: string | null; document: Table } {
+  let source: string;
+  try {
+    source = readFile(location);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit) return { file: null, document: {} };
+    const why = code === 'ENOENT' ? 'does not exist (named by SYSTEM1_CONFIG)' : `cannot be read (${code ?? 'error'})`;
+    errors.push({ file: location, key: '(file)', message: `${location}: the config file ${why}` });
+    return { file: location, document: {} };
+  }
+  try {
+    return { file: location, document: parseToml(source) };
+  } catch (error) {
+    const where = error instanceof TomlError ? `line ${error.line}, column ${error.column}` : 'unknown position';
+    const reason = error instanceof TomlError ? firstLine(error.message) : 'unreadable TOML';
+    errors.push({ file: location, key: '(syntax)', message: `${location}: TOML syntax error at ${where}: ${reason}` });
+    return { file: location, document: {} };
+  }
+}
+
+const firstLine = (message: string) => message.split('\n')[0].replace(/^Invalid TOML document: /, '');
+
+function tableAt(document: Table, name: string, file: string, errors: ConfigError[]): Table {
+  const value = document[name];
+  if (value === undefined) return {};
+  if (isTable(value)) return value;
+  errors.push(configError(file, name, 'must be a table ([' + name + '])'));
+  return {};
+}
+
+function readSection(
+  name: SectionName,
+  keys: Record<string, KeySpec>,
+  table: Table,
+  file: string,
+  env: Env,
+  errors: ConfigError[],
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const key of Object.keys(table)) {
+    if (looksSecret(key)) errors.push(secretInFile(file, `${name}.${key}`));
+    else if (!(key in keys)) errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
+  }
+  for (const [key, spec] of Object.entries(keys)) {
+    values[key] = spec.default;
+    if (Object.hasOwn(table, key)) {
+      try {
+        values[key] = spec.type.fromFile(table[key]);
+      } catch (error) {
+        errors.push(configError(file, `${name}.${key}`, reason(error)));
+      }
+    }
+    const variable = envName(name, key);
+    const raw = env[variable];
+    if (raw !== undefined) {
+      try {
+        values[key] = spec.type.fromEnv(raw);
+      } catch (error) {
+        errors.push(configError(ENVIRONMENT, variable, reason(error)));
+      }
+    }
+  }
+  return values;
+}
+
+function readProviderTables(document: Table, file: string, errors: ConfigError[]): Record<string, Table> {
+  const tables: Record<string, Table> = {};
+  for (const [name, table] of Object.entries(tableAt(document, 'providers', file, errors))) {
+    if (!isTable(table)) {
+      errors.push(configError(file, `providers.${name}`, `must be a table ([providers.${name}])`));
+      continue;
+    }
+    const kept: Table = {};
+    for (const [key, value] of Object.entries(table)) {
+      if (looksSecret(key)) errors.push(secretInFile(file, `providers.${name}.${key}`, providerVariable(name, key)));
+      else kept[key] = value;
+    }
+    tables[name] = kept;
+  }
+  return tables;
+}
+
+export function providerVariable(provider: string, key: string): string {
+  return `SYSTEM1_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${key.toUpperCase()}`;
+}
+
+function secretInFile(file: string, key: string, variable?: string): ConfigError {
+  const where = variable ? ` (${variable})` : '';
+  return configError(file, key, `is a secret: secrets are read from environment variables only${where}, remove it from the file`);
+}
+
+function reason(error: unknown): string {
+  return error instanceof SettingValueError ? error.message : 'is not a valid value';
+}

@@ -1,0 +1,135 @@
+/**
+ * Typed setting values shared by the gateway's own keys and every provider's settings, so a number,
+ * flag or list is read the same way from the TOML file (already typed) and from an environment
+ * variable (always text).
+ */
+
+/** Thrown by a setting type; the message says what was expected and never echoes a secret. */
+export class SettingValueError extends Error {}
+
+export interface SettingType<T> {
+  /** What is accepted, in words, for error messages and `capabilities`. */
+  readonly expects: string;
+  fromFile(value: unknown): T;
+  fromEnv(text: string): T;
+}
+
+/** A short, safe rendering of a rejected value for an error message. */
+export function shown(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : safeJson(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return typeof value;
+  }
+}
+
+function reject(expects: string, value: unknown): never {
+  throw new SettingValueError(`must be ${expects}, got ${shown(value)}`);
+}
+
+export function text(options: { nonEmpty?: boolean; choices?: readonly string[]; upperCase?: boolean } = {}): SettingType<string> {
+  const expects = options.choices
+    ? `one of ${options.choices.map((c) => JSON.stringify(c)).join(', ')}`
+    : options.nonEmpty
+      ? 'a non-empty string'
+      : 'a string';
+  const check = (value: unknown): string => {
+    if (typeof value !== 'string') reject(expects, value);
+    const normalised = options.upperCase ? value.toUpperCase() : value;
+    if (options.nonEmpty && normalised.trim() === '') reject(expects, value);
+    if (options.choices && !options.choices.includes(normalised)) reject(expects, value);
+    return normalised;
+  };
+  return { expects, fromFile: check, fromEnv: check };
+}
+
+interface Range {
+  min?: number;
+  max?: number;
+  /** The lower bound itself is refused: (min, max]. */
+  minExclusive?: boolean;
+}
+
+function rangeWords({ min, max, minExclusive }: Range): string {
+  if (min !== undefined && max !== undefined) return ` in ${minExclusive ? '(' : '['}${min}, ${max}]`;
+  if (min !== undefined) return minExclusive ? ` above ${min}` : ` of at least ${min}`;
+  if (max !== undefined) return ` of at most ${max}`;
+  return '';
+}
+
+function numeric(kind: 'number' | 'integer', range: Range): SettingType<number> {
+  const expects = `${kind === 'integer' ? 'an integer' : 'a number'}${rangeWords(range)}`;
+  const check = (value: unknown, original: unknown = value): number => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) reject(expects, original);
+    if (kind === 'integer' && !Number.isInteger(value)) reject(expects, original);
+    const { min, max, minExclusive } = range;
+    if (min !== undefined && (minExclusive ? value <= min : value < min)) reject(expects, original);
+    if (max !== undefined && value > max) reject(expects, original);
+    return value;
+  };
+  return {
+    expects,
+    // smol-toml reads integers as numbers already; a bigint only appears past 2^53, which no range accepts.
+    fromFile: (value) => check(typeof value === 'bigint' ? Number(value) : value),
+    fromEnv: (raw) => check(raw.trim() === '' ? Number.NaN : Number(raw), raw),
+  };
+}
+
+export const decimal = (range: Range = {}): SettingType<number> => numeric('number', range);
+export const integer = (range: Range = {}): SettingType<number> => numeric('integer', range);
+
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+
+export function flag(): SettingType<boolean> {
+  const expects = 'true or false';
+  return {
+    expects,
+    fromFile: (value) => (typeof value === 'boolean' ? value : reject(expects, value)),
+    fromEnv: (raw) => {
+      const word = raw.trim().toLowerCase();
+      if (TRUE_WORDS.includes(word)) return true;
+      if (FALSE_WORDS.includes(word)) return false;
+      return reject(expects, raw);
+    },
+  };
+}
+
+/** A list of strings: a TOML array in the file, a `separator`-separated value in the environment. */
+export function list(separator: string): SettingType<string[]> {
+  const expects = 'a list of non-empty strings';
+  return {
+    expects,
+    fromFile: (value) => {
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.trim() === '')) {
+        reject(expects, value);
+      }
+      return value.map((item: string) => item.trim());
+    },
+    fromEnv: (raw) =>
+      raw
+        .split(separator)
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+  };
+}
+
+/** Any value. From the environment, JSON when it parses as JSON, else the text itself. */
+export function anyValue(): SettingType<unknown> {
+  return {
+    expects: 'any value',
+    fromFile: (value) => value,
+    fromEnv: (raw) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        return raw;
+      }
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { ProviderRegistry } from '../providers/provider-registry.service';
+import { ConfigStatus } from './config-status.service';
+import { SchemaService } from './schema/schema.service';
+import { TOOL_NAMES } from './tool-names';
+import { GATEWAY_VERSION, SCHEMA_VERSIONS } from './version';
+
+/** `system1_capabilities`: what this gateway is, how it is set up, and the contract it speaks. */
+@Injectable()
+export class CapabilitiesService {
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly registry: ProviderRegistry,
+    private readonly configStatus: ConfigStatus,
+    private readonly schemas: SchemaService,
+  ) {}
+
+  capabilities() {
+    const chain = this.registry.chain();
+    const { request, response } = this.schemas.get();
+    return {
+      gateway_version: GATEWAY_VERSION,
+      schema_version: SCHEMA_VERSIONS.response,
+      schema_versions: SCHEMA_VERSIONS,
+      tools: [...TOOL_NAMES],
+      provider_chain: chain.map(({ name, role }) => ({ name, role })),
+      timeout_s: this.config.gateway.timeout_s,
+      min_confidence: this.config.gateway.min_confidence,
+      providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider?.capabilities() ?? null])),
+      // The fit store arrives with calibration; until then no fit is loaded and nothing is rescaled.
+      calibration: { fits: [] as unknown[] },
+      available_providers: this.registry.available().map((definition) => ({
+        name: definition.name,
+        description: definition.description,
+        settings: Object.fromEntries(
+          Object.entries(definition.settings).map(([key, spec]) => [
+            key,
+            { default: spec.default ?? null, accepts: spec.type.expects, describe: spec.describe },
+          ]),
+        ),
+      })),
+      config_errors: this.configStatus.errors(),
+      request_schema: request,
+      response_schema: response,
+    };
+  }
+}

@@ -1,0 +1,9 @@
+/** The request contract's limits (spec: tools and schema), in one place for the DTO and messages. */
+export const SCHEMA_VERSION = '1';
+export const QUESTION_MAX_CHARS = 8000;
+export const OPTIONS_MIN = 2;
+export const OPTIONS_MAX = 256;
+export const OPTION_MAX_CHARS = 500;
+export const REQUEST_ID_MAX_CHARS = 128;
+/** Options a question without options is answered from. */
+export const YES_NO_OPTIONS = ['yes', 'no'] as const;

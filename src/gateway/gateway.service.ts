@@ -1,0 +1,178 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { DecisionBatch, DecisionQuestion } from '../providers/provider.interface';
+import { ChainMember, ProviderRegistry } from '../providers/provider-registry.service';
+import { checkAnswer } from './answer-check';
+import { AttemptFailure, runAttempt } from './attempt.runner';
+import { ConfigStatus } from './config-status.service';
+import { DecideRequestDto } from './dto/decide-request.dto';
+import { AttemptDto, DecideResponseDto } from './dto/decide-response.dto';
+import { SCHEMA_VERSION, YES_NO_OPTIONS } from './dto/limits';
+import { GatewayErrorCode } from './gateway-error';
+import { PauseState } from './pause-state.service';
+import { checkDecideRequest, requestIdOf } from './request-validation';
+
+const FAILURE_CODES: Record<AttemptFailure, GatewayErrorCode> = {
+  timeout: GatewayErrorCode.ProviderTimeout,
+  error: GatewayErrorCode.ProviderError,
+  malformed: GatewayErrorCode.MalformedResponse,
+};
+
+/** The one place that decides outcomes: validation, config, pause, the fallback chain and the threshold. */
+@Injectable()
+export class GatewayService {
+  private readonly logger = new Logger('Gateway');
+
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly registry: ProviderRegistry,
+    private readonly configStatus: ConfigStatus,
+    private readonly pause: PauseState,
+  ) {}
+
+  async decide(raw: unknown): Promise<DecideResponseDto> {
+    const started = performance.now();
+    const requestId = requestIdOf(raw, randomUUID);
+    const reply = new ReplyBuilder(requestId, started);
+
+    const check = checkDecideRequest(raw);
+    if (!check.ok) {
+      this.logger.warn(`[${requestId}] ${check.message}`);
+      return reply.error(GatewayErrorCode.InvalidRequest, check.message);
+    }
+    const request = check.request;
+    const question = toQuestion(request);
+    this.logger.debug(`[${requestId}] question: ${JSON.stringify(request.question)}`);
+
+    const configErrors = this.configStatus.errors();
+    if (configErrors.length > 0) {
+      const message = `the configuration is broken: ${configErrors.map((e) => e.message).join('; ')}`;
+      this.logger.error(`[${requestId}] ${message}`);
+      return reply.error(GatewayErrorCode.ConfigError, message);
+    }
+    if (this.pause.isPaused()) {
+      this.logger.log(`[${requestId}] abstained: System-1 is paused`);
+      return reply.abstained({ rationale: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself' });
+    }
+
+    const chain = this.registry.chain();
+    const tooMany = (member: ChainMember) => question.options.length > (member.provider?.capabilities().max_options ?? Infinity);
+    if (chain.every(tooMany)) {
+      const limits = chain.map((m) => `${m.name}: ${m.provider?.capabilities().max_options}`).join(', ');
+      const message = `invalid request: options has ${question.options.length} items, more than any provider accepts (${limits})`;
+      this.logger.warn(`[${requestId}] ${message}`);
+      return reply.error(GatewayErrorCode.InvalidRequest, message);
+    }
+
+    const batch: DecisionBatch = { state: request.context, questions: [question] };
+    const threshold = request.min_confidence ?? this.config.gateway.min_confidence;
+    let lastFailure: AttemptFailure = 'error';
+    for (const member of chain) {
+      const provider = member.provider!; // a null provider is a config error, answered above
+      if (tooMany(member)) {
+        const limit = provider.capabilities().max_options;
+        reply.attempt(member.name, 'error', 0, `refused: ${question.options.length} options, ${member.name} accepts at most ${limit}`);
+        lastFailure = 'error';
+        continue;
+      }
+      const result = await runAttempt(provider, batch, this.config.gateway.timeout_s * 1000, requestId);
+      const answer = result.ok ? checkAnswer(result.answers[question.id], question) : null;
+      if (!result.ok || answer?.kind === 'malformed') {
+        lastFailure = result.ok ? 'malformed' : result.failure;
+        const detail = result.ok ? (answer as { detail: string }).detail : result.detail;
+        reply.attempt(member.name, lastFailure, result.latencyMs, detail);
+        this.logger.warn(`[${requestId}] ${member.name} ${lastFailure}: ${detail}`);
+        continue;
+      }
+      if (answer!.kind === 'abstain') {
+        reply.attempt(member.name, 'abstained', result.latencyMs, answer!.rationale);
+        this.logger.log(`[${requestId}] ${member.name} abstained`);
+        return reply.abstained({ provider: member.name, rationale: answer!.rationale });
+      }
+      const decided = answer as Extract<typeof answer, { kind: 'decision' }>;
+      reply.attempt(member.name, 'ok', result.latencyMs, null);
+      // Calibration (step 5 of the decision path) rescales here once a fit store exists; until then
+      // every answer reports calibrated: false.
+      if (decided.confidence < threshold) {
+        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${decided.confidence} < ${threshold}`);
+        return reply.abstained({
+          provider: member.name,
+          confidence: decided.confidence,
+          probabilities: decided.probabilities,
+          rationale: `confidence ${decided.confidence} is below the threshold ${threshold}${decided.rationale ? `; ${decided.rationale}` : ''}`,
+        });
+      }
+      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${decided.confidence}`);
+      return reply.decided(member.name, decided);
+    }
+    const message = `every provider failed: ${reply.failures()}`;
+    this.logger.error(`[${requestId}] ${message}`);
+    return reply.error(FAILURE_CODES[lastFailure], message);
+  }
+}
+
+function toQuestion(request: DecideRequestDto): DecisionQuestion {
+  const yesNo = request.options === undefined;
+  return { id: 'decision', text: request.question, options: yesNo ? [...YES_NO_OPTIONS] : request.options!, yesNo };
+}
+
+/** Builds the response envelope; every path fills the same fields the same way. */
+class ReplyBuilder {
+  private readonly attempts: AttemptDto[] = [];
+
+  constructor(
+    private readonly requestId: string,
+    private readonly started: number,
+  ) {}
+
+  attempt(provider: string, outcome: AttemptDto['outcome'], latencyMs: number, detail: string | null): void {
+    this.attempts.push({ provider, outcome, latency_ms: Math.round(latencyMs), detail });
+  }
+
+  failures(): string {
+    return this.attempts.map((a) => `${a.provider} ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`).join('; ');
+  }
+
+  decided(
+    provider: string,
+    answer: { decision: string; confidence: number; probabilities: Record<string, number> | null; rationale: string | null },
+  ): DecideResponseDto {
+    return this.build({
+      status: 'decided',
+      decision: answer.decision,
+      confidence: answer.confidence,
+      probabilities: answer.probabilities,
+      rationale: answer.rationale,
+      provider,
+    });
+  }
+
+  abstained(fields: Partial<Pick<DecideResponseDto, 'provider' | 'confidence' | 'probabilities' | 'rationale'>>): DecideResponseDto {
+    return this.build({ status: 'abstained', ...fields });
+  }
+
+  error(code: GatewayErrorCode, message: string): DecideResponseDto {
+    return this.build({ status: 'error', error: { code, message } });
+  }
+
+  private build({ status, ...fields }: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>): DecideResponseDto {
+    return {
+      schema_version: SCHEMA_VERSION,
+      request_id: this.requestId,
+      status,
+      decision: null,
+      confidence: null,
+      rationale: null,
+      provider: null,
+      probabilities: null,
+      calibrated: false,
+      latency_ms: Math.round(performance.now() - this.started),
+      attempts: this.attempts,
+      error: null,
+      ...fields,
+    };
+  }
+}

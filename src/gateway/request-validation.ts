@@ -1,0 +1,37 @@
+import { ValidationError, validateSync } from 'class-validator';
+import { DecideRequestDto } from './dto/decide-request.dto';
+import { REQUEST_ID_MAX_CHARS } from './dto/limits';
+
+export type RequestCheck = { ok: true; request: DecideRequestDto } | { ok: false; message: string };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Checks raw tool arguments against the DTO before any provider runs. Unknown fields are refused, and
+ * the message names every field that was wrong.
+ */
+export function checkDecideRequest(raw: unknown): RequestCheck {
+  if (!isPlainObject(raw)) return { ok: false, message: 'invalid request: the arguments must be a JSON object' };
+  // Copied with defineProperty, not Object.assign: an own "__proto__" key must stay a plain (rejected) field
+  // instead of replacing the DTO's prototype.
+  const request = new DecideRequestDto();
+  for (const key of Object.keys(raw)) {
+    Object.defineProperty(request, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
+  }
+  const errors = validateSync(request, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  if (errors.length === 0) return { ok: true, request };
+  return { ok: false, message: `invalid request: ${errors.map(describe).join('; ')}` };
+}
+
+function describe(error: ValidationError): string {
+  const messages = Object.values(error.constraints ?? {});
+  return messages.length > 0 ? messages.join(', ') : `${error.property} is invalid`;
+}
+
+/** The request id to answer with, even for a request that fails validation, so the caller can correlate. */
+export function requestIdOf(raw: unknown, generate: () => string): string {
+  const candidate = isPlainObject(raw) ? raw.request_id : undefined;
+  const usable = typeof candidate === 'string' && candidate.length >= 1 && candidate.length <= REQUEST_ID_MAX_CHARS;
+  return usable ? candidate : generate();
+}

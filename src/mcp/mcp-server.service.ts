@@ -1,0 +1,59 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { GATEWAY_VERSION } from '../gateway/version';
+import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
+
+const INSTRUCTIONS =
+  'System-1 answers small multiple-choice judgement calls in milliseconds. Use system1_decide when a ' +
+  'question has a few known options; when it abstains, reason it through yourself.';
+
+/**
+ * The MCP server over stdio. It uses the SDK's low-level Server so the tools publish the DTO-generated JSON
+ * Schemas and invalid arguments are answered in the gateway's own envelope, not as protocol errors.
+ */
+@Injectable()
+export class McpServerService {
+  private readonly logger = new Logger('Mcp');
+
+  constructor(@Inject(MCP_TOOLS) private readonly tools: McpTool[]) {}
+
+  createServer(): Server {
+    const server = new Server(
+      { name: 'system1-gateway', version: GATEWAY_VERSION },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
+    const byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: this.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema() })),
+    }));
+
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) {
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${[...byName.keys()].join(', ')}`);
+      }
+      try {
+        const { result, isError } = await tool.call(request.params.arguments ?? {});
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError };
+      } catch (error) {
+        this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
+        throw new McpError(ErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
+      }
+    });
+    return server;
+  }
+
+  /** Serves on stdin/stdout until the client closes the stream. */
+  async serveStdio(): Promise<void> {
+    const server = this.createServer();
+    const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+    server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
+    await server.connect(new StdioServerTransport());
+    process.stdin.once('end', () => void server.close());
+    this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
+    await closed;
+  }
+}

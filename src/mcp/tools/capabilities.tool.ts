@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { CapabilitiesService } from '../../gateway/capabilities.service';
+import { McpTool, NO_ARGUMENTS } from './mcp-tool';
+
+@Injectable()
+export class CapabilitiesTool implements McpTool {
+  readonly name = 'system1_capabilities';
+  readonly description =
+    'Describe the System-1 gateway: versions, provider chain, timeout and threshold, what each provider accepts, calibration fits, and the request and response JSON Schemas.';
+
+  constructor(private readonly capabilities: CapabilitiesService) {}
+
+  inputSchema() {
+    return NO_ARGUMENTS;
+  }
+
+  async call() {
+    return { result: { ...this.capabilities.capabilities() }, isError: false };
+  }
+}

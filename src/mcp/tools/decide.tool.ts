@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayService } from '../../gateway/gateway.service';
+import { SchemaService } from '../../gateway/schema/schema.service';
+import { McpTool } from './mcp-tool';
+
+@Injectable()
+export class DecideTool implements McpTool {
+  readonly name = 'system1_decide';
+  readonly description =
+    'Ask the fast System-1 engine one multiple-choice (or yes/no) judgement call: which tool fits, is this ' +
+    'command destructive, which option applies. Returns the decision with a calibrated confidence, or ' +
+    '"abstained" when unsure: then reason it through yourself. Not for writing, maths or multi-step reasoning.';
+
+  constructor(
+    private readonly gateway: GatewayService,
+    private readonly schemas: SchemaService,
+  ) {}
+
+  inputSchema() {
+    return this.schemas.get().request;
+  }
+
+  async call(args: unknown) {
+    const response = await this.gateway.decide(args);
+    return { result: { ...response }, isError: response.status === 'error' };
+  }
+}

@@ -1,0 +1,13 @@
+/** One MCP tool: its listing and its handler. Add a tool with one file and one line in `mcp.module.ts`. */
+export interface McpTool {
+  readonly name: string;
+  readonly description: string;
+  inputSchema(): Record<string, unknown>;
+  /** Returns the response object; `isError` marks a result whose `status` is `error`. */
+  call(args: unknown): Promise<{ result: Record<string, unknown>; isError: boolean }>;
+}
+
+export const MCP_TOOLS = Symbol('MCP_TOOLS');
+
+/** Tools that take no arguments still publish a closed object schema, so clients send none. */
+export const NO_ARGUMENTS = { type: 'object', properties: {}, additionalProperties: false } as const;

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { anyValue, decimal, integer, text } from '../config/setting-types';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  ProviderCapabilities,
+  ProviderDefinition,
+  ProviderError,
+  ProviderSettingSpec,
+  System1Provider,
+} from './provider.interface';
+import { System1Engine } from './providers.token';
+
+interface MockSettings {
+  confidence: number;
+  delay_s: number;
+  fail?: string;
+  response?: unknown;
+  max_options?: number;
+}
+
+/**
+ * A deterministic stand-in engine for trying the gateway and for tests: it picks the first option with
+ * `confidence`, gives the other options equal shares of the rest, waits `delay_s`, fails with the text of
+ * `fail`, or returns `response` verbatim for every question (to exercise malformed-answer handling).
+ */
+@Injectable()
+@System1Engine()
+export class MockProviderDefinition implements ProviderDefinition {
+  readonly name = 'mock';
+  readonly description = 'deterministic stand-in: always picks the first option';
+  readonly settings: Record<keyof MockSettings, ProviderSettingSpec> = {
+    confidence: { type: decimal({ min: 0, max: 1 }), default: 0.9, describe: 'probability given to the first option' },
+    delay_s: { type: decimal({ min: 0, max: 300 }), default: 0, describe: 'seconds to wait before answering' },
+    fail: { type: text(), describe: 'when set, every decision fails with this text' },
+    response: { type: anyValue(), describe: 'when set, returned verbatim as the answer' },
+    max_options: { type: integer({ min: 2 }), describe: 'most options accepted per question' },
+  };
+
+  create(settings: Readonly<Record<string, unknown>>): System1Provider {
+    return new MockProvider(settings as unknown as MockSettings);
+  }
+}
+
+class MockProvider implements System1Provider {
+  readonly name = 'mock';
+
+  constructor(private readonly settings: MockSettings) {}
+
+  capabilities(): ProviderCapabilities {
+    return {
+      ...(this.settings.max_options !== undefined && { max_options: this.settings.max_options }),
+      batch: false,
+      probabilities: true,
+      model: null,
+    };
+  }
+
+  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+    if (this.settings.delay_s > 0) await sleep(this.settings.delay_s * 1000, undefined, { signal });
+    if (this.settings.fail !== undefined) throw new ProviderError(this.settings.fail);
+    const answers: Record<string, unknown> = {};
+    for (const question of batch.questions) {
+      answers[question.id] = this.settings.response !== undefined ? this.settings.response : this.firstOption(question.options);
+    }
+    return answers;
+  }
+
+  async health(): Promise<HealthProbeResult> {
+    if (this.settings.fail !== undefined) return { ok: false, detail: `mock set to fail: ${this.settings.fail}` };
+    return { ok: true, detail: 'mock provider: deterministic stand-in, no engine behind it' };
+  }
+
+  private firstOption(options: string[]) {
+    const { confidence } = this.settings;
+    const share = (1 - confidence) / (options.length - 1);
+    const probabilities = Object.fromEntries(options.map((option, i) => [option, i === 0 ? confidence : share]));
+    return { decision: options[0], confidence, probabilities, rationale: 'mock provider: always picks the first option' };
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
+import { type LoadedConfig, providerVariable } from '../config/config.loader';
+import type { Env } from '../config/paths';
+import { SettingValueError } from '../config/setting-types';
+import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { ProviderDefinition, ProviderSettingError, System1Provider } from './provider.interface';
+import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
+
+export type ChainRole = 'primary' | 'fallback';
+
+export interface ChainMember {
+  name: string;
+  role: ChainRole;
+  /** null when the provider is unknown or its settings are unusable (see the config errors). */
+  provider: System1Provider | null;
+}
+
+interface Built {
+  chain: ChainMember[];
+  errors: ConfigError[];
+}
+
+/** Where a file-less setup's values come from, for error messages. */
+const DEFAULTS = '(defaults)';
+
+/**
+ * Turns the config into the provider chain: finds each named provider among the registered definitions,
+ * reads its settings from `[providers.<name>]` and `SYSTEM1_<NAME>_<KEY>`, and lets it validate them.
+ * A table may set `type = "<definition>"` to run a second, differently configured instance under its own
+ * name (two Ollama models, a slow and a fast mock).
+ */
+@Injectable()
+export class ProviderRegistry {
+  private built?: Built;
+
+  constructor(
+    @Inject(SYSTEM1_PROVIDERS) private readonly definitions: ProviderDefinitions,
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    @Inject(PROCESS_ENV) private readonly env: Env,
+  ) {}
+
+  chain(): ChainMember[] {
+    return this.build().chain;
+  }
+
+  /** Problems with provider names and settings (the file's own problems are in the loaded config). */
+  configErrors(): ConfigError[] {
+    return this.build().errors;
+  }
+
+  available(): ProviderDefinition[] {
+    return [...this.definitions.all()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  private build(): Built {
+    if (this.built) return this.built;
+    const errors: ConfigError[] = [];
+    const file = this.config.configFile ?? DEFAULTS;
+    const { provider, fallback } = this.config.gateway;
+    const source = (variable: string, key: string) =>
+      this.env[variable] !== undefined ? { file: ENVIRONMENT, key: variable } : { file, key };
+
+    const configured = new Map<string, System1Provider | null>();
+    const configure = (name: string, origin: { file: string; key: string }) => {
+      if (!configured.has(name)) configured.set(name, this.configure(name, origin, errors));
+      return configured.get(name) ?? null;
+    };
+
+    const chain: ChainMember[] = [
+      { name: provider, role: 'primary', provider: configure(provider, source('SYSTEM1_PROVIDER', 'gateway.provider')) },
+      ...fallback.map((name) => ({
+        name,
+        role: 'fallback' as const,
+        provider: configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback')),
+      })),
+    ];
+    // Tables for providers outside the chain are still checked, so a typo surfaces before it is needed.
+    for (const name of Object.keys(this.config.providerTables)) configure(name, { file, key: `providers.${name}` });
+
+    this.built = { chain, errors };
+    return this.built;
+  }
+
+  private configure(name: string, origin: { file: string; key: string }, errors: ConfigError[]): System1Provider | null {
+    const file = this.config.configFile ?? DEFAULTS;
+    const table = { ...(this.config.providerTables[name] ?? {}) };
+    const typeName = table.type ?? name;
+    delete table.type;
+    if (typeof typeName !== 'string') {
+      errors.push(configError(file, `providers.${name}.type`, 'must be the name of a provider definition'));
+      return null;
+    }
+    const definition = this.definitions.all().find((candidate) => candidate.name === typeName);
+    if (!definition) {
+      const known = this.available().map((d) => d.name).join(', ');
+      errors.push(configError(origin.file, origin.key, `names an unknown provider ${JSON.stringify(typeName)} (available: ${known})`));
+      return null;
+    }
+
+    const values: Record<string, unknown> = {};
+    let usable = true;
+    const fail = (errorFile: string, key: string, problem: string) => {
+      errors.push(configError(errorFile, key, problem));
+      usable = false;
+    };
+    for (const key of Object.keys(table)) {
+      if (!(key in definition.settings)) {
+        const settings = Object.keys(definition.settings).join(', ') || 'none';
+        fail(file, `providers.${name}.${key}`, `is not a setting of provider ${definition.name} (settings: ${settings})`);
+      }
+    }
+    for (const [key, spec] of Object.entries(definition.settings)) {
+      if (spec.default !== undefined) values[key] = spec.default;
+      try {
+        if (Object.hasOwn(table, key)) values[key] = spec.type.fromFile(table[key]);
+      } catch (error) {
+        fail(file, `providers.${name}.${key}`, problemOf(error));
+      }
+      const variable = providerVariable(name, key);
+      const raw = this.env[variable];
+      try {
+        if (raw !== undefined) values[key] = spec.type.fromEnv(raw);
+      } catch (error) {
+        fail(ENVIRONMENT, variable, problemOf(error));
+      }
+    }
+    if (!usable) return null;
+
+    try {
+      return definition.create(values, { env: this.env });
+    } catch (error) {
+      if (error instanceof ProviderSettingError) fail(file, `providers.${name}.${error.key}`, error.message);
+      else fail(file, `providers.${name}`, `cannot be configured: ${problemOf(error)}`);
+      return null;
+    }
+  }
+}
+
+function problemOf(error: unknown): string {
+  if (error instanceof SettingValueError || error instanceof ProviderSettingError) return error.message;
+  return error instanceof Error ? error.name : 'invalid setting';
+}
