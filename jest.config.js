@@ -16,5 +16,6 @@ module.exports = {
       },
     ],
   },
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/quiet-logs.ts'],
   testTimeout: 30000,
 };

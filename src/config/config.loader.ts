@@ -11,7 +11,7 @@ import {
   SECTIONS,
   SkillsSettings,
 } from './config-keys';
-import { Env, expandHome, installDir, locateConfigFile } from './paths';
+import { Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
 import { SettingValueError } from './setting-types';
 
 /** Everything read from the file and the environment, before providers are configured. */
@@ -60,15 +60,16 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
   const routing = section('routing', SECTIONS.routing) as RoutingSettings;
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
 
-  const home = installDir(env);
-  gateway.log_file = gateway.log_file && expandHome(gateway.log_file);
+  const home = homeOf(env);
+  const install = installDir(env);
+  gateway.log_file = gateway.log_file && expandHome(gateway.log_file, home);
   routing.min_confidence ??= gateway.min_confidence;
-  routing.log_file = expandHome(routing.log_file ?? path.join(home, 'logs', 'routing.jsonl'));
-  routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir)));
+  routing.log_file = expandHome(routing.log_file ?? path.join(install, 'logs', 'routing.jsonl'), home);
+  routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir, home)));
 
   return {
     configFile: file,
-    installDir: home,
+    installDir: install,
     gateway,
     routing,
     skills,

@@ -1,0 +1,37 @@
+import { ModuleMetadata } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { System1ConfigModule } from '../../src/config/config.module';
+import { loadConfig } from '../../src/config/config.loader';
+import { PROCESS_ENV, system1Config } from '../../src/config/system1.config';
+import { GatewayModule } from '../../src/gateway/gateway.module';
+
+export interface GatewayAppOptions {
+  /** The config file's text; none = no file. */
+  toml?: string;
+  env?: Record<string, string>;
+  /** Extra modules, e.g. a team's engine module. */
+  imports?: ModuleMetadata['imports'];
+}
+
+export const TEST_CONFIG_FILE = '/test/config.toml';
+
+/** The gateway's Nest container, with an in-memory config file and environment instead of the real ones. */
+export async function gatewayApp({ toml, env = {}, imports = [] }: GatewayAppOptions = {}): Promise<TestingModule> {
+  const fullEnv = { HOME: '/test/home', SYSTEM1_INSTALL_DIR: '/test/install', ...env };
+  const config = loadConfig({
+    env: { ...fullEnv, SYSTEM1_CONFIG: TEST_CONFIG_FILE },
+    readFile: () => {
+      if (toml === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+      return toml;
+    },
+  });
+  if (toml === undefined) config.configFile = null;
+  config.errors = config.errors.filter((error) => error.key !== '(file)');
+  const moduleRef = await Test.createTestingModule({ imports: [System1ConfigModule, GatewayModule, ...imports] })
+    .overrideProvider(system1Config.KEY)
+    .useValue(config)
+    .overrideProvider(PROCESS_ENV)
+    .useValue(fullEnv)
+    .compile();
+  return moduleRef.init();
+}

@@ -1,0 +1,45 @@
+import { Injectable, Module } from '@nestjs/common';
+import { text } from '../../src/config/setting-types';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  ProviderDefinition,
+  System1Provider,
+} from '../../src/providers/provider.interface';
+import { System1Engine } from '../../src/providers/providers.token';
+
+export type Script = (batch: DecisionBatch, context: AttemptContext, instance: string) => Promise<Record<string, unknown>>;
+
+/**
+ * A test engine whose behaviour each test scripts. Several instances can run under other names with
+ * `[providers.<name>] type = "scripted"`; `label` tells them apart inside the script.
+ */
+@Injectable()
+@System1Engine()
+export class ScriptedEngine implements ProviderDefinition {
+  static script: Script = async () => ({});
+  static health: (instance: string, context: AttemptContext) => Promise<HealthProbeResult> = async () => ({ ok: true, detail: 'scripted' });
+
+  readonly name = 'scripted';
+  readonly description = 'test engine driven by the test';
+  readonly settings = { label: { type: text(), default: 'scripted', describe: 'instance label' } };
+
+  create(settings: Readonly<Record<string, unknown>>): System1Provider {
+    const label = settings.label as string;
+    return {
+      name: 'scripted',
+      capabilities: () => ({ batch: false, probabilities: true }),
+      decide: (batch, context) => ScriptedEngine.script(batch, context, label),
+      health: (context) => ScriptedEngine.health(label, context),
+    };
+  }
+}
+
+@Module({ providers: [ScriptedEngine] })
+export class ScriptedEngineModule {}
+
+/** A well-formed answer for the first (only) question. */
+export function answer(batch: DecisionBatch, fields: Record<string, unknown>): Record<string, unknown> {
+  return { [batch.questions[0].id]: fields };
+}

@@ -1,0 +1,158 @@
+import * as path from 'node:path';
+import { loadConfig } from '../../src/config/config.loader';
+
+const FILE = '/home/u/.config/system1/config.toml';
+const BASE_ENV = { HOME: '/home/u' };
+
+/** Loads with an in-memory file system: `files` maps path -> TOML text. */
+function load(toml: string | null, env: Record<string, string> = {}) {
+  return loadConfig({
+    env: { ...BASE_ENV, ...env },
+    platform: 'linux',
+    readFile: (file) => {
+      if (file === (env.SYSTEM1_CONFIG ?? FILE) && toml !== null) return toml;
+      throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+    },
+  });
+}
+
+const keysOf = (errors: { key: string }[]) => errors.map((e) => e.key);
+
+describe('config loader', () => {
+  it('gives every key its documented default when there is no file', () => {
+    const config = load(null);
+    expect(config.configFile).toBeNull();
+    expect(config.errors).toEqual([]);
+    expect(config.gateway).toEqual({
+      provider: 'laya',
+      fallback: [],
+      timeout_s: 5,
+      min_confidence: 0.6,
+      log_level: 'INFO',
+      log_file: '',
+    });
+    expect(config.routing).toEqual({
+      enabled: false,
+      hint: true,
+      log_dirs: [],
+      log_file: path.join('/home/u/.system1-gateway', 'logs', 'routing.jsonl'),
+      min_confidence: 0.6,
+    });
+    expect(config.skills).toEqual({ enabled: false, hint: false, min_confidence: 0.8 });
+    expect(config.installDir).toBe('/home/u/.system1-gateway');
+  });
+
+  it('finds the file under XDG_CONFIG_HOME, and SYSTEM1_CONFIG before it', () => {
+    const seen: string[] = [];
+    const readFile = (file: string) => {
+      seen.push(file);
+      return '';
+    };
+    loadConfig({ env: { HOME: '/h', XDG_CONFIG_HOME: '/xdg' }, platform: 'linux', readFile });
+    loadConfig({ env: { HOME: '/h', XDG_CONFIG_HOME: '/xdg', SYSTEM1_CONFIG: '/etc/s1.toml' }, platform: 'linux', readFile });
+    loadConfig({ env: { HOME: '/h', APPDATA: 'C:/Users/u/AppData/Roaming' }, platform: 'win32', readFile });
+    expect(seen).toEqual(['/xdg/system1/config.toml', '/etc/s1.toml', path.join('C:/Users/u/AppData/Roaming', 'system1', 'config.toml')]);
+  });
+
+  it('reads every section and lets the routing threshold follow the gateway one', () => {
+    const config = load(`
+[gateway]
+provider = "mock"
+fallback = ["a", "b"]
+timeout_s = 2.5
+min_confidence = 0.7
+log_level = "debug"
+log_file = "~/s1.log"
+[routing]
+enabled = true
+log_dirs = ["~/work"]
+[skills]
+min_confidence = 0.9
+`);
+    expect(config.errors).toEqual([]);
+    expect(config.configFile).toBe(FILE);
+    expect(config.gateway).toMatchObject({ provider: 'mock', fallback: ['a', 'b'], timeout_s: 2.5, log_level: 'DEBUG', log_file: '/home/u/s1.log' });
+    expect(config.routing).toMatchObject({ enabled: true, min_confidence: 0.7, log_dirs: ['/home/u/work'] });
+    expect(config.skills.min_confidence).toBe(0.9);
+  });
+
+  it('lets environment variables override the file, with lists split the documented way', () => {
+    const config = load('[gateway]\nprovider = "laya"\ntimeout_s = 1\n', {
+      SYSTEM1_PROVIDER: 'mock',
+      SYSTEM1_FALLBACK: 'a, b,,c',
+      SYSTEM1_TIMEOUT_S: '9',
+      SYSTEM1_MIN_CONFIDENCE: '0.3',
+      SYSTEM1_ROUTING_ENABLED: 'yes',
+      SYSTEM1_ROUTING_LOG_DIRS: ['/r1', '/r2'].join(path.delimiter),
+      SYSTEM1_SKILLS_HINT: 'true',
+    });
+    expect(config.errors).toEqual([]);
+    expect(config.gateway).toMatchObject({ provider: 'mock', fallback: ['a', 'b', 'c'], timeout_s: 9, min_confidence: 0.3 });
+    expect(config.routing).toMatchObject({ enabled: true, log_dirs: ['/r1', '/r2'], min_confidence: 0.3 });
+    expect(config.skills.hint).toBe(true);
+  });
+
+  it.each([
+    ['[gateway]\ntimeout_s = 0', 'gateway.timeout_s', '(0, 300]'],
+    ['[gateway]\ntimeout_s = 301', 'gateway.timeout_s', '(0, 300]'],
+    ['[gateway]\ntimeout_s = "5"', 'gateway.timeout_s', 'a number'],
+    ['[gateway]\nmin_confidence = 1.5', 'gateway.min_confidence', '[0, 1]'],
+    ['[routing]\nmin_confidence = -0.1', 'routing.min_confidence', '[0, 1]'],
+    ['[gateway]\nlog_level = "LOUD"', 'gateway.log_level', 'one of'],
+    ['[gateway]\nfallback = "mock"', 'gateway.fallback', 'a list'],
+    ['[gateway]\nprovder = "mock"', 'gateway.provder', 'not a known key of [gateway]'],
+    ['[routing]\nenable = true', 'routing.enable', 'not a known key of [routing]'],
+    ['[skills]\nthreshold = 0.5', 'skills.threshold', 'not a known key of [skills]'],
+    ['[gatway]\nprovider = "mock"', 'gatway', 'not a known section'],
+    ['gateway = 3', 'gateway', 'must be a table'],
+  ])('reports %j as an error on %s naming the file', (toml, key, words) => {
+    const { errors } = load(toml);
+    expect(keysOf(errors)).toEqual([key]);
+    expect(errors[0].file).toBe(FILE);
+    expect(errors[0].message).toContain(FILE);
+    expect(errors[0].message).toContain(key);
+    expect(errors[0].message).toContain(words);
+  });
+
+  it('keeps the default of a key whose value is rejected', () => {
+    expect(load('[gateway]\ntimeout_s = -1').gateway.timeout_s).toBe(5);
+  });
+
+  it('reports a TOML syntax error with its line and keeps the defaults', () => {
+    const config = load('[gateway]\nprovider = "mock\n');
+    expect(keysOf(config.errors)).toEqual(['(syntax)']);
+    expect(config.errors[0].message).toMatch(new RegExp(`^${FILE}: TOML syntax error at line 2`));
+    expect(config.gateway.provider).toBe('laya');
+  });
+
+  it('reports a missing file named by SYSTEM1_CONFIG, but not a missing default file', () => {
+    expect(load(null).errors).toEqual([]);
+    const { errors } = load(null, { SYSTEM1_CONFIG: '/nowhere/config.toml' });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toBe('/nowhere/config.toml: the config file does not exist (named by SYSTEM1_CONFIG)');
+  });
+
+  it('names the variable when an environment value is invalid', () => {
+    const { errors } = load(null, { SYSTEM1_TIMEOUT_S: 'abc', SYSTEM1_ROUTING_HINT: 'maybe' });
+    expect(errors.map((e) => [e.file, e.key])).toEqual([
+      ['environment', 'SYSTEM1_TIMEOUT_S'],
+      ['environment', 'SYSTEM1_ROUTING_HINT'],
+    ]);
+    expect(errors[0].message).toBe('environment variable SYSTEM1_TIMEOUT_S must be a number in (0, 300], got "abc"');
+  });
+
+  it('refuses a secret in the file without ever repeating its value', () => {
+    const secret = 'sk-live-DO-NOT-LEAK-42';
+    const config = load(`[providers.laya]\napi_key = "${secret}"\nendpoint = "http://127.0.0.1:8765"\n[gateway]\ntoken = "${secret}"`);
+    expect(keysOf(config.errors).sort()).toEqual(['gateway.token', 'providers.laya.api_key']);
+    expect(JSON.stringify(config)).not.toContain(secret);
+    expect(config.errors.find((e) => e.key === 'providers.laya.api_key')!.message).toContain('SYSTEM1_LAYA_API_KEY');
+    expect(config.providerTables.laya).toEqual({ endpoint: 'http://127.0.0.1:8765' });
+  });
+
+  it('hands provider tables over as written, for each provider to check', () => {
+    const config = load('[providers.mock]\nconfidence = 0.8\n[providers.slow]\ntype = "mock"\ndelay_s = 3');
+    expect(config.errors).toEqual([]);
+    expect(config.providerTables).toEqual({ mock: { confidence: 0.8 }, slow: { type: 'mock', delay_s: 3 } });
+  });
+});
