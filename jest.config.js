@@ -16,6 +16,5 @@ module.exports = {
       },
     ],
   },
-  setupFilesAfterEnv: ['<rootDir>/test/helpers/quiet-logs.ts'],
   testTimeout: 30000,
 };

@@ -1,6 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { ensureDir } from '../config/ensure-dir';
 import { PACKAGE_ROOT } from '../config/paths';
 import { SchemaService } from '../gateway/schema/schema.service';
 import { OutputWriter } from './output.writer';
@@ -25,7 +26,7 @@ export class SchemaCommand extends CommandRunner {
       this.output.err(`schema: ${drifted.join(', ')} differ from the DTOs; run "system1 schema" and commit the result`);
       return this.output.fail(1);
     }
-    mkdirSync(SCHEMA_DIR, { recursive: true });
+    ensureDir(SCHEMA_DIR);
     for (const [name, schema] of Object.entries(files)) writeFileSync(path.join(SCHEMA_DIR, name), render(schema));
     this.output.err(`schema: wrote ${Object.keys(files).join(' and ')} in ${SCHEMA_DIR}`);
   }

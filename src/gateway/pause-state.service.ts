@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../config/config.loader';
+import { ensureDir } from '../config/ensure-dir';
 import { system1Config } from '../config/system1.config';
 
 /**
@@ -21,7 +22,7 @@ export class PauseState {
   }
 
   pause(): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    ensureDir(path.dirname(this.file));
     writeFileSync(this.file, `paused at ${new Date().toISOString()}\n`);
   }
 

@@ -1,6 +1,13 @@
-import { ValidationError, validateSync } from 'class-validator';
+import { getMetadataStorage, ValidationError, validateSync } from 'class-validator';
 import { DecideRequestDto } from './dto/decide-request.dto';
 import { REQUEST_ID_MAX_CHARS } from './dto/limits';
+
+/** The request's fields, from the DTO's own decorators. */
+const KNOWN_FIELDS = new Set(
+  getMetadataStorage()
+    .getTargetValidationMetadatas(DecideRequestDto, '', true, false)
+    .map((metadata) => metadata.propertyName),
+);
 
 export type RequestCheck = { ok: true; request: DecideRequestDto } | { ok: false; message: string };
 
@@ -13,6 +20,15 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function checkDecideRequest(raw: unknown): RequestCheck {
   if (!isPlainObject(raw)) return { ok: false, message: 'invalid request: the arguments must be a JSON object' };
+  // Checked here rather than by class-validator's whitelist, which looks names up in a plain object and
+  // so lets "constructor", "toString" or "__proto__" through. A "__proto__" key that went through a plain
+  // assignment on its way here (the MCP SDK's argument parsing does that) has become the prototype.
+  const unknown = Object.keys(raw).filter((key) => !KNOWN_FIELDS.has(key));
+  const prototype = Object.getPrototypeOf(raw) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
+  if (unknown.length > 0) {
+    return { ok: false, message: `invalid request: ${unknown.map((key) => `property ${JSON.stringify(key)} should not exist`).join('; ')}` };
+  }
   // Copied with defineProperty, not Object.assign: an own "__proto__" key must stay a plain (rejected) field
   // instead of replacing the DTO's prototype.
   const request = new DecideRequestDto();

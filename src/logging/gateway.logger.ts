@@ -1,8 +1,9 @@
 import { LoggerService, LogLevel as NestLevel } from '@nestjs/common';
-import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { createWriteStream, WriteStream } from 'node:fs';
 import * as path from 'node:path';
 import { format } from 'node:util';
 import type { LogLevel } from '../config/config-keys';
+import { ensureDir } from '../config/ensure-dir';
 
 const ENABLED: Record<LogLevel, NestLevel[]> = {
   DEBUG: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
@@ -76,7 +77,7 @@ export class GatewayLogger implements LoggerService {
 
   private openFile(logFile: string): void {
     try {
-      mkdirSync(path.dirname(logFile), { recursive: true });
+      ensureDir(path.dirname(logFile));
       this.file = createWriteStream(logFile, { flags: 'a' });
       // A log file that cannot be written must not take the server down: say so once, keep stderr.
       this.file.on('error', (error: NodeJS.ErrnoException) => {

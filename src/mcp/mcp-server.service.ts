@@ -1,8 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { GATEWAY_VERSION } from '../gateway/version';
+import { answerMisshapenToolCalls } from './misshapen-call.guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
 const INSTRUCTIONS =
@@ -17,33 +24,42 @@ const INSTRUCTIONS =
 export class McpServerService {
   private readonly logger = new Logger('Mcp');
 
-  constructor(@Inject(MCP_TOOLS) private readonly tools: McpTool[]) {}
+  private readonly byName: Map<string, McpTool>;
+
+  constructor(@Inject(MCP_TOOLS) private readonly tools: McpTool[]) {
+    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
+  }
 
   createServer(): Server {
     const server = new Server(
       { name: 'system1-gateway', version: GATEWAY_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
-    const byName = new Map(this.tools.map((tool) => [tool.name, tool]));
-
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: this.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema() })),
     }));
-
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const tool = byName.get(request.params.name);
-      if (!tool) {
-        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${[...byName.keys()].join(', ')}`);
+      const result = this.callTool(request.params.name, request.params.arguments ?? {});
+      if (!result) {
+        const known = [...this.byName.keys()].join(', ');
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${known}`);
       }
-      try {
-        const { result, isError } = await tool.call(request.params.arguments ?? {});
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError };
-      } catch (error) {
-        this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
-        throw new McpError(ErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
-      }
+      return result;
     });
     return server;
+  }
+
+  /** Runs a tool and wraps its response object as a tool result; null for an unknown tool. */
+  callTool(name: string, args: unknown): Promise<CallToolResult> | null {
+    const tool = this.byName.get(name);
+    if (!tool) return null;
+    return tool.call(args).then(
+      ({ result, isError }) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError }),
+      (error: unknown) => {
+        this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
+        throw new McpError(ErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
+      },
+    );
   }
 
   /** Serves on stdin/stdout until the client closes the stream. */
@@ -51,7 +67,9 @@ export class McpServerService {
     const server = this.createServer();
     const closed = new Promise<void>((resolve) => (server.onclose = resolve));
     server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
-    await server.connect(new StdioServerTransport());
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    answerMisshapenToolCalls(transport, (name, args) => this.callTool(name, args));
     process.stdin.once('end', () => void server.close());
     this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
     await closed;

@@ -4,6 +4,7 @@ import { System1ConfigModule } from '../../src/config/config.module';
 import { loadConfig } from '../../src/config/config.loader';
 import { PROCESS_ENV, system1Config } from '../../src/config/system1.config';
 import { GatewayModule } from '../../src/gateway/gateway.module';
+import { GatewayLogger } from '../../src/logging/gateway.logger';
 
 export interface GatewayAppOptions {
   /** The config file's text; none = no file. */
@@ -32,6 +33,8 @@ export async function gatewayApp({ toml, env = {}, imports = [] }: GatewayAppOpt
     .useValue(config)
     .overrideProvider(PROCESS_ENV)
     .useValue(fullEnv)
+    // Unit suites assert on results, not log text (the e2e suites read the real server's stderr).
+    .setLogger(new GatewayLogger(() => undefined))
     .compile();
   return moduleRef.init();
 }

@@ -85,3 +85,18 @@ describe('published schemas', () => {
     expect(validRequest(candidate)).toBe(gateway.ok);
   });
 });
+
+describe('request check', () => {
+  it('refuses a __proto__ field whether it arrives as a key or has already become the prototype', () => {
+    const asKey = JSON.parse('{"question": "Q?", "__proto__": {"question": 1}}') as unknown;
+    const asPrototype = Object.assign(Object.create({ question: 1 }) as object, { question: 'Q?' });
+    for (const candidate of [asKey, asPrototype]) {
+      expect(checkDecideRequest(candidate)).toEqual({ ok: false, message: expect.stringContaining('"__proto__" should not exist') });
+    }
+    expect(({} as Record<string, unknown>).question).toBeUndefined();
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty'])('refuses a field named after an Object member (%s)', (key) => {
+    expect(checkDecideRequest({ question: 'Q?', [key]: 1 })).toEqual({ ok: false, message: `invalid request: property "${key}" should not exist` });
+  });
+});

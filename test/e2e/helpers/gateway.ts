@@ -1,0 +1,212 @@
+/**
+ * Shared helpers for the end-to-end suites: every server is the built `dist/main.js` started the way an MCP
+ * client starts it (real stdio, real SDK client), each in its own sandbox of temp dirs so no test reads the
+ * developer's config, pause file or logs, and none sees another's.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const MAIN = path.join(ROOT, 'dist', 'main.js');
+
+export type Env = Record<string, string>;
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Fails loudly (instead of with a spawn error per test) when the server was not built. */
+export function requireBuild(): void {
+  if (!existsSync(MAIN)) {
+    throw new Error(`${MAIN} does not exist: build first (cd ${ROOT} && npx tsc -p tsconfig.build.json)`);
+  }
+}
+
+/** A fresh set of temp dirs standing in for HOME, XDG_CONFIG_HOME and the install dir. */
+export class Sandbox {
+  readonly dir = mkdtempSync(path.join(tmpdir(), 'system1-e2e-'));
+  readonly home = path.join(this.dir, 'home');
+  readonly xdg = path.join(this.dir, 'xdg');
+  readonly install = path.join(this.dir, 'install');
+
+  constructor() {
+    for (const dir of [this.home, this.xdg, this.install]) mkdirSync(dir, { recursive: true });
+  }
+
+  /** Writes a TOML file in the sandbox and returns its path (for SYSTEM1_CONFIG). */
+  writeConfig(toml: string, name = 'config.toml'): string {
+    const file = path.join(this.dir, name);
+    writeFileSync(file, toml);
+    return file;
+  }
+
+  /** The isolated base environment; `extra` adds SYSTEM1_* settings. Never inherits the caller's SYSTEM1_*. */
+  env(extra: Env = {}): Env {
+    return {
+      PATH: process.env.PATH ?? '',
+      HOME: this.home,
+      XDG_CONFIG_HOME: this.xdg,
+      SYSTEM1_INSTALL_DIR: this.install,
+      ...extra,
+    };
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The response of one tool call: the structured object, after checking the envelope's invariants. */
+export interface ToolReply {
+  body: Json;
+  isError: boolean;
+  text: string;
+  elapsedMs: number;
+}
+
+export class GatewaySession {
+  private readonly stderrChunks: string[] = [];
+
+  private constructor(
+    readonly client: Client,
+    readonly transport: StdioClientTransport,
+    readonly sandbox: Sandbox,
+    readonly env: Env,
+  ) {}
+
+  static async start(sandbox: Sandbox, env: Env): Promise<GatewaySession> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp'],
+      env,
+      stderr: 'pipe',
+      cwd: sandbox.dir, // clients start the server from any directory
+    });
+    const client = new Client({ name: 'system1-e2e', version: '0.0.0' });
+    const session = new GatewaySession(client, transport, sandbox, env);
+    transport.stderr?.on('data', (chunk: Buffer) => session.stderrChunks.push(chunk.toString('utf8')));
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new Error(`the server did not start: ${String(error)}\nstderr:\n${session.stderr()}`);
+    }
+    return session;
+  }
+
+  get pid(): number | null {
+    return this.transport.pid;
+  }
+
+  stderr(): string {
+    return this.stderrChunks.join('');
+  }
+
+  /**
+   * Calls a tool and checks what every tool result must satisfy: the object is in structuredContent, the same
+   * object is the JSON text of content[0], and isError is true exactly when status is "error".
+   */
+  async call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
+    const started = performance.now();
+    const result = (await this.client.callTool({ name, arguments: args })) as {
+      structuredContent?: Json;
+      content?: { type: string; text?: string }[];
+      isError?: boolean;
+    };
+    const elapsedMs = performance.now() - started;
+    const body = result.structuredContent;
+    if (!body || typeof body !== 'object') throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
+    const first = result.content?.[0];
+    expect(first?.type).toBe('text');
+    expect(JSON.parse(first?.text ?? 'null')).toStrictEqual(body);
+    expect(result.isError === true).toBe(body.status === 'error');
+    return { body, isError: result.isError === true, text: first?.text ?? '', elapsedMs };
+  }
+
+  decide(args: Record<string, unknown>): Promise<ToolReply> {
+    return this.call('system1_decide', args);
+  }
+
+  async health(): Promise<Json> {
+    return (await this.call('system1_health')).body;
+  }
+
+  async capabilities(): Promise<Json> {
+    return (await this.call('system1_capabilities')).body;
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Owns servers and sandboxes and disposes of them: `perTest()` after each test, `perFile()` once after the file.
+ */
+export class Resources {
+  private sessions: GatewaySession[] = [];
+  private sandboxes: Sandbox[] = [];
+
+  sandbox(): Sandbox {
+    const sandbox = new Sandbox();
+    this.sandboxes.push(sandbox);
+    return sandbox;
+  }
+
+  /**
+   * Starts a server in a fresh sandbox. `config` is written to a temp file named by SYSTEM1_CONFIG; `env`
+   * adds SYSTEM1_* variables (it may use `{config}` in a value to refer to that file).
+   */
+  async server(options: { env?: Env; config?: string; sandbox?: Sandbox } = {}): Promise<GatewaySession> {
+    const sandbox = options.sandbox ?? this.sandbox();
+    const extra: Env = { ...(options.env ?? {}) };
+    if (options.config !== undefined) extra.SYSTEM1_CONFIG = sandbox.writeConfig(options.config);
+    const session = await GatewaySession.start(sandbox, sandbox.env(extra));
+    this.sessions.push(session);
+    return session;
+  }
+
+  async dispose(): Promise<void> {
+    const sessions = this.sessions.splice(0);
+    await Promise.all(sessions.map((session) => session.close()));
+    for (const sandbox of this.sandboxes.splice(0)) sandbox.dispose();
+  }
+
+  static perTest(): Resources {
+    const resources = new Resources();
+    afterEach(() => resources.dispose());
+    afterAll(() => resources.dispose());
+    return resources;
+  }
+
+  static perFile(): Resources {
+    const resources = new Resources();
+    afterAll(() => resources.dispose());
+    return resources;
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/main.js <args>` with exactly `env`, without blocking the test's event loop. */
+export function runCli(args: string[], env: Env, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { env, timeout: timeoutMs, cwd: tmpdir() }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+export function readJson(relative: string): Json {
+  return JSON.parse(readFileSync(path.join(ROOT, relative), 'utf8')) as Json;
+}
+
+/** The response fields every decide answer carries (latency values vary and are not compared). */
+export const anyLatency = expect.any(Number);

@@ -1,0 +1,60 @@
+/** `system1 smoke` starts the server as a client does and passes only when every layer passes. */
+import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+
+beforeAll(requireBuild);
+const resources = Resources.perTest();
+
+const SMOKE = ['smoke', '--provider', 'mock', '--question', 'Q', '--options', 'a', 'b'];
+
+it('passes every layer with the mock and exits 0', async () => {
+  const result = await runCli(SMOKE, resources.sandbox().env());
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  for (const layer of ['start', 'handshake', 'tools', 'health', 'decision']) {
+    expect(result.stdout).toMatch(new RegExp(`^PASS\\s+${layer}\\b`, 'm'));
+  }
+  expect(result.stdout).not.toMatch(/^FAIL/m);
+  expect(result.stdout).toContain('"decision": "a"');
+});
+
+it('--json prints one JSON document with ok true', async () => {
+  const result = await runCli([...SMOKE, '--json'], resources.sandbox().env());
+  expect(result.code).toBe(0);
+  const report = JSON.parse(result.stdout) as Json; // the whole of stdout is one document
+  expect(report.ok).toBe(true);
+  expect(report.layers.map((l: Json) => [l.layer, l.ok])).toEqual([
+    ['start', true],
+    ['handshake', true],
+    ['tools', true],
+    ['health', true],
+    ['decision', true],
+  ]);
+  expect(report.decision).toMatchObject({ status: 'decided', decision: 'a', provider: 'mock' });
+});
+
+it('fails with a broken config and says the gateway is down and why', async () => {
+  const sandbox = resources.sandbox();
+  const config = sandbox.writeConfig('[gateway]\ntimeout_s = 0\n');
+  const result = await runCli(SMOKE, sandbox.env({ SYSTEM1_CONFIG: config }));
+  expect(result.code).not.toBe(0);
+  const output = result.stdout + result.stderr;
+  expect(output).toMatch(/^FAIL\s+health/m);
+  expect(output).toContain('down');
+  expect(output).toContain('timeout_s');
+});
+
+it('--json with a broken config still prints one JSON document, with ok false', async () => {
+  const sandbox = resources.sandbox();
+  const config = sandbox.writeConfig('[gateway]\ntimeout_s = 0\n');
+  const result = await runCli([...SMOKE, '--json'], sandbox.env({ SYSTEM1_CONFIG: config }));
+  expect(result.code).not.toBe(0);
+  const report = JSON.parse(result.stdout) as Json;
+  expect(report.ok).toBe(false);
+  expect(report.health).toMatchObject({ status: 'down' });
+});
+
+it('fails when the mock is set to fail', async () => {
+  const result = await runCli(SMOKE, resources.sandbox().env({ SYSTEM1_MOCK_FAIL: 'engine down' }));
+  expect(result.code).not.toBe(0);
+  expect(result.stdout + result.stderr).toMatch(/^FAIL/m);
+  expect(result.stdout + result.stderr).toContain('engine down');
+});
