@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { isRecord } from '../common/is-record';
 import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
   envName,
@@ -12,7 +13,7 @@ import {
   SkillsSettings,
 } from './config-keys';
 import { Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
-import { SettingValueError } from './setting-types';
+import { settingProblem } from './setting-types';
 
 /** Everything read from the file and the environment, before providers are configured. */
 export interface LoadedConfig {
@@ -35,8 +36,8 @@ export interface LoadOptions {
 
 type Table = Record<string, unknown>;
 
-const isTable = (value: unknown): value is Table =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+// smol-toml reads dates as Date objects, which are not tables.
+const isTable = (value: unknown): value is Table => isRecord(value) && !(value instanceof Date);
 
 /**
  * Reads the TOML file and the `SYSTEM1_*` variables into settings. It never throws: every problem becomes
@@ -133,7 +134,7 @@ function readSection(
       try {
         values[key] = spec.type.fromFile(table[key]);
       } catch (error) {
-        errors.push(configError(file, `${name}.${key}`, reason(error)));
+        errors.push(configError(file, `${name}.${key}`, settingProblem(error)));
       }
     }
     const variable = envName(name, key);
@@ -142,7 +143,7 @@ function readSection(
       try {
         values[key] = spec.type.fromEnv(raw);
       } catch (error) {
-        errors.push(configError(ENVIRONMENT, variable, reason(error)));
+        errors.push(configError(ENVIRONMENT, variable, settingProblem(error)));
       }
     }
   }
@@ -175,6 +176,3 @@ function secretInFile(file: string, key: string, variable?: string): ConfigError
   return configError(file, key, `is a secret: secrets are read from environment variables only${where}, remove it from the file`);
 }
 
-function reason(error: unknown): string {
-  return error instanceof SettingValueError ? error.message : 'is not a valid value';
-}

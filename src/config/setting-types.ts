@@ -7,6 +7,11 @@
 /** Thrown by a setting type; the message says what was expected and never echoes a secret. */
 export class SettingValueError extends Error {}
 
+/** The words for a value a setting type refused. */
+export function settingProblem(error: unknown): string {
+  return error instanceof SettingValueError ? error.message : 'is not a valid value';
+}
+
 export interface SettingType<T> {
   /** What is accepted, in words, for error messages and `capabilities`. */
   readonly expects: string;

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record';
 import { shown } from '../config/setting-types';
 import { DecisionQuestion } from '../providers/provider.interface';
 
@@ -5,9 +6,6 @@ export type CheckedAnswer =
   | { kind: 'decision'; decision: string; confidence: number; probabilities: Record<string, number> | null; rationale: string | null }
   | { kind: 'abstain'; rationale: string | null }
   | { kind: 'malformed'; detail: string };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isProbability = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
@@ -17,7 +15,7 @@ const isProbability = (value: unknown): value is number =>
  * among the options or probabilities that are not per-option numbers in [0, 1] are malformed.
  */
 export function checkAnswer(answer: unknown, question: DecisionQuestion): CheckedAnswer {
-  if (!isObject(answer)) return malformed(`the answer is not an object (got ${kindOf(answer)})`);
+  if (!isRecord(answer)) return malformed(`the answer is not an object (got ${kindOf(answer)})`);
   const rationale = typeof answer.rationale === 'string' ? answer.rationale : null;
   if (answer.abstain === true) return { kind: 'abstain', rationale };
 
@@ -28,7 +26,7 @@ export function checkAnswer(answer: unknown, question: DecisionQuestion): Checke
   if (probabilities === undefined || probabilities === null) {
     return { kind: 'decision', decision, confidence, probabilities: null, rationale };
   }
-  if (!isObject(probabilities)) return malformed('probabilities is not an object');
+  if (!isRecord(probabilities)) return malformed('probabilities is not an object');
   for (const [option, value] of Object.entries(probabilities)) {
     if (!question.options.includes(option)) return malformed(`probabilities name ${shown(option)}, which is not an option`);
     if (!isProbability(value)) return malformed(`the probability of ${shown(option)} is not a number in [0, 1]`);

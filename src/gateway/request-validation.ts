@@ -1,4 +1,5 @@
 import { getMetadataStorage, ValidationError, validateSync } from 'class-validator';
+import { isRecord } from '../common/is-record';
 import { DecideRequestDto } from './dto/decide-request.dto';
 import { REQUEST_ID_MAX_CHARS } from './dto/limits';
 
@@ -11,15 +12,12 @@ const KNOWN_FIELDS = new Set(
 
 export type RequestCheck = { ok: true; request: DecideRequestDto } | { ok: false; message: string };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Checks raw tool arguments against the DTO before any provider runs. Unknown fields are refused, and
  * the message names every field that was wrong.
  */
 export function checkDecideRequest(raw: unknown): RequestCheck {
-  if (!isPlainObject(raw)) return { ok: false, message: 'invalid request: the arguments must be a JSON object' };
+  if (!isRecord(raw)) return { ok: false, message: 'invalid request: the arguments must be a JSON object' };
   // Checked here rather than by class-validator's whitelist, which looks names up in a plain object and
   // so lets "constructor", "toString" or "__proto__" through. A "__proto__" key that went through a plain
   // assignment on its way here (the MCP SDK's argument parsing does that) has become the prototype.
@@ -47,7 +45,7 @@ function describe(error: ValidationError): string {
 
 /** The request id to answer with, even for a request that fails validation, so the caller can correlate. */
 export function requestIdOf(raw: unknown, generate: () => string): string {
-  const candidate = isPlainObject(raw) ? raw.request_id : undefined;
+  const candidate = isRecord(raw) ? raw.request_id : undefined;
   const usable = typeof candidate === 'string' && candidate.length >= 1 && candidate.length <= REQUEST_ID_MAX_CHARS;
   return usable ? candidate : generate();
 }

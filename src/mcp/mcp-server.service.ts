@@ -67,6 +67,10 @@ export class McpServerService {
     const server = this.createServer();
     const closed = new Promise<void>((resolve) => (server.onclose = resolve));
     server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
+    // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
+    process.on('unhandledRejection', (reason) => {
+      this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+    });
     const transport = new StdioServerTransport();
     await server.connect(transport);
     answerMisshapenToolCalls(transport, (name, args) => this.callTool(name, args));

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, CallToolResult, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
 
@@ -36,6 +37,3 @@ function misshapenCall(message: JSONRPCMessage): { id: string | number; name: st
   const sent = isRecord(params.arguments) ? Object.keys(params.arguments).length : params.arguments === undefined ? 0 : -2;
   return kept === sent ? null : { id: message.id, name: params.name, args: params.arguments };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

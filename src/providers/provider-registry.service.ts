@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
 import { type LoadedConfig, providerVariable } from '../config/config.loader';
 import type { Env } from '../config/paths';
-import { SettingValueError } from '../config/setting-types';
+import { settingProblem } from '../config/setting-types';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { ProviderDefinition, ProviderSettingError, System1Provider } from './provider.interface';
 import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
@@ -115,14 +115,14 @@ export class ProviderRegistry {
       try {
         if (Object.hasOwn(table, key)) values[key] = spec.type.fromFile(table[key]);
       } catch (error) {
-        fail(file, `providers.${name}.${key}`, problemOf(error));
+        fail(file, `providers.${name}.${key}`, settingProblem(error));
       }
       const variable = providerVariable(name, key);
       const raw = this.env[variable];
       try {
         if (raw !== undefined) values[key] = spec.type.fromEnv(raw);
       } catch (error) {
-        fail(ENVIRONMENT, variable, problemOf(error));
+        fail(ENVIRONMENT, variable, settingProblem(error));
       }
     }
     if (!usable) return null;
@@ -131,13 +131,8 @@ export class ProviderRegistry {
       return definition.create(values, { env: this.env });
     } catch (error) {
       if (error instanceof ProviderSettingError) fail(file, `providers.${name}.${error.key}`, error.message);
-      else fail(file, `providers.${name}`, `cannot be configured: ${problemOf(error)}`);
+      else fail(file, `providers.${name}`, `cannot be configured (${error instanceof Error ? error.name : 'error'})`);
       return null;
     }
   }
-}
-
-function problemOf(error: unknown): string {
-  if (error instanceof SettingValueError || error instanceof ProviderSettingError) return error.message;
-  return error instanceof Error ? error.name : 'invalid setting';
 }

@@ -1,5 +1,6 @@
 /** system1_decide on a default mock: the spec's seed example, yes/no questions and the limits that must pass. */
 import Ajv2020 from 'ajv/dist/2020';
+import { SPEC_REQUEST, SPEC_REQUEST_ID, specResponse } from '../fixtures/spec-example';
 import { anyLatency, GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
@@ -12,26 +13,9 @@ beforeAll(async () => {
 
 describe('the spec seed example', () => {
   it('answers exactly the documented response', async () => {
-    const reply = await gateway.decide({
-      question: 'Rerun the flaky pipeline or block the merge?',
-      options: ['rerun the pipeline', 'block the merge'],
-      request_id: 'demo-1',
-    });
+    const reply = await gateway.decide({ ...SPEC_REQUEST, request_id: SPEC_REQUEST_ID });
     expect(reply.isError).toBe(false);
-    expect(reply.body).toStrictEqual({
-      schema_version: '1',
-      request_id: 'demo-1',
-      status: 'decided',
-      decision: 'rerun the pipeline',
-      confidence: 0.9,
-      rationale: 'mock provider: always picks the first option',
-      provider: 'mock',
-      probabilities: { 'rerun the pipeline': 0.9, 'block the merge': 0.09999999999999998 },
-      calibrated: false,
-      latency_ms: anyLatency,
-      attempts: [{ provider: 'mock', outcome: 'ok', latency_ms: anyLatency, detail: null }],
-      error: null,
-    });
+    expect(reply.body).toStrictEqual(specResponse(anyLatency));
     // The same object travels as the JSON text of content[0] (checked field by field, not only by the helper).
     expect(JSON.parse(reply.text)).toStrictEqual(reply.body);
   });

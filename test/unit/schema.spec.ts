@@ -5,6 +5,7 @@ import { render } from '../../src/commands/schema.command';
 import { PACKAGE_ROOT } from '../../src/config/paths';
 import { checkDecideRequest } from '../../src/gateway/request-validation';
 import { buildSchemas } from '../../src/gateway/schema/schema-export';
+import { SPEC_REQUEST, specResponse } from '../fixtures/spec-example';
 
 const committed = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'schema', name), 'utf8');
 const { request, response } = buildSchemas();
@@ -12,22 +13,7 @@ const ajv = new Ajv2020({ strict: true, allErrors: true });
 const validRequest = ajv.compile(request);
 const validResponse = ajv.compile(response);
 
-/** The spec's example call and answer (Home page), as published. */
-const SPEC_REQUEST = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun the pipeline', 'block the merge'] };
-const SPEC_RESPONSE = {
-  schema_version: '1',
-  request_id: 'demo-1',
-  status: 'decided',
-  decision: 'rerun the pipeline',
-  confidence: 0.9,
-  rationale: 'mock provider: always picks the first option',
-  provider: 'mock',
-  probabilities: { 'rerun the pipeline': 0.9, 'block the merge': 0.09999999999999998 },
-  calibrated: false,
-  latency_ms: 0,
-  attempts: [{ provider: 'mock', outcome: 'ok', latency_ms: 0, detail: null }],
-  error: null,
-};
+const SPEC_RESPONSE = specResponse();
 
 describe('published schemas', () => {
   it('are what the DTOs generate (run `npm run build` and commit schema/ when this fails)', () => {

@@ -1,0 +1,49 @@
+import { TestingModule } from '@nestjs/testing';
+import { ConfigStatus } from '../../src/gateway/config-status.service';
+import { GatewayService } from '../../src/gateway/gateway.service';
+import { ProviderRegistry } from '../../src/providers/provider-registry.service';
+import { gatewayApp, TEST_CONFIG_FILE } from '../helpers/gateway-app';
+
+describe('ProviderRegistry', () => {
+  let app: TestingModule;
+  const start = async (toml: string, env: Record<string, string> = {}) => (app = await gatewayApp({ toml, env }));
+  const errors = () => app.get(ConfigStatus).errors().map((e) => [e.file, e.key, e.message]);
+  afterEach(() => app?.close());
+
+  it('builds the chain in order with each member configured from its own table', async () => {
+    await start('[gateway]\nprovider = "sure"\nfallback = ["mock"]\n[providers.sure]\ntype = "mock"\nconfidence = 0.99');
+    expect(errors()).toEqual([]);
+    expect(app.get(ProviderRegistry).chain().map(({ name, role }) => [name, role])).toEqual([
+      ['sure', 'primary'],
+      ['mock', 'fallback'],
+    ]);
+    const reply = await app.get(GatewayService).decide({ question: 'Go?' });
+    expect(reply).toMatchObject({ provider: 'sure', confidence: 0.99 });
+  });
+
+  it('reads SYSTEM1_<NAME>_<KEY> over the table, for aliases too', async () => {
+    await start('[gateway]\nprovider = "slow-mock"\n[providers.slow-mock]\ntype = "mock"\nconfidence = 0.7', {
+      SYSTEM1_SLOW_MOCK_CONFIDENCE: '0.65',
+    });
+    expect(await app.get(GatewayService).decide({ question: 'Go?' })).toMatchObject({ confidence: 0.65 });
+  });
+
+  it.each([
+    ['[gateway]\nprovider = "lyaa"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "lyaa" (available: mock)'],
+    ['[gateway]\nprovider = "mock"', { SYSTEM1_PROVIDER: 'nope' }, 'environment', 'SYSTEM1_PROVIDER', 'names an unknown provider "nope"'],
+    ['[gateway]\nprovider = "mock"\nfallback = ["ghost"]', {}, TEST_CONFIG_FILE, 'gateway.fallback', 'unknown provider "ghost"'],
+    ['[gateway]\nprovider = "mock"\n[providers.mokc]\nconfidence = 1', {}, TEST_CONFIG_FILE, 'providers.mokc', 'unknown provider "mokc"'],
+    ['[gateway]\nprovider = "mock"\n[providers.mock]\nconfidense = 1', {}, TEST_CONFIG_FILE, 'providers.mock.confidense', 'is not a setting of provider mock (settings: confidence, delay_s, fail, response, max_options)'],
+    ['[gateway]\nprovider = "mock"\n[providers.mock]\nconfidence = 2', {}, TEST_CONFIG_FILE, 'providers.mock.confidence', 'must be a number in [0, 1], got 2'],
+    ['[gateway]\nprovider = "mock"\n[providers.mock]\nmax_options = 1.5', {}, TEST_CONFIG_FILE, 'providers.mock.max_options', 'must be an integer of at least 2'],
+    ['[gateway]\nprovider = "mock"', { SYSTEM1_MOCK_DELAY_S: 'soon' }, 'environment', 'SYSTEM1_MOCK_DELAY_S', 'must be a number in [0, 300], got "soon"'],
+    ['[gateway]\nprovider = "x"\n[providers.x]\ntype = 3', {}, TEST_CONFIG_FILE, 'providers.x.type', 'must be the name of a provider definition'],
+  ])('reports %j %j as a config error on %s %s', async (toml, env, file, key, words) => {
+    await start(toml, env as Record<string, string>);
+    const found = errors().find(([, k]) => k === key);
+    expect(found).toBeDefined();
+    expect(found![0]).toBe(file);
+    expect(found![2]).toContain(words);
+    expect(found![2]).toContain(key);
+  });
+});
