@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { DecisionBatch, MalformedResponseError, ProviderError, System1Provider } from '../providers/provider.interface';
+import {
+  DecisionBatch,
+  DecisionQuestion,
+  MalformedResponseError,
+  ProviderError,
+  System1Provider,
+} from '../providers/provider.interface';
+import { CheckedAnswer, checkAnswer } from './answer-check';
 import { DeadlineExceeded, formatSeconds, withDeadline } from './deadline';
 
 export type AttemptFailure = 'timeout' | 'error' | 'malformed';
@@ -40,4 +47,24 @@ export function classify(error: unknown, timeoutMs: number): [AttemptFailure, st
   if (error instanceof ProviderError) return ['error', error.message];
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.
   return ['error', `unexpected ${error instanceof Error ? error.name : typeof error} in the provider`];
+}
+
+/** One question asked of one provider, with the answer already checked. */
+export type QuestionAttempt = { latencyMs: number } & (
+  | { kind: 'failed'; failure: AttemptFailure; detail: string }
+  | Exclude<CheckedAnswer, { kind: 'malformed' }>
+);
+
+export async function askQuestion(
+  provider: Pick<System1Provider, 'decide'>,
+  batch: DecisionBatch,
+  question: DecisionQuestion,
+  timeoutMs: number,
+  requestId: string,
+): Promise<QuestionAttempt> {
+  const result = await runAttempt(provider, batch, timeoutMs, requestId);
+  if (!result.ok) return { kind: 'failed', failure: result.failure, detail: result.detail, latencyMs: result.latencyMs };
+  const answer = checkAnswer(result.answers[question.id], question);
+  if (answer.kind === 'malformed') return { kind: 'failed', failure: 'malformed', detail: answer.detail, latencyMs: result.latencyMs };
+  return { ...answer, latencyMs: result.latencyMs };
 }

@@ -5,8 +5,8 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { DecisionBatch, DecisionQuestion } from '../providers/provider.interface';
 import { ChainMember, ProviderRegistry } from '../providers/provider-registry.service';
-import { checkAnswer } from './answer-check';
-import { AttemptFailure, runAttempt } from './attempt.runner';
+import type { CheckedAnswer } from './answer-check';
+import { askQuestion, AttemptFailure } from './attempt.runner';
 import { ConfigStatus } from './config-status.service';
 import { DecideRequestDto } from './dto/decide-request.dto';
 import { AttemptDto, DecideResponseDto } from './dto/decide-response.dto';
@@ -78,35 +78,32 @@ export class GatewayService {
         lastFailure = 'error';
         continue;
       }
-      const result = await runAttempt(provider, batch, this.config.gateway.timeout_s * 1000, requestId);
-      const answer = result.ok ? checkAnswer(result.answers[question.id], question) : null;
-      if (!result.ok || answer?.kind === 'malformed') {
-        lastFailure = result.ok ? 'malformed' : result.failure;
-        const detail = result.ok ? (answer as { detail: string }).detail : result.detail;
-        reply.attempt(member.name, lastFailure, result.latencyMs, detail);
-        this.logger.warn(`[${requestId}] ${member.name} ${lastFailure}: ${detail}`);
+      const answer = await askQuestion(provider, batch, question, this.config.gateway.timeout_s * 1000, requestId);
+      if (answer.kind === 'failed') {
+        lastFailure = answer.failure;
+        reply.attempt(member.name, answer.failure, answer.latencyMs, answer.detail);
+        this.logger.warn(`[${requestId}] ${member.name} ${answer.failure}: ${answer.detail}`);
         continue;
       }
-      if (answer!.kind === 'abstain') {
-        reply.attempt(member.name, 'abstained', result.latencyMs, answer!.rationale);
+      if (answer.kind === 'abstain') {
+        reply.attempt(member.name, 'abstained', answer.latencyMs, answer.rationale);
         this.logger.log(`[${requestId}] ${member.name} abstained`);
-        return reply.abstained({ provider: member.name, rationale: answer!.rationale });
+        return reply.abstained({ provider: member.name, rationale: answer.rationale });
       }
-      const decided = answer as Extract<typeof answer, { kind: 'decision' }>;
-      reply.attempt(member.name, 'ok', result.latencyMs, null);
+      reply.attempt(member.name, 'ok', answer.latencyMs, null);
       // Calibration (step 5 of the decision path) rescales here once a fit store exists; until then
       // every answer reports calibrated: false.
-      if (decided.confidence < threshold) {
-        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${decided.confidence} < ${threshold}`);
+      if (answer.confidence < threshold) {
+        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${answer.confidence} < ${threshold}`);
         return reply.abstained({
           provider: member.name,
-          confidence: decided.confidence,
-          probabilities: decided.probabilities,
-          rationale: `confidence ${decided.confidence} is below the threshold ${threshold}${decided.rationale ? `; ${decided.rationale}` : ''}`,
+          confidence: answer.confidence,
+          probabilities: answer.probabilities,
+          rationale: `confidence ${answer.confidence} is below the threshold ${threshold}${answer.rationale ? `; ${answer.rationale}` : ''}`,
         });
       }
-      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${decided.confidence}`);
-      return reply.decided(member.name, decided);
+      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${answer.confidence}`);
+      return reply.decided(member.name, answer);
     }
     const message = `every provider failed: ${reply.failures()}`;
     this.logger.error(`[${requestId}] ${message}`);
@@ -136,10 +133,7 @@ class ReplyBuilder {
     return this.attempts.map((a) => `${a.provider} ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`).join('; ');
   }
 
-  decided(
-    provider: string,
-    answer: { decision: string; confidence: number; probabilities: Record<string, number> | null; rationale: string | null },
-  ): DecideResponseDto {
+  decided(provider: string, answer: Extract<CheckedAnswer, { kind: 'decision' }>): DecideResponseDto {
     return this.build({
       status: 'decided',
       decision: answer.decision,
