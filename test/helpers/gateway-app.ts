@@ -12,12 +12,14 @@ export interface GatewayAppOptions {
   env?: Record<string, string>;
   /** Extra modules, e.g. a team's engine module. */
   imports?: ModuleMetadata['imports'];
+  /** Collects every log line the gateway writes (to check, say, that no secret is logged). */
+  logs?: string[];
 }
 
 export const TEST_CONFIG_FILE = '/test/config.toml';
 
 /** The gateway's Nest container, with an in-memory config file and environment instead of the real ones. */
-export async function gatewayApp({ toml, env = {}, imports = [] }: GatewayAppOptions = {}): Promise<TestingModule> {
+export async function gatewayApp({ toml, env = {}, imports = [], logs }: GatewayAppOptions = {}): Promise<TestingModule> {
   const fullEnv = { HOME: '/test/home', SYSTEM1_INSTALL_DIR: '/test/install', ...env };
   const config = loadConfig({
     env: { ...fullEnv, SYSTEM1_CONFIG: TEST_CONFIG_FILE },
@@ -34,7 +36,14 @@ export async function gatewayApp({ toml, env = {}, imports = [] }: GatewayAppOpt
     .overrideProvider(PROCESS_ENV)
     .useValue(fullEnv)
     // Unit suites assert on results, not log text (the e2e suites read the real server's stderr).
-    .setLogger(new GatewayLogger(() => undefined))
+    .setLogger(debugLogger(logs))
     .compile();
   return moduleRef.init();
+}
+
+/** At DEBUG so a test sees every line that could carry a secret; discarded unless `logs` is given. */
+function debugLogger(logs?: string[]): GatewayLogger {
+  const logger = new GatewayLogger((line) => logs?.push(line));
+  logger.configure('DEBUG', '');
+  return logger;
 }

@@ -1,0 +1,159 @@
+import { Injectable } from '@nestjs/common';
+import axios, { AxiosError, AxiosRequestConfig } from 'axios';
+import { HttpsProxyAgent } from 'https-proxy-agent';
+import { getProxyForUrl } from 'proxy-from-env';
+import { GATEWAY_VERSION } from '../../gateway/version';
+import { isRecord } from '../../common/is-record';
+import { EngineBodyError, EngineStatusError, EngineTransportError } from './engine-http.errors';
+import { isLoopbackHost } from './endpoint';
+
+/** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export interface EngineRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  /** JSON body for POST. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The attempt's signal: aborting it ends the request, a stalled body included. */
+  signal: AbortSignal;
+  /** The provider's `allow_remote`: checked again here, so no adapter can forget it. */
+  allowRemote: boolean;
+  /** Values never to show (the keys sent): scrubbed from any engine text surfaced in an error. */
+  secrets?: readonly string[];
+}
+
+export interface EngineResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * The one HTTP client every engine adapter uses. It keeps the rules in one place: loopback only unless
+ * allowed, never a proxy for loopback (HTTP_PROXY is set on some machines and would receive the key),
+ * https through a proxy only as a CONNECT tunnel, no redirects followed (the key would go to the target),
+ * a size cap, the attempt's signal on every request, and typed failures whose messages are safe to show.
+ */
+@Injectable()
+export class EngineHttpClient {
+  async request({ method, url, body, headers = {}, signal, allowRemote, secrets = [] }: EngineRequest): Promise<EngineResponse> {
+    const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+    if (!isLoopbackHost(url.hostname) && !allowRemote) {
+      throw new EngineTransportError(`refused to call ${url.hostname}: not this machine and allow_remote is off`);
+    }
+    const config: AxiosRequestConfig = {
+      method,
+      url: url.href,
+      data: body === undefined ? undefined : JSON.stringify(body),
+      headers: {
+        accept: 'application/json',
+        'user-agent': `system1-gateway/${GATEWAY_VERSION}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      signal,
+      maxRedirects: 0,
+      maxContentLength: MAX_RESPONSE_BYTES,
+      maxBodyLength: MAX_RESPONSE_BYTES,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      ...routeFor(url),
+    };
+
+    let response;
+    try {
+      response = await axios.request<string>(config);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new EngineTransportError(`${transportProblem(error)} (${where})`);
+    }
+
+    const status = response.status;
+    const responseHeaders = Object.fromEntries(
+      Object.entries(response.headers).map(([key, value]) => [key.toLowerCase(), String(value)]),
+    );
+    if (status >= 300 && status < 400) {
+      throw new EngineStatusError(status, `redirect refused: HTTP ${status} from ${where} (the gateway follows no redirects)`);
+    }
+    const text = typeof response.data === 'string' ? response.data : '';
+    const parsed = parseJson(text);
+    if (status < 200 || status >= 300) {
+      const retryAfterS = retryAfter(responseHeaders['retry-after']);
+      const detail = engineDetail(parsed, secrets);
+      const retry = retryAfterS === undefined ? '' : ` (retry after ${retryAfterS} s)`;
+      throw new EngineStatusError(status, `HTTP ${status} from ${where}${detail ? `: ${detail}` : ''}${retry}`, retryAfterS);
+    }
+    if (parsed === NOT_JSON) {
+      const type = responseHeaders['content-type']?.split(';')[0] || 'no content type';
+      throw new EngineBodyError(`the reply from ${where} is not JSON (${type}, ${text.length} bytes)`);
+    }
+    return { status, headers: responseHeaders, body: parsed };
+  }
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** How to route a request: loopback and plain http go direct; https may tunnel through the system proxy. */
+function routeFor(url: URL): Pick<AxiosRequestConfig, 'proxy' | 'httpsAgent'> {
+  if (isLoopbackHost(url.hostname) || url.protocol !== 'https:') return { proxy: false };
+  const proxy = getProxyForUrl(url.href);
+  // axios's own proxy support forwards https requests in a way the proxy can read; a CONNECT tunnel cannot.
+  return proxy ? { proxy: false, httpsAgent: new HttpsProxyAgent(proxy) } : { proxy: false };
+}
+
+/** Words for a failed connection, from the error code only: messages of the HTTP layer can quote headers. */
+function transportProblem(error: unknown): string {
+  const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).cause?.toString();
+  const message = (error as Error).message ?? '';
+  if (code === 'ECONNREFUSED') return 'connection refused: is the engine running?';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the engine reset the connection';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') return 'the connection timed out';
+  if (code === AxiosError.ERR_BAD_RESPONSE && message.startsWith('maxContentLength')) {
+    return `the reply is larger than ${MAX_RESPONSE_BYTES} bytes`;
+  }
+  if (code === AxiosError.ERR_BAD_RESPONSE || /aborted|socket hang up/i.test(message)) return 'the reply was cut off';
+  if (typeof code === 'string' && /CERT|SSL|TLS/.test(code)) return `TLS failure (${code})`;
+  return `transport failure (${typeof code === 'string' ? code : 'unknown'})`;
+}
+
+function retryAfter(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.round((date - Date.now()) / 1000));
+}
+
+/**
+ * A short explanation from an engine's error body, when it has one in a known place (FastAPI `detail`,
+ * `{error: {message}}`, `{error: "..."}`), with any secret scrubbed. Bodies can echo a request, so the
+ * rest of the body is never shown.
+ */
+function engineDetail(body: unknown, secrets: readonly string[]): string {
+  if (!isRecord(body)) return '';
+  const error = body.error;
+  const candidates = [
+    body.detail,
+    isRecord(body.detail) ? body.detail.message ?? body.detail.error_type : undefined,
+    isRecord(error) ? error.message : error,
+    body.message,
+  ];
+  const text = candidates.find((value): value is string => typeof value === 'string' && value.trim() !== '');
+  if (!text) return '';
+  let safe = text.replace(/\s+/g, ' ').trim();
+  for (const secret of secrets) if (secret) safe = safe.split(secret).join('[redacted]');
+  safe = safe.replace(/\b(bearer|sk-[a-z]*)[\s-]?[A-Za-z0-9._~+/=-]{8,}/gi, '[redacted]');
+  return safe.length > 200 ? `${safe.slice(0, 197)}...` : safe;
+}

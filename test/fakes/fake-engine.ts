@@ -1,0 +1,179 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo, Socket } from 'node:net';
+
+/**
+ * Faults every fake engine can play, on its decision route (or every route with `faultEverywhere`):
+ * - `slow`: answers normally after `slowMs`;      - `hang`: never answers;
+ * - `hang-after-headers`: sends 200 headers, then nothing;  - `stall-body`: sends half a body, then nothing;
+ * - `status-500|401|403|429|503`: the engine's own error body for that status (429/503 with Retry-After);
+ * - `reset`: drops the connection;                 - `truncated`: half a body, then closes;
+ * - `non-json`: 200 with plain text;               - `html-502`: a proxy's HTML error page;
+ * - `huge`: a 5 MB JSON body;                      - `redirect`: 302 to `redirectTo`;
+ * - `wrong-shape`: 200 JSON that is not the engine's answer shape.
+ */
+export const FAULTS = [
+  'none',
+  'slow',
+  'hang',
+  'hang-after-headers',
+  'stall-body',
+  'status-500',
+  'status-401',
+  'status-403',
+  'status-429',
+  'status-503',
+  'reset',
+  'truncated',
+  'non-json',
+  'html-502',
+  'huge',
+  'redirect',
+  'wrong-shape',
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the body is JSON, else the raw text ('' for none). */
+  body: unknown;
+}
+
+export interface FakeReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A fake engine on 127.0.0.1 that records every request and answers in the engine's wire format
+ * (`../shared/wire-contracts.md`), or plays a fault. Subclasses give the happy path and the engine's own
+ * error bodies.
+ */
+export abstract class FakeEngine {
+  readonly requests: RecordedRequest[] = [];
+  fault: Fault = 'none';
+  /** Apply the fault to every route, health included (default: only the decision route). */
+  faultEverywhere = false;
+  slowMs = 2000;
+  redirectTo = 'http://127.0.0.1:9/';
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+
+  /** The engine's name, as `npm run fake-engine -- <name>` takes it. */
+  abstract readonly name: string;
+  /** Paths of the decision route (faults apply there). */
+  protected abstract readonly decisionPaths: readonly string[];
+  /** The normal answer to a request. */
+  protected abstract answer(request: RecordedRequest): FakeReply;
+  /** The engine's own error body for a status. */
+  protected abstract errorBody(status: number): unknown;
+  /** A 200 body that is JSON but not this engine's answer shape. */
+  protected wrongShape(): unknown {
+    return { unexpected: 'shape', answers: 'none' };
+  }
+
+  async start(port = 0, host = '127.0.0.1'): Promise<URL> {
+    const server = createServer((req, res) => void this.receive(req, res));
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    const address = server.address() as AddressInfo;
+    return new URL(`http://${host}:${address.port}`);
+  }
+
+  get url(): URL {
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) throw new Error(`${this.name} fake is not started`);
+    return new URL(`http://127.0.0.1:${address.port}`);
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+
+  /** Requests to one path. */
+  requestsTo(path: string): RecordedRequest[] {
+    return this.requests.filter((request) => request.path === path);
+  }
+
+  private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : '';
+    } catch {
+      // recorded as text
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    const request: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
+    this.requests.push(request);
+    const faulty = this.fault !== 'none' && (this.faultEverywhere || this.decisionPaths.includes(path));
+    if (faulty) return this.play(this.fault, request, res);
+    this.send(res, this.answer(request));
+  }
+
+  protected send(res: ServerResponse, { status, body, headers = {} }: FakeReply): void {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const type = typeof body === 'string' ? 'text/plain' : 'application/json';
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  }
+
+  private async play(fault: Fault, request: RecordedRequest, res: ServerResponse): Promise<void> {
+    const full = JSON.stringify(this.answer(request).body);
+    switch (fault) {
+      case 'slow':
+        await new Promise((resolve) => setTimeout(resolve, this.slowMs));
+        return this.send(res, this.answer(request));
+      case 'hang':
+        return;
+      case 'hang-after-headers':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        return;
+      case 'stall-body':
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
+        res.write(full.slice(0, Math.floor(full.length / 2)));
+        return;
+      case 'reset':
+        res.socket?.resetAndDestroy();
+        return;
+      case 'truncated':
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
+        res.write(full.slice(0, Math.floor(full.length / 2)));
+        res.socket?.destroy();
+        return;
+      case 'non-json':
+        return this.send(res, { status: 200, body: 'OK, decided: the first one' });
+      case 'html-502':
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+        return;
+      case 'huge':
+        return this.send(res, { status: 200, body: { padding: 'x'.repeat(5 * 1024 * 1024) } });
+      case 'redirect':
+        res.writeHead(302, { location: this.redirectTo, 'content-length': 0 });
+        res.end();
+        return;
+      case 'wrong-shape':
+        return this.send(res, { status: 200, body: this.wrongShape() });
+      default: {
+        const status = Number(fault.replace('status-', ''));
+        const headers: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': '1' } : {};
+        return this.send(res, { status, body: this.errorBody(status), headers });
+      }
+    }
+  }
+}
