@@ -182,7 +182,7 @@ describe('EngineHttpClient', () => {
         .catch((caught: Error) => caught);
       // The proxy refuses the tunnel (502): that refusal is all the caller sees; nothing else was sent.
       expect(error).toBeInstanceOf(EngineStatusError);
-      expect(error.message).toMatch(/^HTTP 502 from api\.example\.invalid:443/);
+      expect((error as Error).message).toMatch(/^HTTP 502 from api\.example\.invalid:443/);
       expect(proxy.hits.map((hit) => [hit.method, hit.url])).toEqual([['CONNECT', 'api.example.invalid:443']]);
       expect(JSON.stringify(proxy.hits)).not.toContain(SECRET);
     });
