@@ -1,0 +1,23 @@
+/**
+ * Temperature scaling on an engine's probabilities: p_i^(1/T), renormalised, the same as dividing the
+ * log-probabilities by T inside a softmax. T < 1 sharpens an under-confident engine, T > 1 softens an
+ * over-confident one, and because x -> x^(1/T) is increasing the order of the options never changes.
+ */
+
+/** Probabilities below this are treated as this, so log p stays finite. */
+export const PROBABILITY_FLOOR = 1e-12;
+
+export function scaleProbabilities(probabilities: readonly number[], temperature: number): number[] {
+  const logits = probabilities.map((p) => Math.log(Math.max(p, PROBABILITY_FLOOR)) / temperature);
+  const top = Math.max(...logits);
+  const weights = logits.map((logit) => Math.exp(logit - top));
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  return weights.map((w) => w / total);
+}
+
+/** The same on a named distribution (the shape answers carry), keeping the key order. */
+export function scaleNamed(probabilities: Readonly<Record<string, number>>, temperature: number): Record<string, number> {
+  const keys = Object.keys(probabilities);
+  const scaled = scaleProbabilities(keys.map((key) => probabilities[key]), temperature);
+  return Object.fromEntries(keys.map((key, i) => [key, scaled[i]]));
+}
