@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
+import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { ConfigStatus } from './config-status.service';
 import { SchemaService } from './schema/schema.service';
@@ -15,7 +16,27 @@ export class CapabilitiesService {
     private readonly registry: ProviderRegistry,
     private readonly configStatus: ConfigStatus,
     private readonly schemas: SchemaService,
+    private readonly calibration: CalibrationService,
   ) {}
+
+  private calibrationSummary() {
+    const { fits, problems } = this.calibration.load();
+    return {
+      user_file: this.calibration.userFile,
+      shipped_file: SHIPPED_FITS,
+      fits: fits.map(({ provider, model, question, option_count, temperature, n, at_bound, source, file }) => ({
+        provider,
+        model,
+        ...(question !== undefined ? { question } : { option_count }),
+        temperature,
+        n,
+        at_bound,
+        source,
+        file,
+      })),
+      problems,
+    };
+  }
 
   capabilities() {
     const chain = this.registry.chain();
@@ -29,8 +50,7 @@ export class CapabilitiesService {
       timeout_s: this.config.gateway.timeout_s,
       min_confidence: this.config.gateway.min_confidence,
       providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider?.capabilities() ?? null])),
-      // The fit store arrives with calibration; until then no fit is loaded and nothing is rescaled.
-      calibration: { fits: [] as unknown[] },
+      calibration: this.calibrationSummary(),
       available_providers: this.registry.available().map((definition) => ({
         name: definition.name,
         description: definition.description,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CalibrationModule } from '../calibration/calibration.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { CapabilitiesService } from './capabilities.service';
 import { ConfigStatus } from './config-status.service';
@@ -10,7 +11,7 @@ import { SchemaService } from './schema/schema.service';
 const SERVICES = [GatewayService, HealthService, CapabilitiesService, ConfigStatus, PauseState, SchemaService];
 
 @Module({
-  imports: [ProvidersModule],
+  imports: [ProvidersModule, CalibrationModule],
   providers: SERVICES,
   exports: SERVICES,
 })

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { Calibrated, CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { DecisionBatch, DecisionQuestion } from '../providers/provider.interface';
@@ -31,6 +32,7 @@ export class GatewayService {
     private readonly registry: ProviderRegistry,
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,
+    private readonly calibration: CalibrationService,
   ) {}
 
   async decide(raw: unknown): Promise<DecideResponseDto> {
@@ -91,19 +93,19 @@ export class GatewayService {
         return reply.abstained({ provider: member.name, rationale: answer.rationale });
       }
       reply.attempt(member.name, 'ok', answer.latencyMs, null);
-      // Calibration (step 5 of the decision path) rescales here once a fit store exists; until then
-      // every answer reports calibrated: false.
-      if (answer.confidence < threshold) {
-        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${answer.confidence} < ${threshold}`);
+      const scaled = this.calibration.apply(provider.name, provider.capabilities().model, question, answer);
+      if (scaled.confidence < threshold) {
+        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${scaled.confidence} < ${threshold}`);
         return reply.abstained({
           provider: member.name,
-          confidence: answer.confidence,
-          probabilities: answer.probabilities,
-          rationale: `confidence ${answer.confidence} is below the threshold ${threshold}${answer.rationale ? `; ${answer.rationale}` : ''}`,
+          confidence: scaled.confidence,
+          probabilities: scaled.probabilities,
+          calibrated: scaled.calibrated,
+          rationale: `confidence ${scaled.confidence} is below the threshold ${threshold}${answer.rationale ? `; ${answer.rationale}` : ''}`,
         });
       }
-      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${answer.confidence}`);
-      return reply.decided(member.name, answer);
+      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${scaled.confidence}${scaled.calibrated ? ' (calibrated)' : ''}`);
+      return reply.decided(member.name, { ...answer, ...scaled });
     }
     const message = `every provider failed: ${reply.failures()}`;
     this.logger.error(`[${requestId}] ${message}`);
@@ -133,18 +135,21 @@ class ReplyBuilder {
     return this.attempts.map((a) => `${a.provider} ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`).join('; ');
   }
 
-  decided(provider: string, answer: Extract<CheckedAnswer, { kind: 'decision' }>): DecideResponseDto {
+  decided(provider: string, answer: Extract<CheckedAnswer, { kind: 'decision' }> & Calibrated): DecideResponseDto {
     return this.build({
       status: 'decided',
       decision: answer.decision,
       confidence: answer.confidence,
       probabilities: answer.probabilities,
+      calibrated: answer.calibrated,
       rationale: answer.rationale,
       provider,
     });
   }
 
-  abstained(fields: Partial<Pick<DecideResponseDto, 'provider' | 'confidence' | 'probabilities' | 'rationale'>>): DecideResponseDto {
+  abstained(
+    fields: Partial<Pick<DecideResponseDto, 'provider' | 'confidence' | 'probabilities' | 'calibrated' | 'rationale'>>,
+  ): DecideResponseDto {
     return this.build({ status: 'abstained', ...fields });
   }
 

@@ -1,0 +1,74 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import * as path from 'node:path';
+import type { LoadedConfig } from '../config/config.loader';
+import { PACKAGE_ROOT } from '../config/paths';
+import { system1Config } from '../config/system1.config';
+import { readFitFile, StoredFit } from './fit-store';
+import { scaleNamed } from './temperature';
+
+/** The fits that ship with the package; the user's file in the install dir takes precedence. */
+export const SHIPPED_FITS = path.join(PACKAGE_ROOT, 'calibration', 'calibration.json');
+
+export interface Calibrated {
+  confidence: number;
+  probabilities: Record<string, number> | null;
+  calibrated: boolean;
+}
+
+export interface LoadedFit extends StoredFit {
+  file: string;
+}
+
+/**
+ * Applies the matching fit to an answer: the question's own fit, else the fit for its option count; the
+ * user's file before the shipped one. Fits are read once, at the first decision.
+ */
+@Injectable()
+export class CalibrationService {
+  private readonly logger = new Logger('Calibration');
+  private loaded?: { fits: LoadedFit[]; problems: string[] };
+
+  constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
+
+  get userFile(): string {
+    return path.join(this.config.installDir, 'calibration.json');
+  }
+
+  /** Every fit loaded, the user's first, and the problems found reading the files. */
+  load(): { fits: LoadedFit[]; problems: string[] } {
+    if (this.loaded) return this.loaded;
+    const fits: LoadedFit[] = [];
+    const problems: string[] = [];
+    for (const file of [this.userFile, SHIPPED_FITS]) {
+      const read = readFitFile(file);
+      fits.push(...read.fits.map((fit) => ({ ...fit, file })));
+      problems.push(...read.problems);
+    }
+    for (const problem of problems) this.logger.warn(problem);
+    return (this.loaded = { fits, problems });
+  }
+
+  find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {
+    const mine = this.load().fits.filter((fit) => fit.provider === provider && fit.model === model);
+    return mine.find((fit) => fit.question === question) ?? mine.find((fit) => fit.option_count === optionCount);
+  }
+
+  /**
+   * Rescales an answer's probabilities (and so its confidence) when a fit matches. Answers without
+   * probabilities (a model's self-reported confidence) cannot be rescaled and stay as they are.
+   */
+  apply(
+    provider: string,
+    model: string | null | undefined,
+    question: { text: string; options: readonly string[] },
+    answer: { decision: string; confidence: number; probabilities: Record<string, number> | null },
+  ): Calibrated {
+    const unchanged = { confidence: answer.confidence, probabilities: answer.probabilities, calibrated: false };
+    if (!answer.probabilities || model === undefined) return unchanged;
+    const fit = this.find(provider, model, question.text, question.options.length);
+    if (!fit) return unchanged;
+    const probabilities = scaleNamed(answer.probabilities, fit.temperature);
+    const confidence = probabilities[answer.decision];
+    return confidence === undefined ? unchanged : { confidence, probabilities, calibrated: true };
+  }
+}
