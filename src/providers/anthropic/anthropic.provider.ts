@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { isRecord } from '../../common/is-record';
+import { integer, text } from '../../config/setting-types';
+import { endpointUrl } from '../http/endpoint';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { configuredEndpoint, httpEngineSettings, secretFromEnv } from '../http/http-settings';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  ProviderCapabilities,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderError,
+  ProviderSettingSpec,
+  System1Provider,
+} from '../provider.interface';
+import { System1Engine } from '../providers.token';
+import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
+import { answerFromMessage } from './anthropic.reply';
+import { anthropicHeaders, messagesRequest } from './anthropic.request';
+
+interface AnthropicSettings {
+  endpoint: string;
+  model: string;
+  max_tokens: number;
+}
+
+/** The schema's own limit: the tool's enum lists every option, and the request allows no more. */
+const MAX_OPTIONS = 256;
+
+/**
+ * `anthropic`: a hosted Claude model through the Anthropic Messages API (wire-contracts section 3), with
+ * the shared {@link EngineHttpClient} and no SDK.
+ *
+ * Settings: `endpoint` (default `https://api.anthropic.com`; https, or plain http on loopback only, since
+ * the key travels with every request; no `allow_remote`, the hosted API is remote by nature), `model`
+ * (default `claude-haiku-5-5`), `max_tokens` (default 256). The key comes from the `ANTHROPIC_API_KEY`
+ * environment variable only, read on every call and sent only as `x-api-key` (with
+ * `anthropic-version: 2023-06-01`); a missing key fails the attempt and the health probe with the
+ * instruction to set it.
+ *
+ * Mapping: one `POST /v1/messages` per question (questions of a batch run in parallel under the same
+ * signal); the options go in a cached system block, the question and the context (as JSON) in the user
+ * message, and the model must call the tool `choose` with up to three option names best first and a
+ * `confidence`. The decision is the first name, the confidence is the model's own estimate: the API
+ * returns no probabilities, so none are reported and calibration cannot rescale it (the rationale says
+ * "self-reported confidence"). A `refusal` stop is an abstention. A missing or cut-off call, a name
+ * outside the options or a confidence outside [0, 1] is malformed.
+ *
+ * Limits: 256 options (the request schema's). Every request leaves this machine and is billed per token.
+ * Health is `GET /v1/models/{model}`.
+ */
+@Injectable()
+@System1Engine()
+export class AnthropicProviderDefinition implements ProviderDefinition {
+  readonly name = 'anthropic';
+  readonly description = 'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
+  readonly settings: Record<keyof AnthropicSettings, ProviderSettingSpec> = {
+    endpoint: httpEngineSettings('https://api.anthropic.com').endpoint,
+    model: { type: text({ nonEmpty: true }), default: 'claude-haiku-5-5', describe: 'the Claude model asked' },
+    max_tokens: {
+      type: integer({ min: 64, max: 8192 }),
+      default: 256,
+      describe: 'output token limit of one answer (raise it if replies stop at max_tokens)',
+    },
+  };
+
+  constructor(private readonly http: EngineHttpClient) {}
+
+  create(settings: Readonly<Record<string, unknown>>, { env }: ProviderCreateContext): System1Provider {
+    // The hosted API is remote by nature; the key still never travels in clear text off this machine.
+    const endpoint = configuredEndpoint(settings, { allowRemote: true, httpsUnlessLoopback: true });
+    return new AnthropicProvider(this.http, endpoint, settings as unknown as AnthropicSettings, env);
+  }
+}
+
+class AnthropicProvider implements System1Provider {
+  readonly name = 'anthropic';
+
+  constructor(
+    private readonly http: EngineHttpClient,
+    private readonly endpoint: URL,
+    private readonly settings: AnthropicSettings,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+  ) {}
+
+  capabilities(): ProviderCapabilities {
+    return {
+      max_options: MAX_OPTIONS,
+      batch: false,
+      probabilities: false,
+      model: this.settings.model,
+      confidence: 'self-reported by the model',
+      remote: true,
+    };
+  }
+
+  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+    const apiKey = this.apiKey();
+    const answers = await Promise.all(
+      batch.questions.map(async (question) => {
+        const { body } = await this.call(apiKey, signal, 'POST', '/v1/messages', messagesRequest(question, batch.state, this.settings));
+        return [question.id, answerFromMessage(body, question, { model: this.settings.model, maxTokens: this.settings.max_tokens })] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
+  }
+
+  async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
+    const { model } = this.settings;
+    try {
+      const { body } = await this.call(this.apiKey(), signal, 'GET', `/v1/models/${encodeURIComponent(model)}`);
+      if (!isRecord(body) || typeof body.id !== 'string') {
+        return { ok: false, detail: `GET /v1/models/${model} did not answer with a model: is ${this.endpoint.host} the Anthropic API?` };
+      }
+      const name = typeof body.display_name === 'string' ? ` (${body.display_name})` : '';
+      return { ok: true, detail: `model ${body.id}${name} is available at ${this.endpoint.host}; every request leaves this machine` };
+    } catch (error) {
+      if (error instanceof ProviderError) return { ok: false, detail: error.message };
+      throw error;
+    }
+  }
+
+  /** Read on every call, so a rotated key takes effect without a restart. */
+  private apiKey(): string {
+    const key = secretFromEnv(this.env, API_KEY_VARIABLE);
+    if (key === undefined) throw missingKeyError();
+    return key;
+  }
+
+  private async call(apiKey: string, signal: AbortSignal, method: 'GET' | 'POST', path: string, body?: unknown) {
+    try {
+      return await this.http.request({
+        method,
+        url: endpointUrl(this.endpoint, path),
+        body,
+        headers: anthropicHeaders(apiKey),
+        signal,
+        allowRemote: true,
+        secrets: [apiKey],
+      });
+    } catch (error) {
+      throw explainFailure(error, this.settings.model);
+    }
+  }
+}

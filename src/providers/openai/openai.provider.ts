@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { isRecord } from '../../common/is-record';
+import { flag } from '../../config/setting-types';
+import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
+import { EngineStatusError } from '../http/engine-http.errors';
+import { endpointUrl } from '../http/endpoint';
+import { configuredEndpoint, secretFromEnv } from '../http/http-settings';
+import { letterCapabilities, letterChatSettings, requiredModel } from '../letters/letter-chat-settings';
+import { askEachQuestion, letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
+import {
+  AttemptContext,
+  DecisionBatch,
+  DecisionQuestion,
+  HealthProbeResult,
+  MalformedResponseError,
+  ProviderAnswer,
+  ProviderCapabilities,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderSettingSpec,
+  System1Provider,
+} from '../provider.interface';
+import { System1Engine } from '../providers.token';
+
+const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
+const MODEL_HINT = 'the name the server serves, see GET /v1/models';
+export const OPENAI_KEY_VARIABLE = 'SYSTEM1_OPENAI_API_KEY';
+/** How many served models a health detail names before it stops listing. */
+const LISTED_MODELS = 8;
+
+/**
+ * `openai`: any OpenAI-compatible server that returns logprobs from `POST /v1/chat/completions` (vLLM,
+ * SGLang, llama.cpp's llama-server), asked with the letter technique (`../letters/letter-choice.ts`;
+ * wire-contracts §5).
+ *
+ * Settings: `endpoint` (`http://127.0.0.1:8000`; a trailing `/v1`, as OpenAI clients write base URLs, is
+ * accepted and not doubled), `model` (required: the name the server serves), `allow_remote` (`false`),
+ * `disable_thinking` (`false`: when true, sends `chat_template_kwargs: {enable_thinking: false}` so a
+ * reasoning model answers instead of opening a thinking trace; off by default because some servers reject
+ * unknown fields). The key, when the server wants one, comes from `SYSTEM1_OPENAI_API_KEY` only, read on
+ * every call and sent only as `Authorization: Bearer`; it is scrubbed from any engine text shown.
+ *
+ * Request, one per question (a batch's questions go in parallel): `{model, messages, max_tokens: 1,
+ * temperature: 0, stream: false, logprobs: true, top_logprobs: 20}`.
+ *
+ * Answer: the letter shares of `choices[0].logprobs.content[0].top_logprobs` (vLLM's -9999.0 for -inf counts
+ * as 0) are the per-option `probabilities`, the best option is the `decision`, its share the `confidence`,
+ * e.g. rationale `openai qwen3-4b: B) block the merge=0.90, A) rerun the pipeline=0.10`. Yes/no is asked as
+ * `A) yes` / `B) no`. The engine never abstains.
+ *
+ * Limits: at most 26 options. LM Studio (and Ollama's `/v1` layer) accept `logprobs` but return none: that is
+ * `malformed_response` saying so; use vLLM, SGLang or llama-server, or the `ollama` provider. Errors come as
+ * `{"error": {"message": ...}}` or vLLM's older `{"object": "error", "message": ...}`. Health: `GET /v1/models`
+ * with the key (200: up, and whether `model` is listed; llama-server may list a file name, so that is not a
+ * failure; 401/403: the key is refused).
+ */
+@Injectable()
+@System1Engine()
+export class OpenAiProviderDefinition implements ProviderDefinition {
+  readonly name = 'openai';
+  readonly description = 'an OpenAI-compatible chat server with logprobs (vLLM, SGLang, llama-server): options as letters';
+  readonly settings: Record<'endpoint' | 'allow_remote' | 'model' | 'disable_thinking', ProviderSettingSpec> = {
+    ...letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT),
+    disable_thinking: {
+      type: flag(),
+      default: false,
+      describe: 'send chat_template_kwargs.enable_thinking = false, for reasoning models (some servers reject it)',
+    },
+  };
+
+  constructor(private readonly http: EngineHttpClient) {}
+
+  create(settings: Readonly<Record<string, unknown>>, { env }: ProviderCreateContext): System1Provider {
+    const model = requiredModel(settings, MODEL_HINT);
+    const endpoint = configuredEndpoint(settings);
+    return new OpenAiProvider(this.http, endpoint, model, {
+      allowRemote: settings.allow_remote === true,
+      disableThinking: settings.disable_thinking === true,
+      env,
+    });
+  }
+}
+
+interface OpenAiOptions {
+  allowRemote: boolean;
+  disableThinking: boolean;
+  env: ProviderCreateContext['env'];
+}
+
+class OpenAiProvider implements System1Provider {
+  readonly name = 'openai';
+
+  constructor(
+    private readonly http: EngineHttpClient,
+    private readonly endpoint: URL,
+    private readonly model: string,
+    private readonly options: OpenAiOptions,
+  ) {}
+
+  capabilities(): ProviderCapabilities {
+    return letterCapabilities(this.model, { disable_thinking: this.options.disableThinking });
+  }
+
+  decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+    return askEachQuestion(batch, (question) => this.ask(question, batch.state, signal));
+  }
+
+  async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
+    let reply: EngineResponse;
+    try {
+      reply = await this.call('GET', '/models', signal);
+    } catch (error) {
+      if (isKeyRefusal(error)) return { ok: false, detail: this.keyRefused(error) };
+      throw error;
+    }
+    const body = reply.body;
+    if (!isRecord(body) || !Array.isArray(body.data)) {
+      throw new MalformedResponseError(`GET /v1/models at ${this.endpoint.host} did not answer {"data": [...]}: is this an OpenAI-compatible server?`);
+    }
+    const served = body.data.flatMap((entry) => (isRecord(entry) && typeof entry.id === 'string' ? [entry.id] : []));
+    const where = `OpenAI-compatible server at ${this.endpoint.host}`;
+    if (served.includes(this.model)) return { ok: true, detail: `${where}, model "${this.model}" listed` };
+    const listed = served.slice(0, LISTED_MODELS).join(', ') + (served.length > LISTED_MODELS ? ', ...' : '');
+    return { ok: true, detail: `${where} is up, but model "${this.model}" is not listed (serves: ${listed || 'none'})` };
+  }
+
+  private async ask(question: DecisionQuestion, state: DecisionBatch['state'], signal: AbortSignal): Promise<ProviderAnswer> {
+    const request = {
+      model: this.model,
+      messages: letterMessages(question, state),
+      max_tokens: 1,
+      temperature: 0,
+      stream: false,
+      logprobs: true,
+      top_logprobs: TOP_LOGPROBS,
+      ...(this.options.disableThinking && { chat_template_kwargs: { enable_thinking: false } }),
+    };
+    let reply: EngineResponse;
+    try {
+      reply = await this.call('POST', '/chat/completions', signal, request);
+    } catch (error) {
+      throw isKeyRefusal(error) ? new EngineStatusError(error.status, this.keyRefused(error)) : error;
+    }
+    const body = reply.body;
+    const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+    if (!isRecord(choice)) {
+      throw new MalformedResponseError(`the reply from ${this.endpoint.host} is not a chat completion (no choices)`);
+    }
+    return letterAnswer(question, isRecord(choice.logprobs) ? choice.logprobs.content : undefined, {
+      label: `openai ${this.model}`,
+      noLogprobsHint: 'LM Studio and Ollama\'s /v1 layer return none; use vLLM, SGLang or llama-server, or the ollama provider',
+      notALetterHint: this.options.disableThinking ? undefined : 'a reasoning model? set disable_thinking = true',
+    });
+  }
+
+  private keyRefused(error: EngineStatusError): string {
+    const problem = this.key() ? `the server refused the key in ${OPENAI_KEY_VARIABLE}` : `the server wants a key: set ${OPENAI_KEY_VARIABLE}`;
+    return `${problem} (${error.message})`;
+  }
+
+  private key(): string | undefined {
+    return secretFromEnv(this.options.env, OPENAI_KEY_VARIABLE);
+  }
+
+  private call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<EngineResponse> {
+    const key = this.key();
+    return this.http.request({
+      method,
+      url: endpointUrl(this.endpoint, `${hasV1(this.endpoint) ? '' : '/v1'}${path}`),
+      body,
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal,
+      allowRemote: this.options.allowRemote,
+      secrets: key ? [key] : [],
+    });
+  }
+}
+
+function hasV1(endpoint: URL): boolean {
+  return /\/v1\/*$/.test(endpoint.pathname);
+}
+
+function isKeyRefusal(error: unknown): error is EngineStatusError {
+  return error instanceof EngineStatusError && (error.status === 401 || error.status === 403);
+}

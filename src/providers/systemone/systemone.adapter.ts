@@ -1,0 +1,137 @@
+import { EngineHttpClient } from '../http/engine-http.client';
+import { endpointUrl } from '../http/endpoint';
+import { EngineStatusError } from '../http/engine-http.errors';
+import { secretFromEnv } from '../http/http-settings';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  ProviderAnswer,
+  ProviderCapabilities,
+  ProviderCreateContext,
+  System1Provider,
+} from '../provider.interface';
+import {
+  CriteriaStyle,
+  probabilitiesBestFirst,
+  readSystemOneReply,
+  SystemOneChoice,
+  SystemOneReply,
+  systemOneRequest,
+  SYSTEMONE_PATH,
+} from './systemone-protocol';
+
+/** Where an engine listens and how to reach it. */
+export interface SystemOneConnection {
+  http: EngineHttpClient;
+  /** The checked endpoint (see `configuredEndpoint`). */
+  base: URL;
+  allowRemote: boolean;
+  /** The environment variable holding the bearer token, read at call time. */
+  keyVariable: string;
+  context: ProviderCreateContext;
+}
+
+/**
+ * The shared shape of a System One adapter: every question of a batch goes in ONE `POST /v1/systemone`,
+ * the reply is strictly checked ({@link readSystemOneReply}), and each answer becomes a decision with the
+ * engine's per-option probabilities and a rationale listing them best first. Engines differ only in the
+ * hooks below (which options they refuse up front, how they fail, which field is the answer's probability,
+ * who they say answered) and in their health check.
+ */
+export abstract class SystemOneAdapter implements System1Provider {
+  abstract readonly name: string;
+  protected abstract readonly criteria: CriteriaStyle;
+
+  constructor(protected readonly connection: SystemOneConnection) {}
+
+  abstract capabilities(): ProviderCapabilities;
+  abstract health(context: AttemptContext): Promise<HealthProbeResult>;
+
+  /** The `model` to send; undefined = none. */
+  protected abstract requestModel(): string | undefined;
+
+  /**
+   * Answers some questions without asking the engine (an abstention it is known to get wrong), or throws
+   * for a batch it cannot take. The questions not answered here are sent.
+   */
+  protected answerWithoutAsking(_batch: DecisionBatch): Map<string, ProviderAnswer> {
+    return new Map();
+  }
+
+  /**
+   * Turns an engine failure into the error a user can act on. By default a 401 or 403 says which variable
+   * holds the key (never the key); anything else goes through unchanged.
+   */
+  protected explainFailure(error: unknown): unknown {
+    if (error instanceof EngineStatusError && (error.status === 401 || error.status === 403)) {
+      return new EngineStatusError(error.status, `${error.message}; ${this.keyAdvice()}`, error.retryAfterS);
+    }
+    return error;
+  }
+
+  /** What to do about a refused key, naming the variable only. */
+  protected keyAdvice(): string {
+    const variable = this.connection.keyVariable;
+    return this.apiKey()
+      ? `${this.name} refused the key in ${variable}: check that it matches the engine's key`
+      : `${this.name} wants a key: set ${variable} to the key the engine was started with`;
+  }
+
+  /** The probability of the returned answer. */
+  protected confidenceOf(answer: SystemOneChoice): number {
+    return answer.probabilities[answer.choice];
+  }
+
+  /**
+   * Who answered, for the rationale (`laya typed-decisions`). May throw `MalformedResponseError` for a
+   * reply from the wrong model.
+   */
+  protected abstract attribution(reply: SystemOneReply): string;
+
+  /** The key, when its variable is set: read per call so a rotated key needs no restart. */
+  protected apiKey(): string | undefined {
+    return secretFromEnv(this.connection.context.env, this.connection.keyVariable);
+  }
+
+  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+    const answers: Record<string, ProviderAnswer> = Object.fromEntries(this.answerWithoutAsking(batch));
+    const asked = batch.questions.filter((question) => !Object.hasOwn(answers, question.id));
+    if (asked.length === 0) return answers;
+
+    const body = systemOneRequest(batch.state, asked, { model: this.requestModel(), criteria: this.criteria });
+    let reply: unknown;
+    try {
+      reply = (await this.call('POST', SYSTEMONE_PATH, signal, body)).body;
+    } catch (error) {
+      throw this.explainFailure(error);
+    }
+    const read = readSystemOneReply(reply, asked, this.name);
+    const source = this.attribution(read);
+    for (const question of asked) answers[question.id] = this.decision(read.answers.get(question.id)!, source);
+    return answers;
+  }
+
+  /** One request to the engine with the bearer (when a key is set) and the attempt's signal. */
+  protected call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, key = this.apiKey()) {
+    const { http, base, allowRemote } = this.connection;
+    return http.request({
+      method,
+      url: endpointUrl(base, path),
+      body,
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal,
+      allowRemote,
+      secrets: key ? [key] : [],
+    });
+  }
+
+  private decision(answer: SystemOneChoice, source: string): ProviderAnswer {
+    return {
+      decision: answer.choice,
+      confidence: this.confidenceOf(answer),
+      probabilities: answer.probabilities,
+      rationale: `${source}: ${probabilitiesBestFirst(answer.probabilities)}`,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { text } from '../../config/setting-types';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { EngineStatusError } from '../http/engine-http.errors';
+import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  ProviderAnswer,
+  ProviderCapabilities,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderError,
+  ProviderSettingSpec,
+  System1Provider,
+} from '../provider.interface';
+import { System1Engine } from '../providers.token';
+import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { SystemOneReply } from './systemone-protocol';
+
+/** The model ids TypeSafe serves; the versioned ones are fixed, the aliases move. */
+export const TYPESAFE_MODELS = ['jev-1.13.0', 'jev-1.14.0', 'jev-latest', 'jev-preview'] as const;
+export const TYPESAFE_MAX_OPTIONS = 255;
+const KEY_VARIABLE = 'SYSTEM1_TYPESAFE_API_KEY';
+
+interface TypeSafeSettings {
+  endpoint: string;
+  model: string;
+}
+
+/**
+ * TypeSafe's hosted Jev API, the System One protocol's origin: `POST {endpoint}/v1/systemone`, health
+ * `GET {endpoint}/v1/models` (wire-contracts §1.4 A; dsh-system1 "TypeSafe capabilities and limits").
+ *
+ * Settings: `endpoint` (`https://api.typesafe.ai`; remote by nature, so no `allow_remote`, but https is
+ * required unless the endpoint is this machine), `model` (`jev-latest`; one of jev-1.13.0, jev-1.14.0,
+ * jev-latest, jev-preview). Key: `SYSTEM1_TYPESAFE_API_KEY`, required, sent as `Authorization: Bearer`;
+ * without it no request is made and the attempt fails saying to set it. TypeSafe answers 403 to a missing
+ * and 401 to a wrong key: both are reported as "key refused", never with the key.
+ *
+ * Mapping: as for `von`: every question of the batch in one request, options as a `{option: option}`
+ * criteria map, yes/no as the choice between "yes" and "no", `confidence` = `probabilities[choice]`
+ * (TypeSafe's `confidence` is Jev's rescaled margin). The reply's `model` is the versioned id that
+ * answered (even for an alias) and is named in the rationale: `typesafe jev-1.14.0: billing=0.97, ...`.
+ * Limits: 255 options per choice; 64k tokens per request. Every request leaves the machine and is billed.
+ */
+@Injectable()
+@System1Engine()
+export class TypeSafeProviderDefinition implements ProviderDefinition {
+  readonly name = 'typesafe';
+  readonly description = 'TypeSafe hosted Jev API (POST /v1/systemone); needs SYSTEM1_TYPESAFE_API_KEY; billed';
+  readonly settings: Record<keyof TypeSafeSettings, ProviderSettingSpec> = {
+    endpoint: httpEngineSettings('https://api.typesafe.ai').endpoint,
+    model: { type: text({ choices: TYPESAFE_MODELS }), default: 'jev-latest', describe: 'Jev model id or alias' },
+  };
+
+  constructor(private readonly http: EngineHttpClient) {}
+
+  create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
+    const settings = raw as unknown as TypeSafeSettings;
+    return new TypeSafeProvider(settings.model, {
+      http: this.http,
+      base: configuredEndpoint(raw, { allowRemote: true, httpsUnlessLoopback: true }),
+      allowRemote: true,
+      keyVariable: KEY_VARIABLE,
+      context,
+    });
+  }
+}
+
+class TypeSafeProvider extends SystemOneAdapter {
+  readonly name = 'typesafe';
+  protected readonly criteria = 'self-described';
+
+  constructor(
+    private readonly model: string,
+    connection: SystemOneConnection,
+  ) {
+    super(connection);
+  }
+
+  capabilities(): ProviderCapabilities {
+    return { max_options: TYPESAFE_MAX_OPTIONS, batch: true, probabilities: true, model: this.model, remote: true };
+  }
+
+  protected requestModel(): string {
+    return this.model;
+  }
+
+  protected override answerWithoutAsking(_batch: DecisionBatch): Map<string, ProviderAnswer> {
+    if (!this.apiKey()) throw new ProviderError(this.missingKey());
+    return new Map();
+  }
+
+  protected override keyAdvice(): string {
+    return `TypeSafe refused the API key: check ${KEY_VARIABLE}`;
+  }
+
+  protected attribution(reply: SystemOneReply): string {
+    return `typesafe ${reply.model ?? this.model}`;
+  }
+
+  async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
+    if (!this.apiKey()) return { ok: false, detail: this.missingKey() };
+    try {
+      await this.call('GET', '/v1/models', signal);
+    } catch (error) {
+      if (error instanceof EngineStatusError && (error.status === 401 || error.status === 403)) {
+        return { ok: false, detail: `${error.message}; ${this.keyAdvice()}` };
+      }
+      throw error;
+    }
+    return { ok: true, detail: `TypeSafe API reachable and the key accepted; model ${this.model}` };
+  }
+
+  private missingKey(): string {
+    return `TypeSafe needs an API key: set ${KEY_VARIABLE} (requests are billed to that key)`;
+  }
+}

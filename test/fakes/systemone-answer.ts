@@ -1,0 +1,111 @@
+import { FakeEngine, FakeReply, RecordedRequest } from './fake-engine';
+
+/** One `choice` question as a fake reads it from a System One request. */
+export interface FakeChoiceQuestion {
+  id: string;
+  type: unknown;
+  instructions: unknown;
+  /** The option keys: the labels of a list, or the keys of a map. */
+  options: string[];
+  criteria: 'list' | 'map' | 'invalid';
+}
+
+export const SYSTEMONE_ROUTE = '/v1/systemone';
+
+/**
+ * The part every System One fake shares (wire-contracts §1.2, §1.5): reading the questions of a request
+ * and answering each `choice` with probabilities over its options, echoed under the question ids in
+ * question order and rounded the way real engines round. Subclasses add the engine's own checks, fields,
+ * error bodies and health route.
+ *
+ * Tests steer the answer with `pick` (which option gets the highest probability), `probabilities` (used
+ * verbatim, for sums or values a real engine should never send) or `reshape` (rewrites the whole reply).
+ */
+export abstract class SystemOneEngineFake extends FakeEngine {
+  protected readonly decisionPaths = [SYSTEMONE_ROUTE];
+  /** The option that gets the highest probability: an index or a label (default: the first option). */
+  pick: number | string = 0;
+  /** When set, every choice answers with exactly these probabilities, and `choice` is their argmax. */
+  probabilities?: Record<string, number>;
+  /** When set, the reply body goes through it before it is sent. */
+  reshape?: (body: Record<string, unknown>) => unknown;
+  /** Decimals the engine rounds probabilities to. */
+  protected abstract readonly decimals: number;
+
+  /** The engine's own refusal of a request (auth, validation), or undefined to answer it. */
+  protected abstract refuse(request: RecordedRequest, questions: FakeChoiceQuestion[] | undefined): FakeReply | undefined;
+  /** One answer in the engine's shape. */
+  protected abstract choiceAnswer(choice: string, probabilities: Record<string, number>): Record<string, unknown>;
+  /** The reply around the answers (`model`, `usage`, engine extras). */
+  protected abstract envelope(request: RecordedRequest, answers: Record<string, unknown>): FakeReply;
+  /** Any route other than the decision route (health, model lists, 404). */
+  protected abstract otherRoute(request: RecordedRequest): FakeReply;
+
+  protected answer(request: RecordedRequest): FakeReply {
+    if (request.path !== SYSTEMONE_ROUTE) return this.otherRoute(request);
+    const questions = readQuestions(request.body);
+    const refused = this.refuse(request, questions);
+    if (refused) return refused;
+    const answers: Record<string, unknown> = {};
+    for (const question of questions!) {
+      const probabilities = this.probabilities ?? this.distribution(question.options);
+      answers[question.id] = this.choiceAnswer(argmax(probabilities), probabilities);
+    }
+    const reply = this.envelope(request, answers);
+    return this.reshape ? { ...reply, body: this.reshape(reply.body as Record<string, unknown>) } : reply;
+  }
+
+  /** The `pick`ed option highest, the others in their order with falling shares: n, n-1, ... 1 parts. */
+  protected distribution(options: string[]): Record<string, number> {
+    const top = typeof this.pick === 'number' ? this.pick : Math.max(0, options.indexOf(this.pick));
+    const ranked = [options[top], ...options.filter((_, i) => i !== top)];
+    const parts = (options.length * (options.length + 1)) / 2;
+    const shares = new Map(ranked.map((option, rank) => [option, round((options.length - rank) / parts, this.decimals)]));
+    return Object.fromEntries(options.map((option) => [option, shares.get(option)!]));
+  }
+
+  /** The bearer token a request carried, if any. */
+  protected bearerOf(request: RecordedRequest): string | undefined {
+    const header = request.headers.authorization;
+    const value = Array.isArray(header) ? header[0] : header;
+    return value?.startsWith('Bearer ') ? value.slice('Bearer '.length) : undefined;
+  }
+
+  /** A rough token count of the request, for `usage`. */
+  protected inputTokens(request: RecordedRequest): number {
+    return Math.max(1, Math.round(JSON.stringify(request.body).length / 4));
+  }
+}
+
+/** The questions of a request, or undefined when the body has no `questions` object. */
+export function readQuestions(body: unknown): FakeChoiceQuestion[] | undefined {
+  if (!isObject(body) || !isObject(body.questions)) return undefined;
+  return Object.entries(body.questions).map(([id, raw]) => {
+    const question = isObject(raw) ? raw : {};
+    const criteria = question.criteria;
+    if (Array.isArray(criteria) && criteria.every((c) => typeof c === 'string')) {
+      return { id, type: question.type, instructions: question.instructions, options: criteria as string[], criteria: 'list' };
+    }
+    if (isObject(criteria)) return { id, type: question.type, instructions: question.instructions, options: Object.keys(criteria), criteria: 'map' };
+    return { id, type: question.type, instructions: question.instructions, options: [], criteria: 'invalid' };
+  });
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function round(value: number, decimals: number): number {
+  return Number(value.toFixed(decimals));
+}
+
+export function argmax(probabilities: Record<string, number>): string {
+  return Object.entries(probabilities).reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
+}
+
+/** Jev's choice confidence, which llama-server and TypeSafe publish: (n·p_max − 1)/(n − 1), floored at 0. */
+export function jevConfidence(probabilities: Record<string, number>): number {
+  const values = Object.values(probabilities);
+  const n = values.length;
+  return n < 2 ? 1 : round(Math.max(0, (n * Math.max(...values) - 1) / (n - 1)), 4);
+}

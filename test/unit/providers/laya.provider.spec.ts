@@ -1,0 +1,327 @@
+import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
+import { GatewayService } from '../../../src/gateway/gateway.service';
+import { ProviderError } from '../../../src/providers/provider.interface';
+import { ProviderRegistry } from '../../../src/providers/provider-registry.service';
+import { gatewayApp } from '../../helpers/gateway-app';
+import { LayaFake } from '../../fakes/laya.fake';
+import {
+  expectFaultHandled,
+  FAULT_GATEWAY,
+  FaultExpectation,
+  gatewayFor,
+  OPTIONS,
+  QUESTION,
+  StartedGateway,
+  TIMEOUT_FAULTS,
+  TRANSPORT_FAULTS,
+} from './systemone.shared';
+
+const SECRET = 'sk-test-LAYA-SECRET-42';
+const KEY_ENV = { SYSTEM1_LAYA_API_KEY: SECRET };
+
+describe('laya provider against a fake laya-serve', () => {
+  let fake: LayaFake;
+  let started: StartedGateway | undefined;
+  const start = async (options: Parameters<typeof gatewayFor>[2] = {}) => (started = await gatewayFor('laya', fake, options));
+
+  beforeEach(async () => {
+    fake = new LayaFake();
+    await fake.start();
+  });
+  afterEach(async () => {
+    await started?.app.close();
+    started = undefined;
+    await fake.stop();
+  });
+
+  it('is healthy and decides "Rerun the flaky pipeline or block the merge?" through laya', async () => {
+    const { gateway, health } = await start();
+    const report = await health.health();
+    expect(report.status).toBe('ok');
+    expect(report.providers[0]).toMatchObject({ name: 'laya', role: 'primary', ok: true, detail: 'laya-serve up on cpu; loaded: typed-decisions' });
+
+    const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+    expect(reply).toMatchObject({
+      status: 'decided',
+      provider: 'laya',
+      decision: 'rerun the pipeline',
+      confidence: 0.6667,
+      probabilities: { 'rerun the pipeline': 0.6667, 'block the merge': 0.3333 },
+      rationale: 'laya typed-decisions: rerun the pipeline=0.6667, block the merge=0.3333',
+    });
+    expect(reply.attempts).toEqual([{ provider: 'laya', outcome: 'ok', latency_ms: expect.any(Number), detail: null }]);
+  });
+
+  describe('the request', () => {
+    it('pins the checkpoint, sends the options as a list of labels and the context as state, with the key as a bearer', async () => {
+      fake.apiKey = SECRET;
+      const { gateway } = await start({ env: KEY_ENV });
+      await gateway.decide({ question: QUESTION, options: OPTIONS, context: { branch: 'main', failures: 3 } });
+      const [sent] = fake.requestsTo('/v1/systemone');
+      expect(sent.method).toBe('POST');
+      expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(sent.headers['content-type']).toBe('application/json');
+      expect(sent.body).toEqual({
+        model: 'typed-decisions',
+        state: { branch: 'main', failures: 3 },
+        questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } },
+      });
+    });
+
+    it('sends no Authorization header without a key, and {} as state without a context (Laya refuses a missing state)', async () => {
+      const { gateway } = await start();
+      expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
+      const [sent] = fake.requestsTo('/v1/systemone');
+      expect(sent.headers.authorization).toBeUndefined();
+      expect(sent.body).toMatchObject({ state: {} });
+    });
+
+    it('asks a yes/no question as the two-option choice ["yes", "no"], never as a noul', async () => {
+      fake.pick = 'no';
+      const { gateway } = await start();
+      const reply = await gateway.decide({ question: 'Is `git push --force` to main safe?' });
+      expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
+        questions: { decision: { type: 'choice', instructions: 'Is `git push --force` to main safe?', criteria: ['yes', 'no'] } },
+      });
+      expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.6667, probabilities: { yes: 0.3333, no: 0.6667 } });
+    });
+
+    it('lets Laya route with model = "": no model is sent and the rationale names the checkpoint Laya chose', async () => {
+      fake.autoRoute = 'english';
+      const { gateway } = await start({ settings: 'model = ""' });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(Object.keys(fake.requestsTo('/v1/systemone')[0].body as object)).not.toContain('model');
+      expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya english \(auto-routed\): /) });
+    });
+
+    it('sends every question of a batch in one request and maps each answer', async () => {
+      const { app } = await start();
+      const provider = app.get(ProviderRegistry).chain()[0].provider!;
+      expect(provider.capabilities()).toEqual({ max_options: 20, batch: true, probabilities: true, model: 'typed-decisions' });
+      const answers = await provider.decide(
+        {
+          state: { prompt: 'fix the flaky test' },
+          questions: [
+            { id: 'tier', text: 'Which model tier?', options: ['small', 'medium', 'large'], yesNo: false },
+            { id: 'risky', text: 'Is it risky?', options: ['yes', 'no'], yesNo: true },
+          ],
+        },
+        { signal: AbortSignal.timeout(2000), requestId: 'batch' },
+      );
+      expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
+      expect(Object.keys((fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['tier', 'risky']);
+      expect(answers).toEqual({
+        tier: { decision: 'small', confidence: 0.5, probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 }, rationale: expect.any(String) },
+        risky: { decision: 'yes', confidence: 0.6667, probabilities: { yes: 0.6667, no: 0.3333 }, rationale: expect.any(String) },
+      });
+    });
+  });
+
+  describe('the answer', () => {
+    it("takes confidence from answer_confidence, not Laya's entropy confidence, and lists probabilities best first", async () => {
+      fake.probabilities = { 'rerun the pipeline': 0.48, 'block the merge': 0.52 };
+      fake.reshape = (body) => {
+        Object.assign((body.answers as Record<string, Record<string, unknown>>).decision, { answer_confidence: 0.53 });
+        return body;
+      };
+      const { gateway } = await start({ gateway: 'min_confidence = 0.5' });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply).toMatchObject({
+        status: 'decided',
+        decision: 'block the merge',
+        confidence: 0.53,
+        probabilities: { 'rerun the pipeline': 0.48, 'block the merge': 0.52 },
+        rationale: 'laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48',
+      });
+    });
+
+    it('under LAYA_JEV_STRICT uses probabilities[choice] and says the checkpoint could not be verified', async () => {
+      fake.strict = true;
+      fake.probabilities = { 'rerun the pipeline': 0.3, 'block the merge': 0.7 };
+      const { gateway } = await start();
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply).toMatchObject({ status: 'decided', decision: 'block the merge', confidence: 0.7 });
+      expect(reply.rationale).toBe(
+        'laya typed-decisions (checkpoint not verified: the reply has no routing block, as under LAYA_JEV_STRICT): block the merge=0.7, rerun the pipeline=0.3',
+      );
+    });
+
+    it('rejects an answer from another checkpoint than the pinned one (Laya auto-routed), and the fallback answers', async () => {
+      fake.routeTo = 'english';
+      const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'laya',
+        outcome: 'malformed',
+        detail: expect.stringContaining('Laya answered with checkpoint "english" instead of "typed-decisions"'),
+      });
+      expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+    });
+
+    it('accepts the HF id of a checkpoint as the pinned model', async () => {
+      const { gateway } = await start({ settings: 'model = "convaiinnovations/laya-multilingual"' });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'convaiinnovations/laya-multilingual' });
+      expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya multilingual: /) });
+    });
+
+    it.each([
+      ['a noul answer', (a: Record<string, unknown>) => ({ type: 'noul', noul: 0.9 }) as unknown as typeof a, 'type "noul" instead of "choice"'],
+      ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the options sent'],
+      ['an answer_confidence above 1', (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }), 'answer_confidence is 1.4'],
+    ])('reports %s as malformed_response', async (_name, tamper, detail) => {
+      fake.reshape = (body) => {
+        const answers = body.answers as Record<string, Record<string, unknown>>;
+        answers.decision = tamper(answers.decision);
+        return body;
+      };
+      const { gateway } = await start();
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response', message: expect.stringContaining(detail) } });
+    });
+  });
+
+  describe('known limitations', () => {
+    it('abstains on mostly non-Latin text without asking the English-only checkpoint, and says to use multilingual', async () => {
+      const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
+      const reply = await gateway.decide({ question: 'このプルリクエストをマージしてもよいですか？', options: ['マージする', '保留する'] });
+      expect(reply).toMatchObject({ status: 'abstained', provider: 'laya', decision: null });
+      expect(reply.rationale).toMatch(/100% of the letters .* are not Latin.*English-only.*model = "multilingual"/);
+      expect(reply.attempts.map((a) => a.provider)).toEqual(['laya']);
+      expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
+    });
+
+    it('counts the context too, and asks the multilingual checkpoint about non-Latin text', async () => {
+      const context = { ticket: 'Клиент дважды оплатил заказ и просит вернуть деньги как можно скорее' };
+      const english = await start();
+      expect(await english.gateway.decide({ question: 'Refund?', context })).toMatchObject({ status: 'abstained' });
+      await english.app.close();
+
+      const multilingual = await start({ settings: 'model = "multilingual"' });
+      expect(await multilingual.gateway.decide({ question: 'Refund?', context })).toMatchObject({ status: 'decided', provider: 'laya' });
+      expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
+    });
+
+    it('declares at most 20 options, so the gateway passes 21 to the fallback, and decide itself refuses them', async () => {
+      const options = Array.from({ length: 21 }, (_, i) => `option ${i + 1}`);
+      const { gateway, app } = await start({ gateway: 'fallback = ["mock"]' });
+      const reply = await gateway.decide({ question: 'Which one?', options });
+      expect(reply.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: 'refused: 21 options, laya accepts at most 20' });
+      expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+
+      const provider = app.get(ProviderRegistry).chain()[0].provider!;
+      const direct = provider.decide(
+        { state: undefined, questions: [{ id: 'q', text: 'Which one?', options, yesNo: false }] },
+        { signal: AbortSignal.timeout(2000), requestId: 'direct' },
+      );
+      await expect(direct).rejects.toThrow(ProviderError);
+      await expect(direct).rejects.toThrow('laya accepts at most 20 options per question and question "q" has 21');
+      expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
+    });
+  });
+
+  describe('faults', () => {
+    beforeEach(() => {
+      fake.apiKey = SECRET;
+      fake.slowMs = 2000;
+    });
+
+    const LAYA_FAULTS: FaultExpectation[] = [
+      ...TIMEOUT_FAULTS,
+      ['status-500', 'error', 'HTTP 500 from 127.0.0.1'],
+      ['status-401', 'error', 'invalid or missing bearer token; laya refused the key in SYSTEM1_LAYA_API_KEY'],
+      ['status-429', 'error', '(retry after 1 s)'],
+      ['status-503', 'error', 'server busy, try again later (retry after 1 s)'],
+      ...TRANSPORT_FAULTS,
+    ];
+
+    it.each(LAYA_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
+      fake.fault = expectation[0];
+      const { gateway, logs } = await start({ gateway: FAULT_GATEWAY, env: KEY_ENV });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS, context: { note: 'faults' } });
+      expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expectFaultHandled(reply, logs, expectation, { provider: 'laya', secret: SECRET });
+      if (expectation[0] === 'status-500') expect(reply.attempts[0].detail).toContain('inference failed');
+    });
+
+    it('tells the user to set SYSTEM1_LAYA_API_KEY when laya-serve wants a key and none is set', async () => {
+      const { gateway } = await start();
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
+      expect(reply.error!.message).toContain('HTTP 401');
+      expect(reply.error!.message).toContain('set SYSTEM1_LAYA_API_KEY to the key the engine was started with');
+    });
+  });
+
+  describe('health', () => {
+    it('sends the key to /health and warns when the pinned checkpoint is not preloaded', async () => {
+      fake.apiKey = SECRET;
+      fake.loaded = ['english'];
+      const { health } = await start({ env: KEY_ENV });
+      const report = await health.health();
+      expect(fake.requestsTo('/health')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
+      expect(report.providers[0]).toMatchObject({
+        ok: true,
+        detail: 'laya-serve up on cpu; loaded: english; warning: typed-decisions is not preloaded, so the first decision will be slow (add it to LAYA_MODELS)',
+      });
+      expect(JSON.stringify(report)).not.toContain(SECRET);
+    });
+
+    it('is not ok when laya-serve hides its checkpoints because the key is wrong, and says which variable to fix', async () => {
+      fake.apiKey = 'the-real-key';
+      const { health, logs } = await start({ env: KEY_ENV });
+      const report = await health.health();
+      expect(report.status).toBe('down');
+      expect(report.providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('laya refused the key in SYSTEM1_LAYA_API_KEY') });
+      expect(JSON.stringify(report) + logs.join('\n')).not.toContain(SECRET);
+    });
+
+    it('is not ok when laya-serve is down or busy, with the reason', async () => {
+      const down = await start();
+      await fake.stop();
+      expect((await down.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('connection refused: is the engine running?') });
+      await down.app.close();
+
+      await fake.start();
+      fake.fault = 'status-503';
+      fake.faultEverywhere = true;
+      const busy = await start();
+      expect((await busy.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 503') });
+    });
+  });
+
+  describe('settings', () => {
+    it.each([
+      ['an unknown model, which Laya would silently auto-route', 'model = "jev-1"', 'providers.laya.model', 'silently auto-route'],
+      ['a non-loopback endpoint without allow_remote', 'endpoint = "http://10.1.2.3:8765"', 'providers.laya.endpoint', 'set allow_remote = true'],
+      ['an endpoint that is not a URL', 'endpoint = "laya:8765"', 'providers.laya.endpoint', 'must use http or https'],
+      ['a model that is not a string', 'model = 3', 'providers.laya.model', 'must be a string'],
+    ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
+      const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\n[providers.laya]\n${line}` });
+      try {
+        expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
+          { file: expect.any(String), key, message: expect.stringContaining(words) },
+        ]);
+        const decided = await app.get(GatewayService).decide({ question: QUESTION, options: OPTIONS });
+        expect(decided).toMatchObject({ status: 'error', error: { code: 'config_error', message: expect.stringContaining(key) } });
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('accepts a remote endpoint with allow_remote, and the Laya defaults', async () => {
+      const app = await gatewayApp({ toml: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://10.1.2.3:8765"\nallow_remote = true' });
+      try {
+        const capabilities = app.get(CapabilitiesService).capabilities();
+        expect(capabilities.config_errors).toEqual([]);
+        expect(capabilities.available_providers.find((p) => p.name === 'laya')!.settings).toMatchObject({
+          endpoint: { default: 'http://127.0.0.1:8765' },
+          model: { default: 'typed-decisions' },
+          allow_remote: { default: false },
+        });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * What the System One provider suites (laya, von, systemone, typesafe) share: starting the gateway against
+ * a fake, and the table of FakeEngine faults with the outcome and detail a user should see for each.
+ */
+import { TestingModule } from '@nestjs/testing';
+import { GatewayService } from '../../../src/gateway/gateway.service';
+import { HealthService } from '../../../src/gateway/health.service';
+import { Fault, FakeEngine } from '../../fakes/fake-engine';
+import { gatewayApp } from '../../helpers/gateway-app';
+
+export const QUESTION = 'Rerun the flaky pipeline or block the merge?';
+export const OPTIONS = ['rerun the pipeline', 'block the merge'];
+
+export interface StartedGateway {
+  app: TestingModule;
+  gateway: GatewayService;
+  health: HealthService;
+  logs: string[];
+}
+
+/** The gateway with `provider = <name>` at the fake's endpoint, plus any extra TOML lines. */
+export async function gatewayFor(
+  provider: string,
+  fake: FakeEngine,
+  { gateway = '', settings = '', env = {} }: { gateway?: string; settings?: string; env?: Record<string, string> } = {},
+): Promise<StartedGateway> {
+  const logs: string[] = [];
+  const toml = `[gateway]\nprovider = "${provider}"\n${gateway}\n[providers.${provider}]\nendpoint = "${fake.url.origin}"\n${settings}`;
+  const app = await gatewayApp({ toml, env, logs });
+  return { app, gateway: app.get(GatewayService), health: app.get(HealthService), logs };
+}
+
+export type FaultExpectation = [fault: Fault, outcome: 'timeout' | 'error' | 'malformed', detail: string | RegExp];
+
+/** Faults whose attempt must end at the gateway's timeout. */
+export const TIMEOUT_FAULTS: FaultExpectation[] = (['slow', 'hang', 'hang-after-headers', 'stall-body'] as const).map((fault) => [
+  fault,
+  'timeout',
+  'no answer within 0.3 s',
+]);
+
+/** Transport and body faults: the same words for every engine (the shared HTTP client's). */
+export const TRANSPORT_FAULTS: FaultExpectation[] = [
+  ['reset', 'error', 'the engine reset the connection'],
+  // Which words depend on when the socket closes relative to the half-read body.
+  ['truncated', 'error', /the reply was cut off|the engine reset the connection/],
+  ['non-json', 'malformed', 'is not JSON (text/plain'],
+  ['html-502', 'error', 'HTTP 502 from 127.0.0.1'],
+  ['huge', 'error', 'the reply is larger than 1048576 bytes'],
+  ['redirect', 'error', 'redirect refused: HTTP 302'],
+  ['wrong-shape', 'malformed', 'without an "answers" object'],
+];
+
+/** The gateway settings of a fault test: a short timeout and the mock behind the engine. */
+export const FAULT_GATEWAY = 'timeout_s = 0.3\nfallback = ["mock"]';
+
+/**
+ * Checks one fault's attempt: its outcome and detail, that a timed-out attempt ended near the timeout and
+ * not at the fault's delay, that the mock then answered, and that the secret shows up nowhere.
+ */
+export function expectFaultHandled(
+  reply: Awaited<ReturnType<GatewayService['decide']>>,
+  logs: string[],
+  [, outcome, detail]: FaultExpectation,
+  { provider, secret }: { provider: string; secret: string },
+): void {
+  const matching = typeof detail === 'string' ? expect.stringContaining(detail) : expect.stringMatching(detail);
+  expect(reply.attempts[0]).toEqual({ provider, outcome, latency_ms: expect.any(Number), detail: matching });
+  if (outcome === 'timeout') {
+    expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(280);
+    expect(reply.attempts[0].latency_ms).toBeLessThan(1200);
+  }
+  expect(reply.attempts[1]).toMatchObject({ provider: 'mock', outcome: 'ok' });
+  expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: OPTIONS[0] });
+  expect(JSON.stringify(reply)).not.toContain(secret);
+  expect(logs.join('\n')).not.toContain(secret);
+  expect(logs.join('\n')).toEqual(matching); // the failure is logged, in the same words
+}
