@@ -56,7 +56,7 @@ export abstract class FakeEngine {
   fault: Fault = 'none';
   /** Apply the fault to every route, health included (default: only the decision route). */
   faultEverywhere = false;
-  slowMs = 2000;
+  slowMs = 5000;
   redirectTo = 'http://127.0.0.1:9/';
   private server?: Server;
   private readonly sockets = new Set<Socket>();

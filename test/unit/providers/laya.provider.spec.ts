@@ -223,7 +223,7 @@ describe('laya provider against a fake laya-serve', () => {
   describe('faults', () => {
     beforeEach(() => {
       fake.apiKey = SECRET;
-      fake.slowMs = 2000;
+      fake.slowMs = 5000;
     });
 
     const LAYA_FAULTS: FaultExpectation[] = [

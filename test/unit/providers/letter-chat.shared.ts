@@ -4,11 +4,11 @@
  */
 import type { Fault } from '../../fakes/fake-engine';
 
-/** Short, so the hanging faults end quickly; the slow fault's 2 s would show if the timeout were ignored. */
+/** Short, so the hanging faults end quickly; the slow fault's 5 s would show if the timeout were ignored. */
 export const TIMEOUT_S = 0.3;
-export const SLOW_MS = 2000;
+export const SLOW_MS = 5000;
 /** A timed-out attempt must end near its timeout, well before the slow fault would answer. */
-export const TIMEOUT_BOUND_MS = 1500;
+export const TIMEOUT_BOUND_MS = 2500;
 
 export const REQUEST = {
   question: 'Rerun the flaky pipeline or block the merge?',

@@ -68,7 +68,7 @@ export function expectFaultHandled(
   expect(reply.attempts[0]).toEqual({ provider, outcome, latency_ms: expect.any(Number), detail: matching });
   if (outcome === 'timeout') {
     expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(280);
-    expect(reply.attempts[0].latency_ms).toBeLessThan(1200);
+    expect(reply.attempts[0].latency_ms).toBeLessThan(2500);
   }
   expect(reply.attempts[1]).toMatchObject({ provider: 'mock', outcome: 'ok' });
   expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: OPTIONS[0] });
