@@ -25,6 +25,9 @@ export interface LoadedConfig {
   skills: SkillsSettings;
   /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
   providerTables: Record<string, Record<string, unknown>>;
+  /** Keys of `[providers.<name>]` that held a secret (values dropped): the registry reports them, since only
+   * the provider's definition knows which variable the key belongs in. */
+  providerSecrets: Record<string, string[]>;
   errors: ConfigError[];
 }
 
@@ -74,7 +77,7 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
     gateway,
     routing,
     skills,
-    providerTables: readProviderTables(document, label, errors),
+    ...readProviderTables(document, label, errors),
     errors,
   };
 }
@@ -150,8 +153,13 @@ function readSection(
   return values;
 }
 
-function readProviderTables(document: Table, file: string, errors: ConfigError[]): Record<string, Table> {
+function readProviderTables(
+  document: Table,
+  file: string,
+  errors: ConfigError[],
+): Pick<LoadedConfig, 'providerTables' | 'providerSecrets'> {
   const tables: Record<string, Table> = {};
+  const secrets: Record<string, string[]> = {};
   for (const [name, table] of Object.entries(tableAt(document, 'providers', file, errors))) {
     if (!isTable(table)) {
       errors.push(configError(file, `providers.${name}`, `must be a table ([providers.${name}])`));
@@ -159,19 +167,19 @@ function readProviderTables(document: Table, file: string, errors: ConfigError[]
     }
     const kept: Table = {};
     for (const [key, value] of Object.entries(table)) {
-      if (looksSecret(key)) errors.push(secretInFile(file, `providers.${name}.${key}`, providerVariable(name, key)));
+      if (looksSecret(key)) (secrets[name] ??= []).push(key);
       else kept[key] = value;
     }
     tables[name] = kept;
   }
-  return tables;
+  return { providerTables: tables, providerSecrets: secrets };
 }
 
 export function providerVariable(provider: string, key: string): string {
   return `SYSTEM1_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${key.toUpperCase()}`;
 }
 
-function secretInFile(file: string, key: string, variable?: string): ConfigError {
+export function secretInFile(file: string, key: string, variable?: string): ConfigError {
   const where = variable ? ` (${variable})` : '';
   return configError(file, key, `is a secret: secrets are read from environment variables only${where}, remove it from the file`);
 }

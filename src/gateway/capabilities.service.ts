@@ -54,6 +54,7 @@ export class CapabilitiesService {
       available_providers: this.registry.available().map((definition) => ({
         name: definition.name,
         description: definition.description,
+        key_variable: definition.keyVariable ?? null,
         settings: Object.fromEntries(
           Object.entries(definition.settings).map(([key, spec]) => [
             key,

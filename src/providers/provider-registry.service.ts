@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
-import { type LoadedConfig, providerVariable } from '../config/config.loader';
+import { type LoadedConfig, providerVariable, secretInFile } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { settingProblem } from '../config/setting-types';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
@@ -92,6 +92,10 @@ export class ProviderRegistry {
       return null;
     }
     const definition = this.definitions.all().find((candidate) => candidate.name === typeName);
+    for (const key of this.config.providerSecrets[name] ?? []) {
+      const variable = key === 'api_key' ? (definition?.keyVariable ?? providerVariable(name, key)) : undefined;
+      errors.push(secretInFile(file, `providers.${name}.${key}`, variable));
+    }
     if (!definition) {
       const known = this.available().map((d) => d.name).join(', ');
       errors.push(configError(origin.file, origin.key, `names an unknown provider ${JSON.stringify(typeName)} (available: ${known})`));

@@ -18,6 +18,11 @@ export interface ProviderDefinition {
    */
   readonly settings: Readonly<Record<string, ProviderSettingSpec>>;
   /**
+   * The environment variable the engine's key is read from, when it takes one. Named in the config error
+   * for a key written into the file, and in `system1_capabilities`.
+   */
+  readonly keyVariable?: string;
+  /**
    * Builds a configured engine from validated settings (defaults filled in). Throw
    * {@link ProviderSettingError} for an unusable combination; it becomes a config error naming the key.
    */

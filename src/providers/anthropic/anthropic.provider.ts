@@ -54,6 +54,7 @@ const MAX_OPTIONS = 256;
 @Injectable()
 @System1Engine()
 export class AnthropicProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = API_KEY_VARIABLE;
   readonly name = 'anthropic';
   readonly description = 'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
   readonly settings: Record<keyof AnthropicSettings, ProviderSettingSpec> = {

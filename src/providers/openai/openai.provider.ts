@@ -57,6 +57,7 @@ const LISTED_MODELS = 8;
 @Injectable()
 @System1Engine()
 export class OpenAiProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = OPENAI_KEY_VARIABLE;
   readonly name = 'openai';
   readonly description = 'an OpenAI-compatible chat server with logprobs (vLLM, SGLang, llama-server): options as letters';
   readonly settings: Record<'endpoint' | 'allow_remote' | 'model' | 'disable_thinking', ProviderSettingSpec> = {

@@ -77,6 +77,7 @@ interface LayaSettings {
 @Injectable()
 @System1Engine()
 export class LayaProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = 'SYSTEM1_LAYA_API_KEY';
   readonly name = 'laya';
   readonly description = 'Laya through laya-serve (POST /v1/systemone); at most 20 options; one pass per batch';
   readonly settings: Record<keyof LayaSettings, ProviderSettingSpec> = {
@@ -104,7 +105,7 @@ export class LayaProviderDefinition implements ProviderDefinition {
       http: this.http,
       base,
       allowRemote: settings.allow_remote,
-      keyVariable: 'SYSTEM1_LAYA_API_KEY',
+      keyVariable: this.keyVariable,
       context,
     });
   }

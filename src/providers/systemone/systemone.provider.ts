@@ -47,6 +47,7 @@ interface SystemOneSettings {
 @Injectable()
 @System1Engine()
 export class SystemOneProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = 'SYSTEM1_SYSTEMONE_API_KEY';
   readonly name = 'systemone';
   readonly description = 'any System One server: llama-server with a decision model, or engines/systemone/serve.py';
   readonly settings: Record<keyof SystemOneSettings, ProviderSettingSpec> = {
@@ -62,7 +63,7 @@ export class SystemOneProviderDefinition implements ProviderDefinition {
       http: this.http,
       base: configuredEndpoint(raw),
       allowRemote: settings.allow_remote,
-      keyVariable: 'SYSTEM1_SYSTEMONE_API_KEY',
+      keyVariable: this.keyVariable,
       context,
     });
   }

@@ -48,6 +48,7 @@ interface TypeSafeSettings {
 @Injectable()
 @System1Engine()
 export class TypeSafeProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = KEY_VARIABLE;
   readonly name = 'typesafe';
   readonly description = 'TypeSafe hosted Jev API (POST /v1/systemone); needs SYSTEM1_TYPESAFE_API_KEY; billed';
   readonly settings: Record<keyof TypeSafeSettings, ProviderSettingSpec> = {

@@ -43,6 +43,7 @@ interface VonSettings {
 @Injectable()
 @System1Engine()
 export class VonProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = 'SYSTEM1_VON_API_KEY';
   readonly name = 'von';
   readonly description = 'Von through von serve (POST /v1/systemone); one pass per batch';
   readonly settings: Record<keyof VonSettings, ProviderSettingSpec> = {
@@ -58,7 +59,7 @@ export class VonProviderDefinition implements ProviderDefinition {
       http: this.http,
       base: configuredEndpoint(raw),
       allowRemote: settings.allow_remote,
-      keyVariable: 'SYSTEM1_VON_API_KEY',
+      keyVariable: this.keyVariable,
       context,
     });
   }
