@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { CalibrationRunner } from './calibration-runner.service';
 import { CalibrationService } from './calibration.service';
 
-@Module({ providers: [CalibrationService], exports: [CalibrationService] })
+@Module({ providers: [CalibrationService, CalibrationRunner], exports: [CalibrationService, CalibrationRunner] })
 export class CalibrationModule {}

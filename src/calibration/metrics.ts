@@ -138,6 +138,12 @@ export function bootstrapInterval(
  * fitted on the others. A fit judged on its own data always looks better than it is.
  */
 export function heldOutEce(answers: readonly LabelledAnswer[], folds = 5, seed = 13): number | null {
+  const heldOut = heldOutPredictions(answers, folds, seed);
+  return heldOut ? expectedCalibrationError(heldOut) : null;
+}
+
+/** Each answer scaled by a temperature fitted without it (k folds); null when there are too few answers. */
+export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5, seed = 13): Prediction[] | null {
   if (answers.length < folds * 2) return null;
   const random = seededRandom(seed);
   const order = answers.map((_, i) => i);
@@ -152,5 +158,5 @@ export function heldOutEce(answers: readonly LabelledAnswer[], folds = 5, seed =
     const { temperature } = fitTemperature(train);
     heldOut.push(...test.map((answer) => predict(answer, temperature)));
   }
-  return expectedCalibrationError(heldOut);
+  return heldOut;
 }

@@ -4,8 +4,12 @@
  * over-confident one, and because x -> x^(1/T) is increasing the order of the options never changes.
  */
 
-/** Probabilities below this are treated as this, so log p stays finite. */
-export const PROBABILITY_FLOOR = 1e-12;
+/**
+ * Probabilities below this are treated as this, so log p stays finite. Engines round their probabilities
+ * (Laya to 4 decimals), so a reported 0 means "below 0.00005", not impossible: treating it as 1e-12 would
+ * let one rounded-away label dominate a fit.
+ */
+export const PROBABILITY_FLOOR = 5e-5;
 
 export function scaleProbabilities(probabilities: readonly number[], temperature: number): number[] {
   const logits = probabilities.map((p) => Math.log(Math.max(p, PROBABILITY_FLOOR)) / temperature);

@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
+import { CalibrationModule } from '../calibration/calibration.module';
 import { GatewayModule } from '../gateway/gateway.module';
 import { McpModule } from '../mcp/mcp.module';
+import { ProvidersModule } from '../providers/providers.module';
 import { SmokeService } from '../mcp/smoke.service';
+import { CalibrateCommand } from './calibrate.command';
 import { McpCommand } from './mcp.command';
 import { OutputWriter } from './output.writer';
 import { SchemaCommand } from './schema.command';
@@ -9,7 +12,7 @@ import { SmokeCommand } from './smoke.command';
 import { ToggleCommand } from './toggle.command';
 
 @Module({
-  imports: [GatewayModule, McpModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand],
+  imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule],
+  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand],
 })
 export class CommandsModule {}

@@ -49,6 +49,18 @@ export class ProviderRegistry {
     return this.build().errors;
   }
 
+  /**
+   * A provider by name, configured like the chain's (for commands such as calibrate that pick one), with
+   * the config errors that stop it from working.
+   */
+  instance(name: string): { provider: System1Provider | null; errors: ConfigError[] } {
+    const member = this.chain().find((candidate) => candidate.name === name);
+    if (member?.provider) return { provider: member.provider, errors: [] };
+    const errors: ConfigError[] = [];
+    const provider = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
+    return { provider, errors };
+  }
+
   available(): ProviderDefinition[] {
     return [...this.definitions.all()].sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -27,6 +27,12 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   pick: number | string = 0;
   /** When set, every choice answers with exactly these probabilities, and `choice` is their argmax. */
   probabilities?: Record<string, number>;
+  /**
+   * A miscalibrated engine with known truth, for calibration tests: when set, a request whose state carries
+   * `fake_truth` (the true probabilities, in option order) is answered with truth^distortion, renormalised:
+   * over-confident above 1, under-confident below, and a fitted temperature should find `distortion`.
+   */
+  distortion?: number;
   /** When set, the reply body goes through it before it is sent. */
   reshape?: (body: Record<string, unknown>) => unknown;
   /** Decimals the engine rounds probabilities to. */
@@ -48,7 +54,8 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     if (refused) return refused;
     const answers: Record<string, unknown> = {};
     for (const question of questions!) {
-      const probabilities = this.probabilities ?? this.distribution(question.options);
+      const truth = this.distortion === undefined ? undefined : truthOf(request.body, question.options.length);
+      const probabilities = this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
       answers[question.id] = this.choiceAnswer(argmax(probabilities), probabilities);
     }
     const reply = this.envelope(request, answers);
@@ -64,6 +71,12 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     return Object.fromEntries(options.map((option) => [option, shares.get(option)!]));
   }
 
+  private distorted(options: string[], truth: number[]): Record<string, number> {
+    const powered = truth.map((p) => Math.pow(Math.max(p, 1e-12), this.distortion!));
+    const total = powered.reduce((sum, p) => sum + p, 0);
+    return Object.fromEntries(options.map((option, i) => [option, round(powered[i] / total, this.decimals)]));
+  }
+
   /** The bearer token a request carried, if any. */
   protected bearerOf(request: RecordedRequest): string | undefined {
     const header = request.headers.authorization;
@@ -75,6 +88,12 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   protected inputTokens(request: RecordedRequest): number {
     return Math.max(1, Math.round(JSON.stringify(request.body).length / 4));
   }
+}
+
+/** `state.fake_truth` when it is a probability list of the right length. */
+function truthOf(body: unknown, options: number): number[] | undefined {
+  const truth = isObject(body) && isObject(body.state) ? body.state.fake_truth : undefined;
+  return Array.isArray(truth) && truth.length === options && truth.every((p) => typeof p === 'number') ? truth : undefined;
 }
 
 /** The questions of a request, or undefined when the body has no `questions` object. */
