@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { GATEWAY_VERSION } from '../gateway/version';
 import { answerMisshapenToolCalls } from './misshapen-call.guard';
+import { guardStdin } from './stdin-guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
 const INSTRUCTIONS =
@@ -71,10 +72,13 @@ export class McpServerService {
     process.on('unhandledRejection', (reason) => {
       this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
     });
-    const transport = new StdioServerTransport();
+    // Error replies carry `"id": null` (JSON-RPC's rule for an unreadable message), which the SDK's message
+    // type cannot express: they are written as the same one-line JSON the transport writes.
+    const stdin = guardStdin(process.stdin, (message) => process.stdout.write(`${JSON.stringify(message)}\n`));
+    const transport = new StdioServerTransport(stdin);
     await server.connect(transport);
     answerMisshapenToolCalls(transport, (name, args) => this.callTool(name, args));
-    process.stdin.once('end', () => void server.close());
+    stdin.once('end', () => void server.close());
     this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
     await closed;
   }

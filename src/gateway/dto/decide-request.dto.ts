@@ -22,6 +22,7 @@ import {
   REQUEST_ID_MAX_CHARS,
   SCHEMA_VERSION,
 } from './limits';
+import { BoundedJson, CONTEXT_MAX_BYTES, CONTEXT_MAX_DEPTH } from './json-limits.decorator';
 import { Optional } from './optional.decorator';
 
 const NOT_BLANK = /\S/;
@@ -56,7 +57,12 @@ export class DecideRequestDto {
 
   @Optional()
   @IsObject()
-  @JSONSchema({ description: 'Facts the engine decides on, passed to the provider as the state.' })
+  @BoundedJson(CONTEXT_MAX_DEPTH, CONTEXT_MAX_BYTES)
+  // The function form replaces what the converter infers: it knows nothing of the custom size decorator.
+  @JSONSchema(() => ({
+    type: 'object',
+    description: `Facts the engine decides on, passed to the provider as the state: at most ${CONTEXT_MAX_DEPTH} levels deep and ${CONTEXT_MAX_BYTES} bytes as JSON.`,
+  }))
   context?: Record<string, unknown>;
 
   @Optional()

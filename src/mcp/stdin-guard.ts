@@ -1,0 +1,94 @@
+import { PassThrough, Readable } from 'node:stream';
+import { isRecord } from '../common/is-record';
+
+/** The longest line a client may send: the largest valid request is a few hundred KiB. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** JSON-RPC's own error codes. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+export type ErrorReply = { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
+
+/**
+ * Sits between stdin and the MCP SDK, which answers nothing to a line that is not JSON or is a batch, and
+ * ends the session when one line passes 10 MiB. Such lines are answered here with a JSON-RPC error and
+ * dropped; every well-formed message goes on to the SDK unchanged. An oversized line is discarded as it
+ * streams in, never held whole in memory.
+ */
+export function guardStdin(input: Readable, reply: (message: ErrorReply) => void, maxLineBytes = MAX_LINE_BYTES): Readable {
+  const output = new PassThrough();
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let oversized = false;
+  let head = '';
+
+  const finishLine = (line: Buffer) => {
+    if (oversized) {
+      reply(errorReply(idFrom(head), INVALID_REQUEST, `message too large: lines are limited to ${maxLineBytes} bytes`));
+      return;
+    }
+    const text = line.toString('utf8').trim();
+    if (text === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return reply(errorReply(null, PARSE_ERROR, 'parse error: the line is not valid JSON'));
+    }
+    if (Array.isArray(message)) return reply(errorReply(null, INVALID_REQUEST, 'batches are not supported: send one message per line'));
+    if (!isRecord(message)) return reply(errorReply(null, INVALID_REQUEST, 'a message must be a JSON object'));
+    output.write(`${text}\n`);
+  };
+
+  input.on('data', (chunk: Buffer) => {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      collect(chunk.subarray(start, newline));
+      finishLine(Buffer.concat(pending));
+      pending = [];
+      pendingBytes = 0;
+      oversized = false;
+      head = '';
+      start = newline + 1;
+    }
+    collect(chunk.subarray(start));
+  });
+  input.on('end', () => {
+    if (pendingBytes > 0 || oversized) finishLine(Buffer.concat(pending));
+    output.end();
+  });
+  input.on('error', (error) => output.destroy(error));
+
+  function collect(part: Buffer) {
+    if (part.length === 0) return;
+    if (oversized) return;
+    if (pendingBytes + part.length > maxLineBytes) {
+      // Keep the start of the message, where the id usually is, and drop the rest as it arrives.
+      head = Buffer.concat([...pending, part]).subarray(0, 512).toString('utf8');
+      oversized = true;
+      pending = [];
+      pendingBytes = 0;
+      return;
+    }
+    pending.push(part);
+    pendingBytes += part.length;
+  }
+
+  return output;
+}
+
+function errorReply(id: string | number | null, code: number, message: string): ErrorReply {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** The request id from the start of an oversized message, so the client can match the error to its call. */
+function idFrom(head: string): string | number | null {
+  const match = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})/.exec(head);
+  if (!match) return null;
+  try {
+    return JSON.parse(match[1]) as string | number;
+  } catch {
+    return null;
+  }
+}

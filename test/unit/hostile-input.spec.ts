@@ -1,0 +1,108 @@
+import { TestingModule } from '@nestjs/testing';
+import Ajv2020 from 'ajv/dist/2020';
+import fc from 'fast-check';
+import { PassThrough } from 'node:stream';
+import { CONTEXT_MAX_DEPTH, jsonDepthExceeds } from '../../src/gateway/dto/json-limits.decorator';
+import { GatewayService } from '../../src/gateway/gateway.service';
+import { buildSchemas } from '../../src/gateway/schema/schema-export';
+import { ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
+import { gatewayApp } from '../helpers/gateway-app';
+
+const validResponse = new Ajv2020({ strict: false }).compile(buildSchemas().response);
+
+/** Field values a hostile or broken client might send, mixed into otherwise plausible requests. */
+const hostileValue = fc.oneof(
+  fc.anything({ maxDepth: 4 }),
+  fc.string({ unit: 'binary', maxLength: 50 }),
+  fc.constantFrom('\ud800', 'a\udc00b', 'NaN', 'Infinity', '-0', '1e999', '', ' ', '__proto__', 'constructor'),
+  fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, 1e308, Number.MAX_SAFE_INTEGER + 2),
+  fc.array(fc.string(), { maxLength: 300 }),
+);
+const FIELDS = ['question', 'options', 'context', 'min_confidence', 'request_id', 'schema_version', '__proto__', 'constructor', 'prototype', 'toString'];
+const hostileRequest = fc.oneof(
+  fc.anything({ maxDepth: 3 }),
+  fc.dictionary(fc.constantFrom(...FIELDS), hostileValue, { maxKeys: 6 }),
+  fc.record({ question: fc.string({ minLength: 1, maxLength: 40 }), options: hostileValue, context: hostileValue }, { requiredKeys: ['question'] }),
+);
+
+describe('hostile system1_decide arguments', () => {
+  let app: TestingModule;
+  let gateway: GatewayService;
+  beforeAll(async () => {
+    app = await gatewayApp({ toml: '[gateway]\nprovider = "mock"' });
+    gateway = app.get(GatewayService);
+  });
+  afterAll(() => app.close());
+
+  it('always get a well-formed answer, and never pollute a prototype', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileRequest, async (request) => {
+        const reply = await gateway.decide(request);
+        expect(validResponse(reply) ? [] : validResponse.errors).toEqual([]);
+        expect(['decided', 'abstained', 'error']).toContain(reply.status);
+        if (reply.status === 'error') expect(reply.error!.code).toBe('invalid_request');
+        expect(({} as Record<string, unknown>).question).toBeUndefined();
+        expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it.each([
+    ['a context 20,000 levels deep', JSON.parse(`{"question":"q","context":${'{"a":'.repeat(20000)}1${'}'.repeat(20000)}}`), /context must nest at most 32 levels/],
+    ['a context over 64 KiB', { question: 'q', context: { blob: 'x'.repeat(70 * 1024) } }, /at most 65536 bytes/],
+    ['10,000 options', { question: 'q', options: Array.from({ length: 10_000 }, (_, i) => `o${i}`) }, /options must contain no more than 256 elements/],
+    ['a pollution attempt', JSON.parse('{"question":"q","__proto__":{"polluted":true}}'), /"__proto__" should not exist/],
+  ])('refuses %s with a clear invalid_request', async (_name, request, message) => {
+    const reply = await gateway.decide(request);
+    expect(reply).toMatchObject({ status: 'error', error: { code: 'invalid_request', message: expect.stringMatching(message) } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('measures depth without recursion', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    expect(jsonDepthExceeds(deep, CONTEXT_MAX_DEPTH)).toBe(true);
+    expect(jsonDepthExceeds({ a: [{ b: 1 }] }, 3)).toBe(false);
+    expect(jsonDepthExceeds({ a: [{ b: {} }] }, 3)).toBe(true);
+  });
+});
+
+describe('the stdin guard', () => {
+  const run = async (chunks: (string | Buffer)[], maxLineBytes = 1024) => {
+    const input = new PassThrough();
+    const replies: ErrorReply[] = [];
+    const output = guardStdin(input, (reply) => replies.push(reply), maxLineBytes);
+    const forwarded: string[] = [];
+    output.on('data', (chunk: Buffer) => forwarded.push(chunk.toString()));
+    const ended = new Promise((resolve) => output.on('end', resolve));
+    for (const chunk of chunks) input.write(chunk);
+    input.end();
+    await ended;
+    return { replies, forwarded: forwarded.join('') };
+  };
+
+  it('passes well-formed messages through unchanged, whatever the chunking', async () => {
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const { replies, forwarded } = await run([message.slice(0, 10), message.slice(10) + '\n' + message, '\n\n']);
+    expect(replies).toEqual([]);
+    expect(forwarded).toBe(`${message}\n${message}\n`);
+  });
+
+  it('answers what the SDK would ignore or die on, and keeps going', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 'big-1', method: 'tools/call', params: { blob: 'x'.repeat(5000) } });
+    const ok = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    const { replies, forwarded } = await run(['{not json\n', '[{"jsonrpc":"2.0","id":1}]\n', '42\n', big.slice(0, 3000), big.slice(3000) + '\n', ok + '\n']);
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not valid JSON' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported: send one message per line' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a message must be a JSON object' } },
+      { jsonrpc: '2.0', id: 'big-1', error: { code: -32600, message: 'message too large: lines are limited to 1024 bytes' } },
+    ]);
+    expect(forwarded).toBe(`${ok}\n`);
+  });
+
+  it('answers a last line without a newline when the stream ends', async () => {
+    const { forwarded } = await run(['{"jsonrpc":"2.0","id":9,"method":"ping"}']);
+    expect(forwarded).toBe('{"jsonrpc":"2.0","id":9,"method":"ping"}\n');
+  });
+});
