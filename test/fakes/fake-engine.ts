@@ -57,6 +57,12 @@ export abstract class FakeEngine {
   /** Apply the fault to every route, health included (default: only the decision route). */
   faultEverywhere = false;
   slowMs = 5000;
+  /** Keep every request in `requests` (off for long benchmark runs). */
+  record = true;
+  /** Delay before every decision answer, for a latency profile (benchmarks: fixed or jittered). */
+  latencyMs?: () => number;
+  /** Picks the fault per decision request (chaos runs); default: `fault`. */
+  chooseFault?: (request: RecordedRequest) => Fault;
   redirectTo = 'http://127.0.0.1:9/';
   private server?: Server;
   private readonly sockets = new Set<Socket>();
@@ -118,9 +124,11 @@ export abstract class FakeEngine {
     }
     const path = (req.url ?? '/').split('?')[0];
     const request: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    this.requests.push(request);
-    const faulty = this.fault !== 'none' && (this.faultEverywhere || this.decisionPaths.includes(path));
-    if (faulty) return this.play(this.fault, request, res);
+    if (this.record) this.requests.push(request);
+    const decision = this.decisionPaths.includes(path);
+    const fault = (decision && this.chooseFault?.(request)) || this.fault;
+    if (fault !== 'none' && (this.faultEverywhere || decision)) return this.play(fault, request, res);
+    if (decision && this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs!()));
     this.send(res, this.answer(request));
   }
 

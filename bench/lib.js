@@ -1,0 +1,94 @@
+// Shared pieces of the benchmarks: fake engines (compiled from test/fakes), the gateway and a minimal
+// SDK-only server started the way MCP clients start them, percentiles, RSS, and result files.
+'use strict';
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { mkdirSync, mkdtempSync, readFileSync, writeFileSync } = require('node:fs');
+const { tmpdir, cpus, totalmem } = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const MAIN = path.join(ROOT, 'dist', 'main.js');
+const RESULTS = path.join(__dirname, 'results');
+
+/** A fake engine from dist-fakes (npm run bench compiles them). */
+function fake(name) {
+  const { FAKE_ENGINES } = require(path.join(ROOT, 'dist-fakes', 'index.js'));
+  const engine = FAKE_ENGINES[name]();
+  engine.record = false;
+  return engine;
+}
+
+/** An isolated environment: no user config, no pause file, logs only at WARNING. */
+function isolatedEnv(extra = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'system1-bench-'));
+  return {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, 'xdg'),
+    SYSTEM1_INSTALL_DIR: path.join(dir, 'install'),
+    SYSTEM1_LOG_LEVEL: 'WARNING',
+    ...extra,
+  };
+}
+
+/** Starts a stdio MCP server as a client does and connects the SDK client to it. */
+async function connect(args, env) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' });
+  const client = new Client({ name: 'system1-bench', version: '0' });
+  await client.connect(transport);
+  return { client, pid: transport.pid, close: () => client.close() };
+}
+
+const gateway = (env) => connect([MAIN, 'mcp'], env);
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+function summary(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
+}
+
+/** Runs `task(i)` `total` times with `inFlight` at once; returns each run's duration in ms. */
+async function drive(total, inFlight, task) {
+  const durations = new Array(total);
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      const started = performance.now();
+      await task(i);
+      durations[i] = performance.now() - started;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return durations;
+}
+
+/** Resident memory of a process, in MB (Linux /proc). */
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+/** Open file descriptors of a process (sockets included). */
+function openFds(pid) {
+  return require('node:fs').readdirSync(`/proc/${pid}/fd`).length;
+}
+
+function machine() {
+  return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString() };
+}
+
+function save(name, result) {
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(path.join(RESULTS, `${name}.json`), `${JSON.stringify({ machine: machine(), ...result }, null, 2)}\n`);
+}
+
+const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
+
+module.exports = { ROOT, MAIN, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, machine, save, ms, percentile };

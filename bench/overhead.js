@@ -1,0 +1,55 @@
+// Overhead: decisions through the gateway's stdio server against a fake engine with a fixed 20 ms latency,
+// beside direct HTTP calls to the same fake and the same calls through a minimal SDK-only stdio server,
+// interleaved in one run. The gateway's overhead is its latency minus the direct call's, per percentile.
+'use strict';
+const path = require('node:path');
+const { fake, isolatedEnv, gateway, connect, summary, drive, save, ms } = require('./lib');
+
+const ENGINE_MS = 20;
+const ROUNDS = 5;
+const QUESTION = 'Rerun the flaky pipeline or block the merge?';
+const OPTIONS = ['rerun the pipeline', 'block the merge'];
+
+async function main() {
+  const engine = fake('laya');
+  engine.latencyMs = () => ENGINE_MS;
+  const url = (await engine.start()).origin;
+  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: url, SYSTEM1_MIN_CONFIDENCE: '0' });
+  const gw = await gateway(env);
+  const minimal = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url });
+  const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } } });
+  const ways = {
+    direct: () => fetch(`${url}/v1/systemone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json()),
+    minimal: () => minimal.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
+    gateway: () => gw.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }),
+  };
+  for (const run of Object.values(ways)) await drive(50, 4, run); // warm-up
+
+  const result = { command: 'npm run bench -- overhead', engine_latency_ms: ENGINE_MS, levels: {} };
+  for (const [inFlight, perRound] of [[1, 100], [64, 640]]) {
+    const samples = { direct: [], minimal: [], gateway: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, run] of Object.entries(ways)) samples[name].push(...(await drive(perRound, inFlight, run)));
+    }
+    const stats = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)]));
+    const over = (name) => Object.fromEntries(['p50', 'p90', 'p99'].map((p) => [p, stats[name][p] - stats.direct[p]]));
+    result.levels[inFlight] = { ...stats, overhead_gateway: over('gateway'), overhead_minimal: over('minimal') };
+  }
+  await gw.close();
+  await minimal.close();
+  await engine.stop();
+
+  console.log(`overhead against a ${ENGINE_MS} ms engine (ms; overhead = latency minus the direct HTTP call's)`);
+  const rows = {};
+  for (const [inFlight, level] of Object.entries(result.levels)) {
+    for (const name of ['direct', 'minimal', 'gateway']) rows[`${name} @${inFlight}`] = { p50: ms(level[name].p50), p90: ms(level[name].p90), p99: ms(level[name].p99) };
+    rows[`overhead minimal @${inFlight}`] = mapMs(level.overhead_minimal);
+    rows[`overhead gateway @${inFlight}`] = mapMs(level.overhead_gateway);
+  }
+  console.table(rows);
+  save('overhead', result);
+}
+
+const mapMs = (row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, ms(v)]));
+
+main();

@@ -1,0 +1,43 @@
+// Start-up: spawn to the first answered system1_decide, beside a bare `node -e ''` and the minimal SDK-only
+// server's spawn to first answer, interleaved round by round so machine noise hits all three alike.
+'use strict';
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const { isolatedEnv, MAIN, summary, save, ms } = require('./lib');
+const { rawSession, decide } = require('./raw-session');
+
+const ROUNDS = 15;
+
+function bareNode() {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    spawn(process.execPath, ['-e', '']).once('exit', () => resolve(performance.now() - started));
+  });
+}
+
+async function firstAnswer(args, env, toolName) {
+  const started = performance.now();
+  const session = rawSession(args, env);
+  await session.ready;
+  await session.request(toolName === 'decide' ? { id: 1, method: 'tools/call', params: { name: 'decide', arguments: { question: 'q' } } } : decide(1, { question: 'q' }));
+  const elapsed = performance.now() - started;
+  await session.close();
+  return elapsed;
+}
+
+async function main() {
+  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock' });
+  const samples = { 'node -e ""': [], 'minimal SDK server': [], gateway: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    samples['node -e ""'].push(await bareNode());
+    samples['minimal SDK server'].push(await firstAnswer([path.join(__dirname, 'minimal-server.js')], env, 'decide'));
+    samples.gateway.push(await firstAnswer([MAIN, 'mcp'], env, 'system1_decide'));
+  }
+  const stats = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)]));
+  const ratio = stats.gateway.p50 / stats['minimal SDK server'].p50;
+  console.log(`spawn to first answered decision, ms (${ROUNDS} interleaved rounds); gateway / minimal = ${ratio.toFixed(2)}`);
+  console.table(Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, { p50: ms(s.p50), p90: ms(s.p90) }])));
+  save('startup', { command: 'npm run bench -- startup', rounds: ROUNDS, stats, gateway_over_minimal_p50: ratio, route_hook: 'not built yet' });
+}
+
+main();
