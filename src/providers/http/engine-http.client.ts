@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import axios, { AxiosError, AxiosRequestConfig } from 'axios';
-import { HttpsProxyAgent } from 'https-proxy-agent';
+import type { AxiosRequestConfig, AxiosStatic } from 'axios';
+import type { HttpsProxyAgent as HttpsProxyAgentType } from 'https-proxy-agent';
 import { getProxyForUrl } from 'proxy-from-env';
 import { GATEWAY_VERSION } from '../../gateway/version';
 import { isRecord } from '../../common/is-record';
@@ -65,7 +65,7 @@ export class EngineHttpClient {
 
     let response;
     try {
-      response = await axios.request<string>(config);
+      response = await loadAxios().request<string>(config);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw new EngineTransportError(`${transportProblem(error)} (${where})`);
@@ -96,6 +96,13 @@ export class EngineHttpClient {
 
 const NOT_JSON = Symbol('not JSON');
 
+// axios costs about 100 ms to load: loaded on the first engine call rather than at start-up, which every
+// MCP session and the mock-only paths wait on.
+let axiosModule: AxiosStatic | undefined;
+function loadAxios(): AxiosStatic {
+  return (axiosModule ??= (require('axios') as { default: AxiosStatic }).default);
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -109,21 +116,23 @@ function routeFor(url: URL): Pick<AxiosRequestConfig, 'proxy' | 'httpsAgent'> {
   if (isLoopbackHost(url.hostname) || url.protocol !== 'https:') return { proxy: false };
   const proxy = getProxyForUrl(url.href);
   // axios's own proxy support forwards https requests in a way the proxy can read; a CONNECT tunnel cannot.
-  return proxy ? { proxy: false, httpsAgent: new HttpsProxyAgent(proxy) } : { proxy: false };
+  if (!proxy) return { proxy: false };
+  const { HttpsProxyAgent } = require('https-proxy-agent') as { HttpsProxyAgent: typeof HttpsProxyAgentType };
+  return { proxy: false, httpsAgent: new HttpsProxyAgent(proxy) };
 }
 
 /** Words for a failed connection, from the error code only: messages of the HTTP layer can quote headers. */
 function transportProblem(error: unknown): string {
-  const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).cause?.toString();
+  const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? '';
   if (code === 'ECONNREFUSED') return 'connection refused: is the engine running?';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'the engine reset the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
   if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') return 'the connection timed out';
-  if (code === AxiosError.ERR_BAD_RESPONSE && message.startsWith('maxContentLength')) {
+  if (code === 'ERR_BAD_RESPONSE' && message.startsWith('maxContentLength')) {
     return `the reply is larger than ${MAX_RESPONSE_BYTES} bytes`;
   }
-  if (code === AxiosError.ERR_BAD_RESPONSE || /aborted|socket hang up/i.test(message)) return 'the reply was cut off';
+  if (code === 'ERR_BAD_RESPONSE' || /aborted|socket hang up/i.test(message)) return 'the reply was cut off';
   if (typeof code === 'string' && /CERT|SSL|TLS/.test(code)) return `TLS failure (${code})`;
   return `transport failure (${typeof code === 'string' ? code : 'unknown'})`;
 }
