@@ -1,3 +1,4 @@
+import { configuredEndpoint } from '../http/http-settings';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { endpointUrl } from '../http/endpoint';
 import { EngineStatusError } from '../http/engine-http.errors';
@@ -30,6 +31,16 @@ export interface SystemOneConnection {
   /** The environment variable holding the bearer token, read at call time. */
   keyVariable: string;
   context: ProviderCreateContext;
+}
+
+/** The connection to a System One engine on this machine (or elsewhere with `allow_remote`), from its settings. */
+export function localConnection(
+  http: EngineHttpClient,
+  settings: Readonly<Record<string, unknown>>,
+  keyVariable: string,
+  context: ProviderCreateContext,
+): SystemOneConnection {
+  return { http, base: configuredEndpoint(settings), allowRemote: settings.allow_remote === true, keyVariable, context };
 }
 
 /**

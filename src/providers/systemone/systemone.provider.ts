@@ -3,7 +3,7 @@ import { isRecord } from '../../common/is-record';
 import { shown, text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { EngineStatusError } from '../http/engine-http.errors';
-import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
+import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
   HealthProbeResult,
@@ -14,7 +14,7 @@ import {
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { localConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
 interface SystemOneSettings {
@@ -59,13 +59,7 @@ export class SystemOneProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as SystemOneSettings;
-    return new SystemOneProvider(settings.model, {
-      http: this.http,
-      base: configuredEndpoint(raw),
-      allowRemote: settings.allow_remote,
-      keyVariable: this.keyVariable,
-      context,
-    });
+    return new SystemOneProvider(settings.model, localConnection(this.http, raw, this.keyVariable, context));
   }
 }
 

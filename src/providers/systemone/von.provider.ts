@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
-import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
+import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
   HealthProbeResult,
@@ -13,7 +13,7 @@ import {
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { localConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
 interface VonSettings {
@@ -55,13 +55,7 @@ export class VonProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as VonSettings;
-    return new VonProvider(settings.model, {
-      http: this.http,
-      base: configuredEndpoint(raw),
-      allowRemote: settings.allow_remote,
-      keyVariable: this.keyVariable,
-      context,
-    });
+    return new VonProvider(settings.model, localConnection(this.http, raw, this.keyVariable, context));
   }
 }
 
