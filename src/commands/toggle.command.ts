@@ -23,8 +23,14 @@ export class ToggleCommand extends CommandRunner {
       this.output.err(`system1 toggle: expected on, off or status, got ${JSON.stringify(action)}`);
       return this.output.fail(2);
     }
-    if (action === 'off') this.pause.pause();
-    if (action === 'on') this.pause.resume();
+    try {
+      if (action === 'off') this.pause.pause();
+      if (action === 'on') this.pause.resume();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      this.output.err(`system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} (${code}); System-1 was not switched ${action}`);
+      return this.output.fail(1);
+    }
     this.output.out(this.describe());
   }
 

@@ -1,0 +1,77 @@
+/**
+ * The secret sweep: every key variable set to a recognisable value, the server and the CLI driven through
+ * faults, hostile input, a config with a key in it and a calibration run, then everything they wrote
+ * (stdout, stderr, the log file, replies, calibration files) scanned for those values.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { LayaFake } from '../fakes/laya.fake';
+import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+
+const SECRETS = {
+  SYSTEM1_LAYA_API_KEY: 'sk-sweep-LAYA-1f2e3d',
+  SYSTEM1_VON_API_KEY: 'sk-sweep-VON-4c5b6a',
+  SYSTEM1_SYSTEMONE_API_KEY: 'sk-sweep-SYSTEMONE-7a8b9c',
+  SYSTEM1_TYPESAFE_API_KEY: 'sk-sweep-TYPESAFE-0d1e2f',
+  SYSTEM1_OPENAI_API_KEY: 'sk-sweep-OPENAI-3a4b5c',
+  ANTHROPIC_API_KEY: 'sk-ant-sweep-6d7e8f',
+};
+const FILE_SECRET = 'sk-sweep-IN-FILE-9z9z9z';
+
+const resources = Resources.perTest();
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : [full];
+  });
+}
+
+it('finds none of the keys in anything the gateway writes', async () => {
+  requireBuild();
+  const fake = new LayaFake({ apiKey: SECRETS.SYSTEM1_LAYA_API_KEY });
+  const endpoint = (await fake.start()).origin;
+  const sandbox: Sandbox = resources.sandbox();
+  const logFile = path.join(sandbox.dir, 'logs', 'gateway.log');
+  const config = sandbox.writeConfig(
+    `[gateway]\nprovider = "laya"\nfallback = ["mock"]\ntimeout_s = 0.5\nlog_level = "DEBUG"\nlog_file = "${logFile}"\n` +
+      `[providers.laya]\nendpoint = "${endpoint}"\n`,
+  );
+  const env = { ...SECRETS, SYSTEM1_CONFIG: config };
+  const seen: string[] = [];
+  try {
+    const gateway = await resources.server({ sandbox, env });
+    const ask = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'] };
+    for (const fault of ['none', 'status-401', 'status-500', 'status-429', 'redirect', 'reset', 'truncated', 'non-json', 'huge', 'hang', 'wrong-shape'] as const) {
+      fake.fault = fault;
+      seen.push((await gateway.decide({ ...ask, request_id: `sweep-${fault}` })).text);
+    }
+    fake.fault = 'none';
+    for (const hostile of [{ question: '' }, { question: 'q', api_key: 'x' }, { question: 'q', context: { key: SECRETS.SYSTEM1_LAYA_API_KEY.slice(0, 6) } }]) {
+      seen.push((await gateway.decide(hostile)).text);
+    }
+    seen.push(JSON.stringify(await gateway.health()), JSON.stringify(await gateway.capabilities()));
+    await gateway.close();
+    seen.push(gateway.stderr());
+
+    // A config with a key written into it: reported, never repeated.
+    const broken = sandbox.writeConfig(`[gateway]\nprovider = "laya"\n[providers.laya]\napi_key = "${FILE_SECRET}"\n`, 'broken.toml');
+    const smoke = await runCli(['smoke', '--json'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: broken }));
+    seen.push(smoke.stdout, smoke.stderr);
+
+    // A calibration run writes files: scan them too.
+    const data = path.join(sandbox.dir, 'data.jsonl');
+    writeFileSync(data, readFileSync(path.join(ROOT, 'calibration', 'yes-no-seed.jsonl'), 'utf8'));
+    const calibrate = await runCli(['calibrate', data, '--write', '--json'], sandbox.env(env));
+    seen.push(calibrate.stdout, calibrate.stderr);
+    for (const file of filesUnder(sandbox.dir)) if (!file.endsWith('.toml') && !file.endsWith('.jsonl')) seen.push(readFileSync(file, 'utf8'));
+
+    const everything = seen.join('\n');
+    expect(everything).toContain('sweep-status-401'); // the scan really covers the replies
+    expect(readFileSync(logFile, 'utf8')).toContain('[sweep-reset]');
+    const hits = [...Object.values(SECRETS), FILE_SECRET].filter((secret) => everything.includes(secret));
+    expect(hits).toEqual([]);
+  } finally {
+    await fake.stop();
+  }
+});
