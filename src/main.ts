@@ -23,6 +23,43 @@ async function serveMcp(): Promise<void> {
   }
 }
 
+/** The hook's whole budget, start-up included: Claude Code waits on it before every prompt. */
+const HOOK_BUDGET_MS = 1500;
+
+/**
+ * `system1 route-hook`: Claude Code's UserPromptSubmit hook. Reads the hook JSON on stdin, prints a hint or
+ * nothing, and always exits 0 within its budget: its own errors go to the log, never to the user.
+ */
+async function routeHook(): Promise<void> {
+  const started = Date.now() - process.uptime() * 1000;
+  const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    let input: unknown;
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return;
+    }
+    const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
+    const { RouteHookAppModule } = require('./route-hook-app.module') as typeof import('./route-hook-app.module');
+    const { RouteHookService } = require('./routing/route-hook.service') as typeof import('./routing/route-hook.service');
+    const app = await NestFactory.createApplicationContext(RouteHookAppModule, { logger: gatewayLogger, abortOnError: false });
+    // What is left of the budget, less a margin to print and exit.
+    const budget = HOOK_BUDGET_MS - (Date.now() - started) - 100;
+    const { output } = await app.get(RouteHookService).handle(input, budget);
+    if (output) process.stdout.write(`${output}\n`);
+  } catch (error) {
+    gatewayLogger.error(`route-hook: ${error instanceof Error ? error.message : String(error)}`, 'RouteHook');
+  } finally {
+    clearTimeout(hardStop);
+    process.exitCode = 0;
+    // Open sockets to a hung engine must not keep Claude Code waiting.
+    setImmediate(() => process.exit(0));
+  }
+}
+
 /** Every other command, through nest-commander over the full container. */
 async function runCommand(): Promise<void> {
   const { CommandFactory } = require('nest-commander') as typeof import('nest-commander');
@@ -51,7 +88,8 @@ async function runCommand(): Promise<void> {
   }
 }
 
-const command = process.argv[2] === 'mcp' && process.argv.length === 3 ? serveMcp : runCommand;
+const LEAN_PATHS: Record<string, () => Promise<void>> = { mcp: serveMcp, 'route-hook': routeHook };
+const command = (process.argv.length === 3 && LEAN_PATHS[process.argv[2]]) || runCommand;
 command().catch((error: unknown) => {
   gatewayLogger.error(`system1 failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'Cli');
   process.exitCode = 1;

@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { isRecord } from '../common/is-record';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { ConfigStatus } from '../gateway/config-status.service';
+import { PauseState } from '../gateway/pause-state.service';
+import { FeatureReader, FeatureReading } from './feature-reader.service';
+import { Feature } from './routing-features';
+import { appendLogLine, insideLogDirs } from './routing-log';
+import { routeTier, Tier } from './routing-rule';
+
+/** Prompts shorter than this are usually follow-ups whose size depends on the conversation. */
+const MIN_WORDS = 10;
+
+const TIER_WORDS: Record<Tier, string> = {
+  opus: 'design, planning or review work',
+  haiku: 'a read-only lookup or check',
+  sonnet: 'everyday implementation work',
+};
+
+export interface HookOutcome {
+  /** What to print on stdout, or null to stay silent. */
+  output: string | null;
+  /** Why it stayed silent, for the log. */
+  silentBecause?: string;
+}
+
+/**
+ * Claude Code's UserPromptSubmit hook: reads the features of a prompt, turns them into a tier with the
+ * rule, logs the result where the user opted in, and gives Claude a one-line hint. Advisory only: it never
+ * blocks or rewrites a prompt, and stays silent whenever it has nothing sure to say.
+ */
+@Injectable()
+export class RouteHookService {
+  private readonly logger = new Logger('RouteHook');
+
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly configStatus: ConfigStatus,
+    private readonly pause: PauseState,
+    private readonly reader: FeatureReader,
+  ) {}
+
+  async handle(input: unknown, budgetMs: number): Promise<HookOutcome> {
+    const silent = (why: string): HookOutcome => {
+      this.logger.debug(`silent: ${why}`);
+      return { output: null, silentBecause: why };
+    };
+    if (!isRecord(input) || typeof input.prompt !== 'string') return silent('no prompt in the hook input');
+    const prompt = input.prompt;
+    if (!this.config.routing.enabled) return silent('routing is off');
+    if (this.configStatus.errors().length > 0) return silent('the config is broken');
+    if (this.pause.isPaused()) return silent('System-1 is paused');
+    const text = prompt.trimStart();
+    if (text.startsWith('/')) return silent('a slash command');
+    if (input.source === 'system' || text.startsWith('<task-notification>')) return silent('a subagent hand-back');
+    if (text.split(/\s+/).filter(Boolean).length < MIN_WORDS) return silent(`fewer than ${MIN_WORDS} words`);
+
+    const requestId = typeof input.prompt_id === 'string' ? input.prompt_id : randomUUID();
+    const reading = await this.reader.read(prompt, budgetMs, requestId);
+    if (reading.kind === 'failed') {
+      this.logger.warn(`[${requestId}] no routing: ${reading.detail}`);
+      return silent('the engine failed');
+    }
+    const answers = Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer])) as Record<Feature, boolean>;
+    const tier = routeTier(answers);
+    const hinted = reading.confident && this.config.routing.hint;
+    this.record(input, prompt, requestId, reading, tier, hinted);
+    if (!reading.confident) return silent('the engine abstained on a feature');
+    if (!this.config.routing.hint) return silent('hint = false (record only)');
+    this.logger.log(`[${requestId}] hint: ${tier}`);
+    const hint = `System-1 routing: this prompt reads as ${TIER_WORDS[tier]}; when you spawn subagents for it, pass model: "${tier}".`;
+    return { output: JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: hint } }) };
+  }
+
+  private record(input: Record<string, unknown>, prompt: string, requestId: string, reading: Extract<FeatureReading, { kind: 'answered' }>, tier: Tier, hinted: boolean) {
+    const cwd = typeof input.cwd === 'string' ? input.cwd : undefined;
+    if (!insideLogDirs(cwd, this.config.routing.log_dirs)) return;
+    try {
+      appendLogLine(this.config.routing.log_file, {
+        ts: new Date().toISOString(),
+        source: 'routing',
+        session_id: input.session_id ?? null,
+        prompt_id: requestId,
+        cwd,
+        prompt,
+        provider: reading.provider,
+        features: reading.features,
+        tier,
+        hinted,
+      });
+    } catch (error) {
+      // A full or read-only disk must not cost the user their prompt: say so in the log, carry on.
+      this.logger.warn(`[${requestId}] cannot write the routing log ${this.config.routing.log_file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+}

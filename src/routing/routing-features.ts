@@ -1,0 +1,19 @@
+import { DecisionQuestion } from '../providers/provider.interface';
+
+/**
+ * The four yes/no features the routing hook reads off a prompt. Asking "which model?" directly scored
+ * near chance; reading a property off the text does not take reasoning (see the routing study).
+ */
+export const FEATURES = {
+  read_only: 'Does this task only look something up, check, count or answer, without changing files?',
+  design: 'Does this task ask to design, plan, decide between options, research or define an architecture?',
+  review: 'Does this task ask to review or audit existing work?',
+  specified: 'Does this task name the exact steps, files or plan item to work on?',
+} as const;
+
+export type Feature = keyof typeof FEATURES;
+export type FeatureAnswers = Record<Feature, boolean>;
+
+export function featureQuestions(): DecisionQuestion[] {
+  return (Object.keys(FEATURES) as Feature[]).map((id) => ({ id, text: FEATURES[id], options: ['yes', 'no'], yesNo: true }));
+}

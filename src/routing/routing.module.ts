@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { CalibrationModule } from '../calibration/calibration.module';
+import { GatewayModule } from '../gateway/gateway.module';
+import { ProvidersModule } from '../providers/providers.module';
+import { FeatureReader } from './feature-reader.service';
+import { RouteHookService } from './route-hook.service';
+
+@Module({
+  imports: [GatewayModule, ProvidersModule, CalibrationModule],
+  providers: [FeatureReader, RouteHookService],
+  exports: [RouteHookService],
+})
+export class RoutingModule {}

@@ -1,0 +1,112 @@
+/** `system1 route-hook` driven as Claude Code drives it: the hook JSON on stdin, a fake laya behind it. */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { LayaFake } from '../fakes/laya.fake';
+import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+
+const resources = Resources.perTest();
+let fake: LayaFake;
+let endpoint: string;
+beforeAll(async () => {
+  requireBuild();
+  fake = new LayaFake();
+  endpoint = (await fake.start()).origin;
+});
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.fault = 'none';
+  fake.requests.length = 0;
+});
+
+const DESIGN = 'Design the architecture for the new billing service and decide between a queue and cron jobs';
+
+interface Setup {
+  routing?: string;
+  gateway?: string;
+}
+
+function setUp(sandbox: Sandbox, { routing = '', gateway = '' }: Setup = {}) {
+  const repo = path.join(sandbox.dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  const logFile = path.join(sandbox.dir, 'routing.jsonl');
+  const config = sandbox.writeConfig(
+    `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoint = "${endpoint}"\n` +
+      `[routing]\nenabled = true\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n${routing}\n`,
+  );
+  return { repo, logFile, env: sandbox.env({ SYSTEM1_CONFIG: config }) };
+}
+
+function hook(env: Record<string, string>, input: Record<string, unknown>): Promise<{ code: number | null; stdout: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: 10_000 }, (error, stdout) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), ms: Date.now() - started }),
+    );
+    child.stdin!.end(JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }));
+  });
+}
+
+it('gives a one-line tier hint for a long design prompt, from one engine pass for the four features', async () => {
+  const sandbox = resources.sandbox();
+  const { repo, env } = setUp(sandbox);
+  const result = await hook(env, { cwd: repo, prompt: DESIGN });
+  expect(result.code).toBe(0);
+  const output = JSON.parse(result.stdout);
+  expect(output).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') } });
+  expect(result.stdout.trim().split('\n')).toHaveLength(1);
+  const calls = fake.requestsTo('/v1/systemone');
+  expect(calls).toHaveLength(1);
+  expect(Object.keys((calls[0].body as { questions: object }).questions)).toEqual(['read_only', 'design', 'review', 'specified']);
+  expect((calls[0].body as { state: object }).state).toEqual({ prompt: DESIGN });
+});
+
+it.each([
+  ['a slash command', {}, { prompt: '/system1:doctor check everything about the gateway please, it is down again' }],
+  ['a prompt under 10 words', {}, { prompt: 'and now fix the other one too' }],
+  ['a subagent hand-back', {}, { prompt: '<task-notification> the background agent finished reviewing the auth module, see report </task-notification>' }],
+  ['a hand-back marked source system', {}, { prompt: DESIGN, source: 'system' }],
+  ['routing off', { routing: 'enabled = false' }, { prompt: DESIGN }],
+  ['an abstaining engine', { routing: 'min_confidence = 0.9' }, { prompt: DESIGN }],
+  ['record-only mode', { routing: 'hint = false' }, { prompt: DESIGN }],
+])('stays silent for %s', async (_name, setup: Setup, input) => {
+  const sandbox = resources.sandbox();
+  const { repo, env } = setUp(sandbox, setup);
+  const result = await hook(env, { cwd: repo, ...input });
+  expect(result).toMatchObject({ code: 0, stdout: '' });
+});
+
+it('stays silent while paused, when the engine fails, and when it is not installed', async () => {
+  const sandbox = resources.sandbox();
+  const { repo, env } = setUp(sandbox);
+  mkdirSync(env.SYSTEM1_INSTALL_DIR, { recursive: true });
+  writeFileSync(path.join(env.SYSTEM1_INSTALL_DIR, 'paused'), 'paused');
+  expect(await hook(env, { cwd: repo, prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
+  const running = setUp(resources.sandbox());
+  fake.fault = 'status-500';
+  expect(await hook(running.env, { cwd: running.repo, prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
+  const missing = resources.sandbox();
+  const config = missing.writeConfig('[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n[routing]\nenabled = true\n');
+  expect(await hook(missing.env({ SYSTEM1_CONFIG: config }), { prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
+});
+
+it('keeps to its 1.5 s budget, start-up included, when the engine hangs', async () => {
+  fake.fault = 'hang';
+  const sandbox = resources.sandbox();
+  const { repo, env } = setUp(sandbox, { gateway: 'timeout_s = 30' });
+  const result = await hook(env, { cwd: repo, prompt: DESIGN });
+  expect(result).toMatchObject({ code: 0, stdout: '' });
+  expect(result.ms).toBeLessThan(2500); // the engine would hang for 30 s; the hook gave up at its budget
+});
+
+it('logs a prompt only when Claude Code works inside one of log_dirs', async () => {
+  const sandbox = resources.sandbox();
+  const { repo, logFile, env } = setUp(sandbox, { routing: 'hint = false' });
+  await hook(env, { cwd: path.join(sandbox.dir, 'elsewhere'), prompt: DESIGN });
+  expect(existsSync(logFile)).toBe(false);
+  await hook(env, { cwd: path.join(repo, 'src', 'billing'), prompt: DESIGN });
+  const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({ source: 'routing', prompt: DESIGN, provider: 'laya', tier: 'opus', hinted: false, prompt_id: 'p-1' });
+  expect(Object.keys(lines[0].features)).toEqual(['read_only', 'design', 'review', 'specified']);
+});
