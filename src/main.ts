@@ -27,38 +27,49 @@ async function serveMcp(): Promise<void> {
 const HOOK_BUDGET_MS = 1500;
 
 /**
- * `system1 route-hook`: Claude Code's UserPromptSubmit hook. Reads the hook JSON on stdin, prints a hint or
- * nothing, and always exits 0 within its budget: its own errors go to the log, never to the user.
+ * The Claude Code hooks (`route-hook`: UserPromptSubmit; `spawn-hook`: PreToolUse on the Agent tool). Each
+ * reads the hook JSON on stdin, prints a hint or nothing, and always exits 0 within its budget: its own
+ * errors go to the log, never to the user.
  */
-async function routeHook(): Promise<void> {
-  const started = Date.now() - process.uptime() * 1000;
-  const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
-  try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    let input: unknown;
+function claudeHook(handle: (app: import('@nestjs/common').INestApplicationContext, input: unknown, budgetMs: number) => Promise<string | null>) {
+  return async (): Promise<void> => {
+    const started = Date.now() - process.uptime() * 1000;
+    const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
     try {
-      input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      return;
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      let input: unknown;
+      try {
+        input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return;
+      }
+      const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
+      const { RouteHookAppModule } = require('./route-hook-app.module') as typeof import('./route-hook-app.module');
+      const app = await NestFactory.createApplicationContext(RouteHookAppModule, { logger: gatewayLogger, abortOnError: false });
+      // What is left of the budget, less a margin to print and exit.
+      const output = await handle(app, input, HOOK_BUDGET_MS - (Date.now() - started) - 100);
+      if (output) process.stdout.write(`${output}\n`);
+    } catch (error) {
+      gatewayLogger.error(`hook: ${error instanceof Error ? error.message : String(error)}`, 'Hook');
+    } finally {
+      clearTimeout(hardStop);
+      // Open sockets to a hung engine must not keep Claude Code waiting.
+      setImmediate(() => process.exit(0));
     }
-    const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
-    const { RouteHookAppModule } = require('./route-hook-app.module') as typeof import('./route-hook-app.module');
-    const { RouteHookService } = require('./routing/route-hook.service') as typeof import('./routing/route-hook.service');
-    const app = await NestFactory.createApplicationContext(RouteHookAppModule, { logger: gatewayLogger, abortOnError: false });
-    // What is left of the budget, less a margin to print and exit.
-    const budget = HOOK_BUDGET_MS - (Date.now() - started) - 100;
-    const { output } = await app.get(RouteHookService).handle(input, budget);
-    if (output) process.stdout.write(`${output}\n`);
-  } catch (error) {
-    gatewayLogger.error(`route-hook: ${error instanceof Error ? error.message : String(error)}`, 'RouteHook');
-  } finally {
-    clearTimeout(hardStop);
-    process.exitCode = 0;
-    // Open sockets to a hung engine must not keep Claude Code waiting.
-    setImmediate(() => process.exit(0));
-  }
+  };
 }
+
+const routeHook = claudeHook(async (app, input, budgetMs) => {
+  const { RouteHookService } = require('./routing/route-hook.service') as typeof import('./routing/route-hook.service');
+  return (await app.get(RouteHookService).handle(input, budgetMs)).output;
+});
+
+const spawnHook = claudeHook(async (app, input) => {
+  const { SpawnRecorder } = require('./routing/spawn-recorder.service') as typeof import('./routing/spawn-recorder.service');
+  app.get(SpawnRecorder).record(input);
+  return null;
+});
 
 /** Every other command, through nest-commander over the full container. */
 async function runCommand(): Promise<void> {
@@ -88,7 +99,7 @@ async function runCommand(): Promise<void> {
   }
 }
 
-const LEAN_PATHS: Record<string, () => Promise<void>> = { mcp: serveMcp, 'route-hook': routeHook };
+const LEAN_PATHS: Record<string, () => Promise<void>> = { mcp: serveMcp, 'route-hook': routeHook, 'spawn-hook': spawnHook };
 const command = (process.argv.length === 3 && LEAN_PATHS[process.argv[2]]) || runCommand;
 command().catch((error: unknown) => {
   gatewayLogger.error(`system1 failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'Cli');

@@ -4,10 +4,11 @@ import { GatewayModule } from '../gateway/gateway.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { FeatureReader } from './feature-reader.service';
 import { RouteHookService } from './route-hook.service';
+import { SpawnRecorder } from './spawn-recorder.service';
 
 @Module({
   imports: [GatewayModule, ProvidersModule, CalibrationModule],
-  providers: [FeatureReader, RouteHookService],
-  exports: [RouteHookService],
+  providers: [FeatureReader, RouteHookService, SpawnRecorder],
+  exports: [RouteHookService, SpawnRecorder],
 })
 export class RoutingModule {}

@@ -110,3 +110,34 @@ it('logs a prompt only when Claude Code works inside one of log_dirs', async () 
   expect(lines[0]).toMatchObject({ source: 'routing', prompt: DESIGN, provider: 'laya', tier: 'opus', hinted: false, prompt_id: 'p-1' });
   expect(Object.keys(lines[0].features)).toEqual(['read_only', 'design', 'review', 'specified']);
 });
+
+describe('system1 spawn-hook (PreToolUse on the Agent tool)', () => {
+  const spawnHook = (env: Record<string, string>, input: Record<string, unknown>) =>
+    new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, [MAIN, 'spawn-hook'], { env, timeout: 10_000 }, (error, stdout) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout) }),
+      );
+      child.stdin!.end(JSON.stringify(input));
+    });
+  const SPAWN = {
+    session_id: 's-1',
+    prompt_id: 'p-1',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Agent',
+    tool_input: { description: 'Review auth module', prompt: 'Review src/auth/ for token-expiry bugs.', subagent_type: 'general-purpose', model: 'sonnet' },
+    tool_use_id: 'toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W',
+  };
+
+  it('records the model the orchestrator chose next to the prompt, silently, inside log_dirs only', async () => {
+    const sandbox = resources.sandbox();
+    const { repo, logFile, env } = setUp(sandbox);
+    expect(await spawnHook(env, { ...SPAWN, cwd: path.join(sandbox.dir, 'elsewhere') })).toEqual({ code: 0, stdout: '' });
+    expect(existsSync(logFile)).toBe(false);
+    expect(await spawnHook(env, { ...SPAWN, cwd: repo })).toEqual({ code: 0, stdout: '' });
+    expect(await spawnHook(env, { ...SPAWN, cwd: repo, tool_name: 'Bash', tool_input: { command: 'ls' } })).toEqual({ code: 0, stdout: '' });
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      expect.objectContaining({ source: 'spawn', session_id: 's-1', prompt_id: 'p-1', tool_use_id: SPAWN.tool_use_id, model: 'sonnet', subagent_type: 'general-purpose', nested: false }),
+    ]);
+  });
+});
