@@ -6,6 +6,7 @@ import { ProvidersModule } from '../providers/providers.module';
 import { SmokeService } from '../mcp/smoke.service';
 import { CalibrateCommand } from './calibrate.command';
 import { McpCommand } from './mcp.command';
+import { OutcomesCommand } from './outcomes.command';
 import { OutputWriter } from './output.writer';
 import { SchemaCommand } from './schema.command';
 import { SmokeCommand } from './smoke.command';
@@ -13,6 +14,6 @@ import { ToggleCommand } from './toggle.command';
 
 @Module({
   imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand],
+  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand],
 })
 export class CommandsModule {}
