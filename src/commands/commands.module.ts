@@ -5,6 +5,7 @@ import { McpModule } from '../mcp/mcp.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { SmokeService } from '../mcp/smoke.service';
 import { CalibrateCommand } from './calibrate.command';
+import { EvaluateCommand } from './evaluate.command';
 import { McpCommand } from './mcp.command';
 import { OutcomesCommand } from './outcomes.command';
 import { OutputWriter } from './output.writer';
@@ -14,6 +15,6 @@ import { ToggleCommand } from './toggle.command';
 
 @Module({
   imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand],
+  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand],
 })
 export class CommandsModule {}
