@@ -12,9 +12,10 @@ import { OutputWriter } from './output.writer';
 import { SchemaCommand } from './schema.command';
 import { SmokeCommand } from './smoke.command';
 import { ToggleCommand } from './toggle.command';
+import { UsageReportCommand } from './usage-report.command';
 
 @Module({
   imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand],
+  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand],
 })
 export class CommandsModule {}
