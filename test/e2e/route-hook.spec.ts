@@ -141,3 +141,44 @@ describe('system1 spawn-hook (PreToolUse on the Agent tool)', () => {
     ]);
   });
 });
+
+describe('the skill picker', () => {
+  const SKILLS = ['pdf-forms', 'sql-migrations', 'release-notes'];
+  const addSkills = (home: string, names: string[]) => {
+    for (const name of names) {
+      mkdirSync(path.join(home, '.claude', 'skills', name), { recursive: true });
+      writeFileSync(path.join(home, '.claude', 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name.replace('-', ' ')}.\n---\nBody.\n`);
+    }
+  };
+  const skillCalls = () => fake.requestsTo('/v1/systemone').filter((r) => 'skill' in ((r.body as { questions: object }).questions ?? {}));
+
+  it('names the fitting skill beside the routing hint when its hint is on', async () => {
+    const sandbox = resources.sandbox();
+    addSkills(sandbox.home, SKILLS);
+    const { repo, env } = setUp(sandbox, { routing: '[skills]\nenabled = true\nhint = true\nmin_confidence = 0.4' });
+    const result = await hook(env, { cwd: repo, prompt: DESIGN });
+    const context: string = JSON.parse(result.stdout).hookSpecificOutput.additionalContext;
+    const [asked] = skillCalls();
+    const first = ((asked.body as { questions: { skill: { criteria: string[] } } }).questions.skill.criteria)[0];
+    expect(context.split('\n')).toEqual([expect.stringContaining('pass model: "opus"'), `System-1 skills: the "${first}" skill fits this prompt.`]);
+    expect((asked.body as { state: { skills: object } }).state.skills).toMatchObject({ 'sql-migrations': 'Helps with sql migrations.' });
+  });
+
+  it('only records its pick when its hint is off, and stays dormant when the skills outnumber the options', async () => {
+    const sandbox = resources.sandbox();
+    addSkills(sandbox.home, SKILLS);
+    const { repo, logFile, env } = setUp(sandbox, { routing: 'hint = false\n[skills]\nenabled = true\nmin_confidence = 0.4' });
+    expect(await hook(env, { cwd: repo, prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((l) => l.source)).toEqual(['routing', 'skill']);
+    expect(SKILLS).toContain(lines[1].skill);
+
+    fake.requests.length = 0;
+    const crowded = resources.sandbox();
+    addSkills(crowded.home, Array.from({ length: 25 }, (_, i) => `skill-${i}`));
+    const many = setUp(crowded, { routing: '[skills]\nenabled = true\nhint = true\nmin_confidence = 0.01' });
+    const result = await hook(many.env, { cwd: many.repo, prompt: DESIGN });
+    expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).not.toContain('System-1 skills');
+    expect(skillCalls()).toEqual([]); // laya takes 20 options: no engine call for 25 skills
+  });
+});
