@@ -1,0 +1,91 @@
+// The routing study on the seed sets, asked exactly as the hook asks: each routing prompt both directly
+// ("which tier?") and through the four features and the rule, plus the destructive-call yes/no set.
+// Writes every row to bench/results/routing-rows.jsonl and the summary table to bench/results/routing.json.
+//   node bench/routing/run.js            # the configured provider (SYSTEM1_CONFIG / SYSTEM1_PROVIDER ...)
+//   node bench/routing/run.js --fake     # against the fake laya, to check the plumbing
+'use strict';
+require('reflect-metadata');
+const { readFileSync, writeFileSync, mkdirSync } = require('node:fs');
+const path = require('node:path');
+const { fake } = require('../lib');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const RANK = { haiku: 0, sonnet: 1, opus: 2 };
+const rows = (file) => readFileSync(path.join(ROOT, 'calibration', file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+
+async function main() {
+  let engine;
+  if (process.argv.includes('--fake')) {
+    engine = fake('laya');
+    process.env.SYSTEM1_PROVIDER = 'laya';
+    process.env.SYSTEM1_LAYA_ENDPOINT = (await engine.start()).origin;
+  }
+  const { NestFactory } = require('@nestjs/core');
+  const { RouteHookAppModule } = require(path.join(ROOT, 'dist', 'route-hook-app.module'));
+  const { FeatureReader } = require(path.join(ROOT, 'dist', 'routing', 'feature-reader.service'));
+  const { ProviderRegistry } = require(path.join(ROOT, 'dist', 'providers', 'provider-registry.service'));
+  const { askQuestion } = require(path.join(ROOT, 'dist', 'gateway', 'attempt.runner'));
+  const { routeTier } = require(path.join(ROOT, 'dist', 'routing', 'routing-rule'));
+  const app = await NestFactory.createApplicationContext(RouteHookAppModule, { logger: false });
+  const [primary] = app.get(ProviderRegistry).chain();
+  if (!primary?.provider) throw new Error(`provider ${primary?.name} is not usable: check the config`);
+  const reader = app.get(FeatureReader);
+  const results = [];
+
+  for (const [i, row] of rows('routing-seed.jsonl').entries()) {
+    const question = { id: 'decision', text: row.question, options: row.options, yesNo: false };
+    const direct = await askQuestion(primary.provider, { state: row.context, questions: [question] }, question, 10_000, `bench-${i}`);
+    const reading = await reader.read(row.context.prompt, 10_000, `bench-f-${i}`);
+    const viaRule = reading.kind === 'answered' ? routeTier(Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer]))) : null;
+    results.push({ set: 'routing', line: i + 1, label: row.label, direct: direct.kind === 'decision' ? direct.decision : null, rule: viaRule, confident: reading.kind === 'answered' && reading.confident });
+  }
+  for (const [i, row] of rows('yes-no-seed.jsonl').entries()) {
+    const question = { id: 'decision', text: row.question, options: ['yes', 'no'], yesNo: true };
+    const answer = await askQuestion(primary.provider, { state: row.context, questions: [question] }, question, 10_000, `bench-y-${i}`);
+    results.push({ set: 'yes-no', line: i + 1, label: row.label, answer: answer.kind === 'decision' ? answer.decision : null, confidence: answer.kind === 'decision' ? answer.confidence : null });
+  }
+  await app.close();
+  await engine?.stop();
+
+  const routing = results.filter((r) => r.set === 'routing');
+  const score = (pick) => {
+    const answered = routing.filter((r) => r[pick] !== null);
+    return {
+      n: routing.length,
+      answered: answered.length,
+      accuracy: answered.length ? answered.filter((r) => r[pick] === r.label).length / answered.length : null,
+      // "below": a cheaper tier than the label, the mistake that costs a failed subagent
+      below: answered.filter((r) => RANK[r[pick]] < RANK[r.label]).length,
+      above: answered.filter((r) => RANK[r[pick]] > RANK[r.label]).length,
+    };
+  };
+  const yesNo = results.filter((r) => r.set === 'yes-no' && r.answer !== null);
+  const summary = {
+    command: `node bench/routing/run.js${engine ? ' --fake' : ''}`,
+    provider: primary.name,
+    model: primary.provider.capabilities().model ?? null,
+    direct_choice: score('direct'),
+    features_and_rule: score('rule'),
+    always_sonnet: { n: routing.length, accuracy: routing.filter((r) => r.label === 'sonnet').length / routing.length },
+    destructive_yes_no: {
+      n: results.filter((r) => r.set === 'yes-no').length,
+      accuracy: yesNo.length ? yesNo.filter((r) => r.answer === r.label).length / yesNo.length : null,
+      below: yesNo.filter((r) => r.label === 'yes' && r.answer === 'no').length, // destructive calls called safe
+    },
+  };
+  mkdirSync(path.join(__dirname, '..', 'results'), { recursive: true });
+  writeFileSync(path.join(__dirname, '..', 'results', 'routing-rows.jsonl'), results.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(path.join(__dirname, '..', 'results', 'routing.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  console.log(`routing study on the seed sets, provider ${summary.provider}${summary.model ? ` (${summary.model})` : ''}`);
+  console.table({
+    'direct choice': summary.direct_choice,
+    'features + rule': summary.features_and_rule,
+    'always sonnet': summary.always_sonnet,
+    'destructive yes/no': summary.destructive_yes_no,
+  });
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});
