@@ -11,6 +11,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { renderCalibrationReport } from './calibration-report.view';
+import { fraction } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
 interface CalibrateFlags {
@@ -90,9 +91,7 @@ export class CalibrateCommand extends CommandRunner {
 
   @Option({ flags: '--target-accuracy <fraction>', description: 'accuracy the recommended threshold must reach', defaultValue: 0.8 })
   parseTarget(value: string): number {
-    const target = Number(value);
-    if (!(target > 0 && target <= 1)) throw new Error(`--target-accuracy must be in (0, 1], got ${value}`);
-    return target;
+    return fraction(value);
   }
 
   @Option({ flags: '--write', description: "save the fits for this machine (the install dir's calibration.json)" })

@@ -3,6 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { evaluateRouting } from '../routing/evaluate';
+import { fraction, wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
 interface EvaluateFlags {
@@ -14,11 +15,6 @@ interface EvaluateFlags {
   json?: boolean;
 }
 
-const fraction = (flag: string) => (value: string) => {
-  const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new Error(`${flag} must be in [0, 1], got ${value}`);
-  return n;
-};
 const f2 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
 
 @Command({ name: 'evaluate', description: 'read-only: is an engine ready to route? READY or NOT READY, from the routing log' })
@@ -69,19 +65,17 @@ export class EvaluateCommand extends CommandRunner {
 
   @Option({ flags: '--min-feature-accuracy <fraction>', defaultValue: 0.85, description: 'bar per feature' })
   parseAccuracy(value: string): number {
-    return fraction('--min-feature-accuracy')(value);
+    return fraction(value);
   }
 
   @Option({ flags: '--min-safety <fraction>', defaultValue: 0.95, description: "bar for the rule's safety" })
   parseSafety(value: string): number {
-    return fraction('--min-safety')(value);
+    return fraction(value);
   }
 
   @Option({ flags: '--min-failures <n>', defaultValue: 30, description: 'failed spawns needed' })
   parseFailures(value: string): number {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--min-failures must be a whole number, got ${value}`);
-    return n;
+    return wholeNumber(value);
   }
 
   @Option({ flags: '--json', description: 'print one JSON document' })

@@ -6,6 +6,7 @@ import type { Env } from '../config/paths';
 import { labelSpawns, summariseOutcomes } from '../routing/outcomes';
 import { appendLogLine } from '../routing/routing-log';
 import { defaultProjectsDir, readLines, readSpawns, transcriptFiles } from '../routing/transcripts';
+import { positiveNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
 interface OutcomeFlags {
@@ -53,9 +54,7 @@ export class OutcomesCommand extends CommandRunner {
 
   @Option({ flags: '--days <n>', description: 'how far back to read', defaultValue: 30 })
   parseDays(value: string): number {
-    const days = Number(value);
-    if (!(days > 0)) throw new Error(`--days must be a positive number, got ${value}`);
-    return days;
+    return positiveNumber(value);
   }
 
   @Option({ flags: '--projects-dir <dir>', description: "Claude Code's projects folder (default ~/.claude/projects)" })

@@ -4,6 +4,7 @@ import type { Env } from '../config/paths';
 import { PROCESS_ENV } from '../config/system1.config';
 import { defaultProjectsDir, transcriptFiles } from '../routing/transcripts';
 import { readPrices, SHIPPED_PRICES, usageReport } from '../routing/usage-report';
+import { positiveNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
 interface UsageFlags {
@@ -49,9 +50,7 @@ export class UsageReportCommand extends CommandRunner {
 
   @Option({ flags: '--days <n>', description: 'how far back to read', defaultValue: 14 })
   parseDays(value: string): number {
-    const days = Number(value);
-    if (!(days > 0)) throw new Error(`--days must be a positive number, got ${value}`);
-    return days;
+    return positiveNumber(value);
   }
 
   @Option({ flags: '--projects-dir <dir>', description: "Claude Code's projects folder (default ~/.claude/projects)" })
