@@ -10,12 +10,13 @@ import { McpCommand } from './mcp.command';
 import { OutcomesCommand } from './outcomes.command';
 import { OutputWriter } from './output.writer';
 import { SchemaCommand } from './schema.command';
+import { SessionCheckCommand } from './session-check.command';
 import { SmokeCommand } from './smoke.command';
 import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 
 @Module({
   imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand],
+  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand],
 })
 export class CommandsModule {}

@@ -87,14 +87,22 @@ export class ProviderRegistry {
         provider: configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback')),
       })),
     ];
-    // Tables for providers outside the chain are still checked, so a typo surfaces before it is needed.
-    for (const name of Object.keys(this.config.providerTables)) configure(name, { file, key: `providers.${name}` });
+    // Tables for providers outside the chain are still read, so a typo or a bad value surfaces before it is
+    // needed; but they are not built, since a provider that does not run needs no required setting.
+    for (const name of Object.keys(this.config.providerTables)) {
+      if (!configured.has(name)) this.configure(name, { file, key: `providers.${name}` }, errors, { build: false });
+    }
 
     this.built = { chain, errors };
     return this.built;
   }
 
-  private configure(name: string, origin: { file: string; key: string }, errors: ConfigError[]): System1Provider | null {
+  private configure(
+    name: string,
+    origin: { file: string; key: string },
+    errors: ConfigError[],
+    { build = true }: { build?: boolean } = {},
+  ): System1Provider | null {
     const file = this.config.configFile ?? DEFAULTS;
     const table = { ...(this.config.providerTables[name] ?? {}) };
     const typeName = table.type ?? name;
@@ -141,7 +149,7 @@ export class ProviderRegistry {
         fail(ENVIRONMENT, variable, settingProblem(error));
       }
     }
-    if (!usable) return null;
+    if (!usable || !build) return null;
 
     try {
       return definition.create(values, { env: this.env });

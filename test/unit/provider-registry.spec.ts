@@ -50,3 +50,25 @@ describe('ProviderRegistry', () => {
     expect(found![2]).toContain(key);
   });
 });
+
+describe('the shipped config example', () => {
+  it('leaves a fresh install working: its commented provider tables raise no config error', async () => {
+    const { readFileSync } = await import('node:fs');
+    const example = readFileSync(require('node:path').join(__dirname, '..', '..', 'config.example.toml'), 'utf8');
+    const app = await gatewayApp({ toml: example, env: { SYSTEM1_PROVIDER: 'mock' } });
+    try {
+      expect(app.get(ConfigStatus).errors()).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('still checks the values of a table for a provider outside the chain', async () => {
+    const app = await gatewayApp({ toml: '[gateway]\nprovider = "mock"\n[providers.ollama]\nendpoint = 3' });
+    try {
+      expect(app.get(ConfigStatus).errors().map((e) => e.key)).toEqual(['providers.ollama.endpoint']);
+    } finally {
+      await app.close();
+    }
+  });
+});

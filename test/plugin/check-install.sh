@@ -1,0 +1,47 @@
+#!/bin/sh
+# The plugin and install scripts with real clients, in a throwaway HOME: install.sh, registration with
+# Claude Code at user scope, `claude mcp list` (it starts the server and checks the connection), the hook
+# commands with the stdin Claude Code sends, then uninstall.sh. Needs Claude Code's CLI: pass its path as $1
+# (npm install @anthropic-ai/claude-code@2.1.197 somewhere; CI does not run this).
+set -eu
+claude="${1:?usage: test/plugin/check-install.sh /path/to/claude}"
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+export HOME=$(mktemp -d /tmp/system1-plugin-XXXXXX)
+# uninstall.sh unregisters through `claude` on PATH, as a user has it
+export PATH="$(dirname "$claude"):$PATH"
+unset SYSTEM1_INSTALL_DIR SYSTEM1_CONFIG XDG_CONFIG_HOME || true
+main="$HOME/.system1-gateway/app/dist/main.js"
+step() { printf '\n== %s\n' "$*"; }
+
+step "claude plugin validate"
+"$claude" plugin validate "$repo"
+
+step "install.sh"
+sh "$repo/install.sh" | tail -4
+test -f "$main"
+
+step "claude mcp add --scope user, then claude mcp list"
+"$claude" mcp add --scope user --transport stdio system1 -- node "$main" mcp
+"$claude" mcp list | tee "$HOME/list.txt"
+grep -q "system1.*Connected" "$HOME/list.txt"
+
+step "a decision through the installed copy (mock provider)"
+SYSTEM1_PROVIDER=mock node "$main" smoke --question "Rerun the flaky pipeline or block the merge?" --options "rerun the pipeline" "block the merge" | grep -E "PASS|FAIL"
+
+step "hooks, with the stdin Claude Code sends (claude-code-formats.md 6.2, 6.3)"
+printf '%s' '{"session_id":"6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36","transcript_path":"/x.jsonl","cwd":"/home/dev/work/shop-api","prompt_id":"2a9c4e61-8f0b-4d37-b5a2-6c1e9f3d7b40","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Review the auth module and check the migration script"}' \
+  | sh "$repo/hooks/run.sh" route-hook; echo "route-hook exit $? (routing is off by default: silent)"
+printf '%s' '{"session_id":"6f1c2b7e","cwd":"/home/dev/work/shop-api","hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{"description":"Review auth module","prompt":"Review src/auth/","subagent_type":"general-purpose","model":"sonnet"},"tool_use_id":"toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W"}' \
+  | sh "$repo/hooks/run.sh" spawn-hook; echo "spawn-hook exit $?"
+sh "$repo/hooks/run.sh" session-check < /dev/null; echo "session-check exit $?"
+
+step "uninstall.sh keeps the config; --purge removes it"
+sh "$repo/uninstall.sh"
+test ! -e "$HOME/.system1-gateway/app"
+"$claude" mcp list | grep -q system1 && { echo "still registered"; exit 1; } || echo "no longer registered"
+test -f "$HOME/.config/system1/config.toml" && echo "config kept"
+sh "$repo/hooks/run.sh" session-check < /dev/null
+sh "$repo/uninstall.sh" --purge >/dev/null
+test ! -e "$HOME/.config/system1/config.toml" && echo "config purged"
+rm -rf "$HOME"
+echo; echo "plugin and install check passed"
