@@ -2,9 +2,11 @@
 # The plugin and install scripts with real clients, in a throwaway HOME: install.sh, registration with
 # Claude Code at user scope, `claude mcp list` (it starts the server and checks the connection), the hook
 # commands with the stdin Claude Code sends, then uninstall.sh. Needs Claude Code's CLI: pass its path as $1
-# (npm install @anthropic-ai/claude-code@2.1.197 somewhere; CI does not run this).
+# (npm install @anthropic-ai/claude-code@2.1.197 somewhere; CI does not run this), and optionally MCP
+# Inspector's CLI as $2 (npm install @modelcontextprotocol/inspector) for tools/list and one tools/call.
 set -eu
-claude="${1:?usage: test/plugin/check-install.sh /path/to/claude}"
+claude="${1:?usage: test/plugin/check-install.sh /path/to/claude [/path/to/mcp-inspector]}"
+inspector="${2:-}"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 export HOME=$(mktemp -d /tmp/system1-plugin-XXXXXX)
 # uninstall.sh unregisters through `claude` on PATH, as a user has it
@@ -27,6 +29,13 @@ grep -q "system1.*Connected" "$HOME/list.txt"
 
 step "a decision through the installed copy (mock provider)"
 SYSTEM1_PROVIDER=mock node "$main" smoke --question "Rerun the flaky pipeline or block the merge?" --options "rerun the pipeline" "block the merge" | grep -E "PASS|FAIL"
+
+if [ -n "$inspector" ]; then
+  step "MCP Inspector CLI against the installed copy: tools/list, then one tools/call"
+  "$inspector" --cli node "$main" mcp -e SYSTEM1_PROVIDER=mock --method tools/list | grep '"name"'
+  "$inspector" --cli node "$main" mcp -e SYSTEM1_PROVIDER=mock --method tools/call --tool-name system1_decide \
+    --tool-arg "question=Is rm -rf build/ destructive?" | grep -E '"(status|decision|provider)"' | head -3
+fi
 
 step "hooks, with the stdin Claude Code sends (claude-code-formats.md 6.2, 6.3)"
 printf '%s' '{"session_id":"6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36","transcript_path":"/x.jsonl","cwd":"/home/dev/work/shop-api","prompt_id":"2a9c4e61-8f0b-4d37-b5a2-6c1e9f3d7b40","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Review the auth module and check the migration script"}' \
