@@ -4,6 +4,7 @@
 # except that the session-start check says once where to begin.
 app="${SYSTEM1_INSTALL_DIR:-$HOME/.system1-gateway}/app/dist/main.js"
 if [ ! -f "$app" ] || ! command -v node >/dev/null 2>&1; then
+  cat >/dev/null 2>&1 || true # read the hook input Claude Code sends, so its write never fails
   if [ "$1" = "session-check" ]; then
     echo "System-1 is not installed yet: run /system1:setup to install it."
   fi
