@@ -101,13 +101,16 @@ export class LayaProviderDefinition implements ProviderDefinition {
         `names no Laya checkpoint (got ${shown(settings.model)}); laya-serve would silently auto-route it to another checkpoint. Use one of ${known}, or "" to let Laya route on purpose`,
       );
     }
-    return new LayaProvider(settings.model, {
+    return new LayaProvider(
+      {
       http: this.http,
       base,
       allowRemote: settings.allow_remote,
       keyVariable: this.keyVariable,
       context,
-    });
+      },
+      settings.model,
+    );
   }
 }
 
@@ -117,20 +120,13 @@ class LayaProvider extends SystemOneAdapter {
   /** The pinned checkpoint's short name; null when Laya routes. */
   private readonly checkpoint: string | null;
 
-  constructor(
-    private readonly model: string,
-    connection: SystemOneConnection,
-  ) {
-    super(connection);
+  constructor(connection: SystemOneConnection, model: string) {
+    super(connection, model);
     this.checkpoint = model === '' ? null : checkpointOf(model);
   }
 
-  capabilities(): ProviderCapabilities {
-    return { max_options: LAYA_MAX_OPTIONS, batch: true, probabilities: true, model: this.model || null };
-  }
-
-  protected requestModel(): string | undefined {
-    return this.model || undefined;
+  override capabilities(): ProviderCapabilities {
+    return { ...super.capabilities(), max_options: LAYA_MAX_OPTIONS };
   }
 
   protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {

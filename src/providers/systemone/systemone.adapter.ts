@@ -54,13 +54,23 @@ export abstract class SystemOneAdapter implements System1Provider {
   abstract readonly name: string;
   protected abstract readonly criteria: CriteriaStyle;
 
-  constructor(protected readonly connection: SystemOneConnection) {}
+  /** `model` is sent with every request unless it is empty or unset. */
+  constructor(
+    protected readonly connection: SystemOneConnection,
+    protected readonly model: string | undefined,
+  ) {}
 
-  abstract capabilities(): ProviderCapabilities;
+  /** Every System One engine answers a batch in one pass with per-option probabilities. */
+  capabilities(): ProviderCapabilities {
+    return { batch: true, probabilities: true, model: this.model || null };
+  }
+
   abstract health(context: AttemptContext): Promise<HealthProbeResult>;
 
   /** The `model` to send; undefined = none. */
-  protected abstract requestModel(): string | undefined;
+  protected requestModel(): string | undefined {
+    return this.model || undefined;
+  }
 
   /**
    * Answers some questions without asking the engine (an abstention it is known to get wrong), or throws

@@ -7,14 +7,13 @@ import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
   HealthProbeResult,
-  ProviderCapabilities,
   ProviderCreateContext,
   ProviderDefinition,
   ProviderSettingSpec,
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { localConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { localConnection, SystemOneAdapter } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
 interface SystemOneSettings {
@@ -59,28 +58,13 @@ export class SystemOneProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as SystemOneSettings;
-    return new SystemOneProvider(settings.model, localConnection(this.http, raw, this.keyVariable, context));
+    return new SystemOneProvider(localConnection(this.http, raw, this.keyVariable, context), settings.model);
   }
 }
 
 class SystemOneProvider extends SystemOneAdapter {
   readonly name = 'systemone';
   protected readonly criteria = 'self-described';
-
-  constructor(
-    private readonly model: string | undefined,
-    connection: SystemOneConnection,
-  ) {
-    super(connection);
-  }
-
-  capabilities(): ProviderCapabilities {
-    return { batch: true, probabilities: true, model: this.model ?? null };
-  }
-
-  protected requestModel(): string | undefined {
-    return this.model;
-  }
 
   protected override explainFailure(error: unknown): unknown {
     if (error instanceof EngineStatusError && error.status === 501) {

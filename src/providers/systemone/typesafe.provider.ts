@@ -16,7 +16,7 @@ import {
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { SystemOneAdapter } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
 /** The model ids TypeSafe serves; the versioned ones are fixed, the aliases move. */
@@ -60,13 +60,14 @@ export class TypeSafeProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as TypeSafeSettings;
-    return new TypeSafeProvider(settings.model, {
+    const connection = {
       http: this.http,
       base: configuredEndpoint(raw, { allowRemote: true, httpsUnlessLoopback: true }),
       allowRemote: true,
       keyVariable: KEY_VARIABLE,
       context,
-    });
+    };
+    return new TypeSafeProvider(connection, settings.model);
   }
 }
 
@@ -74,19 +75,8 @@ class TypeSafeProvider extends SystemOneAdapter {
   readonly name = 'typesafe';
   protected readonly criteria = 'self-described';
 
-  constructor(
-    private readonly model: string,
-    connection: SystemOneConnection,
-  ) {
-    super(connection);
-  }
-
-  capabilities(): ProviderCapabilities {
-    return { max_options: TYPESAFE_MAX_OPTIONS, batch: true, probabilities: true, model: this.model, remote: true };
-  }
-
-  protected requestModel(): string {
-    return this.model;
+  override capabilities(): ProviderCapabilities {
+    return { ...super.capabilities(), max_options: TYPESAFE_MAX_OPTIONS, remote: true };
   }
 
   protected override answerWithoutAsking(_batch: DecisionBatch): Map<string, ProviderAnswer> {

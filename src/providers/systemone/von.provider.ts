@@ -6,14 +6,13 @@ import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
   HealthProbeResult,
-  ProviderCapabilities,
   ProviderCreateContext,
   ProviderDefinition,
   ProviderSettingSpec,
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { localConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { localConnection, SystemOneAdapter } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
 interface VonSettings {
@@ -55,28 +54,13 @@ export class VonProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as VonSettings;
-    return new VonProvider(settings.model, localConnection(this.http, raw, this.keyVariable, context));
+    return new VonProvider(localConnection(this.http, raw, this.keyVariable, context), settings.model);
   }
 }
 
 class VonProvider extends SystemOneAdapter {
   readonly name = 'von';
   protected readonly criteria = 'self-described';
-
-  constructor(
-    private readonly model: string,
-    connection: SystemOneConnection,
-  ) {
-    super(connection);
-  }
-
-  capabilities(): ProviderCapabilities {
-    return { batch: true, probabilities: true, model: this.model };
-  }
-
-  protected requestModel(): string {
-    return this.model;
-  }
 
   protected attribution(reply: SystemOneReply): string {
     return `von ${reply.model ?? this.model}`;
