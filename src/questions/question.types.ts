@@ -1,0 +1,117 @@
+/**
+ * Typed questions about one state, answered together: the shapes of the library API (`createSystem1`) and of
+ * the engines that take them natively (the System One protocol, wire-contracts §1). The MCP tool keeps its
+ * own single-question contract (schema version 1) and is not built on these types.
+ */
+
+export const QUESTION_TYPES = ['choice', 'noul', 'score', 'box'] as const;
+export type QuestionType = (typeof QUESTION_TYPES)[number];
+
+/** Instructions and descriptions: text, or JSON an engine renders as text (an object or an array). */
+export type Described = string | Record<string, unknown> | unknown[];
+
+/** Pick one of named candidates; a description may be null (the key stands for itself). */
+export interface ChoiceQuestion {
+  type: 'choice';
+  instructions: Described;
+  criteria: Record<string, Described | null>;
+}
+
+/** Is a statement true? Answered as the probability that it is. */
+export interface NoulQuestion {
+  type: 'noul';
+  instructions: Described;
+  /** What true and false mean, when the instructions leave it open. */
+  criteria?: { true?: Described; false?: Described };
+}
+
+/** Place the state on ordered levels, lowest first (2 or more). */
+export interface ScoreQuestion {
+  type: 'score';
+  instructions: Described;
+  criteria: Described[];
+}
+
+/** Locate something in the request's images. */
+export interface BoxQuestion {
+  type: 'box';
+  instructions: Described;
+}
+
+export type Question = ChoiceQuestion | NoulQuestion | ScoreQuestion | BoxQuestion;
+
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/** An image every question of the request may look at: padded standard Base64, no data-URL prefix. */
+export interface ImageAttachment {
+  mediaType: ImageMediaType;
+  data: string;
+}
+
+/** The state questions are about: text, or JSON (an object or an array). */
+export type DecisionState = string | Record<string, unknown> | unknown[];
+
+/** The candidate key chosen, with the probability of every candidate in the question's order. */
+export interface ChoiceAnswer {
+  type: 'choice';
+  value: string;
+  probabilities: Record<string, number>;
+  /** The probability of `value`, after calibration when a fit matches. */
+  confidence: number;
+  calibrated: boolean;
+}
+
+/** `value` is `probabilityTrue >= 0.5`; confidence is |2p - 1|, on the same 0..1 scale as a choice's. */
+export interface NoulAnswer {
+  type: 'noul';
+  value: boolean;
+  probabilityTrue: number;
+  confidence: number;
+  calibrated: boolean;
+}
+
+/**
+ * `value` is the expected zero-based level (it may fall between levels); `level` the most likely one, whose
+ * probability is `confidence`; `distribution` follows the criteria's order.
+ */
+export interface ScoreAnswer {
+  type: 'score';
+  value: number;
+  level: number;
+  distribution: number[];
+  confidence: number;
+  calibrated: boolean;
+}
+
+/** Edges as fractions of the image, 0 at the top / left. */
+export interface BoxAnswer {
+  type: 'box';
+  box: { top: number; bottom: number; left: number; right: number };
+  /** As the engine reported it, when it did. */
+  confidence?: number;
+}
+
+export type Answer = ChoiceAnswer | NoulAnswer | ScoreAnswer | BoxAnswer;
+
+export const QUESTION_ERROR_CODES = [
+  'unavailable',
+  'unsupported',
+  'limit_exceeded',
+  'timeout',
+  'cancelled',
+  'provider_error',
+  'invalid_response',
+] as const;
+export type QuestionErrorCode = (typeof QUESTION_ERROR_CODES)[number];
+
+export interface QuestionError {
+  code: QuestionErrorCode;
+  /** Safe to show: never a secret, never the engine's raw reply. */
+  message: string;
+}
+
+/** One question's outcome: one bad answer never discards the others. */
+export type QuestionResult =
+  | { status: 'ok'; answer: Answer; /** Below the threshold in force (the answer is kept). */ belowThreshold: boolean }
+  | { status: 'error'; error: QuestionError };
