@@ -25,6 +25,15 @@ export function bridgedCapabilities(capabilities: ProviderCapabilities): Questio
   };
 }
 
+/** What a provider takes as typed questions: its own word when it has `evaluate`, else what choices can carry. */
+export function typedCapabilities(
+  provider: { evaluate?: unknown },
+  capabilities: ProviderCapabilities,
+): QuestionCapabilities {
+  if (provider.evaluate) return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
+  return bridgedCapabilities(capabilities);
+}
+
 export async function askThroughChoices(
   provider: Pick<System1Provider, 'decide' | 'capabilities'>,
   request: EvaluateRequest,
