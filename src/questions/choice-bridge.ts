@@ -19,9 +19,11 @@ import { Described, Question, QuestionError } from './question.types';
  */
 export function bridgedCapabilities(capabilities: ProviderCapabilities): QuestionCapabilities {
   const limit = capabilities.max_options;
+  const score = capabilities.probabilities;
   return {
-    types: capabilities.probabilities ? ['choice', 'noul', 'score'] : ['choice', 'noul'],
-    ...(limit !== undefined && { max_options: limit, max_levels: limit }),
+    types: score ? ['choice', 'noul', 'score'] : ['choice', 'noul'],
+    ...(limit !== undefined && { max_options: limit }),
+    ...(limit !== undefined && score && { max_levels: limit }),
   };
 }
 

@@ -302,7 +302,7 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
         confidence: 'self-reported by the model',
         remote: true,
         // No probabilities, so no score (it needs a distribution); choices carry the candidates.
-        questions: { types: ['choice', 'noul'], max_options: 256, max_levels: 256 },
+        questions: { types: ['choice', 'noul'], max_options: 256 },
       });
     });
 
