@@ -29,7 +29,7 @@ describe('ProviderRegistry', () => {
   });
 
   it.each([
-    ['[gateway]\nprovider = "lyaa"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "lyaa" (available: anthropic, laya, mock, ollama, openai, systemone, typesafe, von)'],
+    ['[gateway]\nprovider = "lyaa"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "lyaa" (available: anthropic, cloudflare, laya, mock, ollama, openai, systemone, typesafe, von)'],
     ['[gateway]\nprovider = "mock"', { SYSTEM1_PROVIDER: 'nope' }, 'environment', 'SYSTEM1_PROVIDER', 'names an unknown provider "nope"'],
     ['[gateway]\nprovider = "mock"\nfallback = ["ghost"]', {}, TEST_CONFIG_FILE, 'gateway.fallback', 'unknown provider "ghost"'],
     ['[gateway]\nprovider = "mock"\n[providers.mokc]\nconfidence = 1', {}, TEST_CONFIG_FILE, 'providers.mokc', 'unknown provider "mokc"'],
