@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
-import { shown, text } from '../../config/setting-types';
+import { text } from '../../config/setting-types';
 import { EngineHttpClient, safeEngineText } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import {
@@ -95,7 +95,9 @@ class CloudflareProvider extends SystemOneAdapter {
 
   protected override unwrapReply(body: unknown): unknown {
     if (!isRecord(body) || !Object.hasOwn(body, 'success')) return body;
-    if (body.success !== true) throw new ProviderError(`Cloudflare's reply says success: ${shown(body.success)}${this.firstError(body.errors)}`);
+    // A flag that is not a boolean is not echoed: engine text is shown only scrubbed, through firstError.
+    const success = typeof body.success === 'boolean' ? String(body.success) : 'not true';
+    if (body.success !== true) throw new ProviderError(`Cloudflare's reply says success: ${success}${this.firstError(body.errors)}`);
     return body.result;
   }
 
