@@ -24,7 +24,8 @@ export const SYSTEMONE_ROUTE = '/v1/systemone';
  * verbatim, for sums or values a real engine should never send) or `reshape` (rewrites the whole reply).
  */
 export abstract class SystemOneEngineFake extends FakeEngine {
-  protected readonly decisionPaths = [SYSTEMONE_ROUTE];
+  /** The decision route; an engine with its own route (Cloudflare's per-model path) sets its own. */
+  protected readonly decisionPaths: readonly string[] = [SYSTEMONE_ROUTE];
   /** The option that gets the highest probability: an index or a label (default: the first option). */
   pick: number | string = 0;
   /** When set, every choice answers with exactly these probabilities, and `choice` is their argmax. */
@@ -58,7 +59,7 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   protected abstract otherRoute(request: RecordedRequest): FakeReply;
 
   protected answer(request: RecordedRequest): FakeReply {
-    if (request.path !== SYSTEMONE_ROUTE) return this.otherRoute(request);
+    if (!this.decisionPaths.includes(request.path)) return this.otherRoute(request);
     const questions = readQuestions(request.body);
     const refused = this.refuse(request, questions);
     if (refused) return refused;
