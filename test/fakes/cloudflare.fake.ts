@@ -49,7 +49,11 @@ export class CloudflareFake extends SystemOneEngineFake {
     if (!isObject(body) || body.model !== routeModel) return this.badInput(`"model" must be "${routeModel}", the model of the route`);
     if (!questions || questions.length < 1 || questions.length > 64) return this.badInput('"questions" must hold 1 to 64 questions');
     for (const question of questions) {
-      if (question.type !== 'choice') return this.badInput(`this fake answers only choice questions (${question.id})`);
+      if (question.type !== 'choice') {
+        const problem = this.typedProblem(question, body);
+        if (problem) return this.badInput(problem);
+        continue;
+      }
       if (question.criteria !== 'map' || question.options.length < 2 || question.options.length > 255) {
         return this.badInput(`questions.${question.id}.criteria must map 2 to 255 options to descriptions`);
       }

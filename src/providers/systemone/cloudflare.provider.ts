@@ -17,6 +17,7 @@ import {
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
+import { QuestionCapabilities } from '../../questions/question-capabilities';
 import { hostedConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 
@@ -101,8 +102,16 @@ class CloudflareProvider extends SystemOneAdapter {
     return body.result;
   }
 
-  protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {
+  /** Workers AI's published limits (wire-contracts §1.1). */
+  protected override questionCapabilities(): QuestionCapabilities {
+    return { types: ['choice', 'noul', 'score'], max_questions: CLOUDFLARE_MAX_QUESTIONS, max_options: CLOUDFLARE_MAX_OPTIONS, max_levels: 10 };
+  }
+
+  protected override checkReady(): void {
     if (!this.apiKey()) throw new ProviderError(this.missingKey());
+  }
+
+  protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {
     if (batch.questions.length > CLOUDFLARE_MAX_QUESTIONS) {
       throw new ProviderError(`Workers AI takes at most ${CLOUDFLARE_MAX_QUESTIONS} questions per request, and this batch has ${batch.questions.length}`);
     }

@@ -193,7 +193,7 @@ export abstract class SystemOneAdapter implements System1Provider {
     const body = typedSystemOneRequest(request, { model: this.requestModel(), noulAsChoice: this.noulAsChoice });
     let reply: unknown;
     try {
-      reply = (await this.call('POST', SYSTEMONE_PATH, signal, body, this.apiKey(), this.typedHeaders(request))).body;
+      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body, this.apiKey(), this.typedHeaders(request))).body);
     } catch (error) {
       throw this.explainFailure(error);
     }

@@ -296,3 +296,26 @@ function nested(depth: number): Record<string, unknown> {
   for (let i = 0; i < depth; i++) value = { inner: value };
   return value;
 }
+
+describe('createSystem1().decide against a fake Workers AI (Clef)', () => {
+  it('sends typed questions to the account route and reads them out of the envelope', async () => {
+    const { CloudflareFake } = await import('../../fakes/cloudflare.fake');
+    const fake = new CloudflareFake({ apiKey: 'cf-token-LIBRARY-9' });
+    await fake.start();
+    const sandbox = new LibrarySandbox();
+    try {
+      const toml = `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\naccount_id = "${fake.accountId}"\nendpoint = "${fake.url.origin}"\nmodel = "clef-flash"`;
+      const system1 = await sandbox.open(toml, { SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-token-LIBRARY-9' });
+      const result = await system1.decide({ state: { ticket: 'refund?' }, questions: THREE_QUESTIONS });
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0].path).toBe(`/client/v4/accounts/${fake.accountId}/ai/run/@cf/cloudflare/clef-flash`);
+      expect(fake.requests[0].body).toMatchObject({ model: 'clef-flash', questions: { refund: { type: 'noul' }, urgency: { type: 'score' } } });
+      expect(Object.values(result.answers).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
+      expect(result.answers.refund).toMatchObject({ answer: { type: 'noul', probabilityTrue: 0.8 } });
+      expect(result.meta.executed).toEqual({ provider: 'cloudflare', model: 'clef-flash' });
+    } finally {
+      await sandbox.close();
+      await fake.stop();
+    }
+  });
+});

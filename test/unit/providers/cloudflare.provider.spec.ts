@@ -124,7 +124,14 @@ describe('cloudflare provider against a fake Workers AI', () => {
   it('declares 255 options, one pass per batch, probabilities, the model and that it is remote; lists its token variable', async () => {
     const { app } = await start({ env: KEY_ENV });
     const capabilities = app.get(CapabilitiesService).capabilities();
-    expect(capabilities.providers.cloudflare).toEqual({ max_options: 255, batch: true, probabilities: true, model: 'clef', remote: true });
+    expect(capabilities.providers.cloudflare).toEqual({
+      max_options: 255,
+      batch: true,
+      probabilities: true,
+      model: 'clef',
+      remote: true,
+      questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 255, max_levels: 10 },
+    });
     expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')).toMatchObject({ key_variable: 'SYSTEM1_CLOUDFLARE_API_TOKEN' });
   });
 
