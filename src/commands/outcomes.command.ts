@@ -4,7 +4,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import type { Env } from '../config/paths';
 import { labelSpawns, summariseOutcomes } from '../routing/outcomes';
-import { appendLogLine } from '../routing/routing-log';
+import { appendLogLines } from '../routing/routing-log';
 import { defaultProjectsDir, readLines, readSpawns, transcriptFiles } from '../routing/transcripts';
 import { positiveNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
@@ -35,10 +35,14 @@ export class OutcomesCommand extends CommandRunner {
     const summary = { projects_dir: dir, days: flags.days, transcripts: files.length, ...summariseOutcomes(labelled), applied_to: null as string | null };
     if (flags.apply && labelled.length > 0) {
       const ts = new Date().toISOString();
-      for (const l of labelled) {
-        appendLogLine(this.config.routing.log_file, { ts, source: 'outcome', tool_use_id: l.toolUseId, session_id: l.sessionId, model: l.model, resolved_model: l.resolvedModel, outcome: l.outcome, signal: l.signal, doubtful: l.doubtful });
+      const lines = labelled.map((l) => ({ ts, source: 'outcome', tool_use_id: l.toolUseId, session_id: l.sessionId, model: l.model, resolved_model: l.resolvedModel, outcome: l.outcome, signal: l.signal, doubtful: l.doubtful }));
+      try {
+        appendLogLines(this.config.routing.log_file, lines);
+        summary.applied_to = this.config.routing.log_file;
+      } catch (error) {
+        this.output.err(`outcomes: cannot write the routing log ${this.config.routing.log_file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): no label was written; free space or fix the folder's permissions and run again`);
+        this.output.fail();
       }
-      summary.applied_to = this.config.routing.log_file;
     }
     if (flags.json) return this.output.json(summary);
     const lines = [

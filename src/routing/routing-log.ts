@@ -17,6 +17,11 @@ export function insideLogDirs(cwd: string | undefined, logDirs: readonly string[
  * sessions writing at once never interleave their lines.
  */
 export function appendLogLine(file: string, entry: Record<string, unknown>): void {
+  appendLogLines(file, [entry]);
+}
+
+/** Several lines in one write, so a failing disk leaves all of them out rather than some. */
+export function appendLogLines(file: string, entries: readonly Record<string, unknown>[]): void {
   ensureDir(path.dirname(file));
-  appendFileSync(file, `${JSON.stringify(entry)}\n`, { flag: 'a' });
+  appendFileSync(file, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { flag: 'a' });
 }

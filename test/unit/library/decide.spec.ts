@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { System1InputError } from '../../../src/questions/input-error';
+import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { LayaFake } from '../../fakes/laya.fake';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
@@ -299,7 +300,6 @@ function nested(depth: number): Record<string, unknown> {
 
 describe('createSystem1().decide against a fake Workers AI (Clef)', () => {
   it('sends typed questions to the account route and reads them out of the envelope', async () => {
-    const { CloudflareFake } = await import('../../fakes/cloudflare.fake');
     const fake = new CloudflareFake({ apiKey: 'cf-token-LIBRARY-9' });
     await fake.start();
     const sandbox = new LibrarySandbox();
