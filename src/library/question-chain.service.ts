@@ -6,12 +6,21 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { withDeadline } from '../gateway/deadline';
 import { ProviderRegistry } from '../providers/provider-registry.service';
-import { EvaluateReply, EvaluateRequest } from '../providers/provider.interface';
+import { AttemptContext, EvaluateReply, EvaluateRequest } from '../providers/provider.interface';
 import { readAnswer } from '../questions/answer-reader';
 import { askThroughChoices, typedCapabilities } from '../questions/choice-bridge';
 import { System1InputError } from '../questions/input-error';
-import { capabilityRefusal } from '../questions/question-capabilities';
-import { DecideMeta, DecideRequest, DecideResult, FailedAttempt, ModelRef, QuestionError, QuestionResult } from '../questions/question.types';
+import { planQuestions } from '../questions/question-capabilities';
+import {
+  DecideMeta,
+  DecideRequest,
+  DecideResult,
+  FailedAttempt,
+  ModelRef,
+  QUESTION_ERROR_CODES,
+  QuestionError,
+  QuestionResult,
+} from '../questions/question.types';
 import { checkDecideRequest } from '../questions/request-check';
 import { isRecord } from '../common/is-record';
 import { abortable } from './abortable';
@@ -97,47 +106,49 @@ export class QuestionChainService {
     const resolved = this.resolve(ref);
     if ('problem' in resolved) return { ok: false, error: { code: 'unavailable', message: resolved.problem } };
     const { provider } = resolved;
-    let capabilities;
     try {
-      capabilities = provider.capabilities();
-    } catch (error) {
-      return { ok: false, error: attemptError(error, timeoutMs) };
-    }
-    const questionCapabilities = typedCapabilities(provider, capabilities);
-    const untaken = Object.keys(request.questions).filter((id) => !questionCapabilities.types.includes(request.questions[id].type));
-    const questions = last ? Object.fromEntries(Object.entries(request.questions).filter(([id]) => !untaken.includes(id))) : request.questions;
-    const refusal = capabilityRefusal(ref.provider, { ...request, questions }, questionCapabilities);
-    if (refusal || Object.keys(questions).length === 0) {
-      return { ok: false, error: refusal ?? capabilityRefusal(ref.provider, request, questionCapabilities)! };
-    }
-    const refused = Object.fromEntries(
-      untaken.map((id) => [id, capabilityRefusal(ref.provider, { questions: { [id]: request.questions[id] } }, questionCapabilities)!]),
-    );
-
-    const asked: EvaluateRequest = {
-      state: request.state,
-      questions,
-      ...(request.images && { images: request.images }),
-      ...(request.longContext && { longContext: true }),
-      ...(ref.model && { model: ref.model }),
-    };
-    try {
-      const reply = await this.runtime.track(ref.provider, (unregistered) =>
-        withDeadline((deadline) => {
-          const signal = AbortSignal.any([deadline, ...[request.signal, unregistered].filter((s): s is AbortSignal => s !== undefined)]);
-          const context = { signal, requestId };
-          const work = provider.evaluate ? provider.evaluate(asked, context) : askThroughChoices({ capabilities: () => capabilities, decide: provider.decide!.bind(provider) }, asked, context);
-          return abortable(Promise.resolve(work), [request.signal, unregistered]);
-        }, timeoutMs),
-      );
+      const capabilities = provider.capabilities();
+      const plan = planQuestions(ref.provider, request, typedCapabilities(provider, capabilities), last);
+      if (!plan.ok) return plan;
+      const asked: EvaluateRequest = {
+        state: request.state,
+        questions: plan.questions,
+        ...(request.images && { images: request.images }),
+        ...(request.longContext && { longContext: true }),
+        ...(ref.model && { model: ref.model }),
+      };
+      const ask = (context: AttemptContext) =>
+        provider.evaluate
+          ? provider.evaluate(asked, context)
+          : askThroughChoices({ capabilities: () => capabilities, decide: provider.decide!.bind(provider) }, asked, context);
+      const reply = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, ask);
       if (!isRecord(reply) || !isRecord(reply.answers)) {
         return { ok: false, error: { code: 'invalid_response', message: `${ref.provider} returned no answers object` } };
       }
-      const errors = { ...refused, ...(isRecord(reply.errors) ? reply.errors : {}) };
+      const errors = { ...plan.refused, ...(isRecord(reply.errors) ? reply.errors : {}) };
       return { ok: true, reply: { ...reply, ...(Object.keys(errors).length > 0 && { errors }) }, model: capabilities.model };
     } catch (error) {
       return { ok: false, error: attemptError(error, timeoutMs) };
     }
+  }
+
+  /**
+   * One engine call whose signal aborts at the deadline, on the caller's cancel and when the engine is
+   * unregistered; it settles at the first of them even if the engine ignores its signal.
+   */
+  private underDeadline<T>(
+    engine: string,
+    caller: AbortSignal | undefined,
+    timeoutMs: number,
+    requestId: string,
+    ask: (context: AttemptContext) => Promise<T>,
+  ): Promise<T> {
+    return this.runtime.track(engine, (unregistered) =>
+      withDeadline((deadline) => {
+        const cancels = [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined);
+        return abortable(Promise.resolve(ask({ signal: AbortSignal.any([deadline, ...cancels]), requestId })), cancels);
+      }, timeoutMs),
+    );
   }
 
   private answered(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecideRequest, meta: DecideMeta): DecideResult {
@@ -147,7 +158,9 @@ export class QuestionChainService {
     for (const [id, question] of Object.entries(request.questions)) {
       const declined = reply.errors && Object.hasOwn(reply.errors, id) ? reply.errors[id] : undefined;
       if (declined) {
-        answers[id] = { status: 'error', error: declined };
+        const known = isRecord(declined) && QUESTION_ERROR_CODES.includes(declined.code) && typeof declined.message === 'string';
+        const unknown = { code: 'invalid_response' as const, message: `${ref.provider} declined ${JSON.stringify(id)} without a known error code` };
+        answers[id] = { status: 'error', error: known ? declined : unknown };
         continue;
       }
       const read = readAnswer(Object.hasOwn(reply.answers, id) ? reply.answers[id] : undefined, question);

@@ -1,5 +1,5 @@
 import { shown } from '../config/setting-types';
-import { DecideRequest, ImageMediaType, QuestionError, QuestionType } from './question.types';
+import { DecideRequest, ImageMediaType, Question, QuestionError, QuestionType } from './question.types';
 
 /**
  * What an engine's `evaluate` takes, as `system1_capabilities` and the library report it. A limit left out
@@ -21,6 +21,28 @@ export interface QuestionCapabilities {
 }
 
 type Checked = Pick<DecideRequest, 'questions' | 'images' | 'longContext'>;
+
+export type QuestionPlan =
+  | { ok: true; questions: Record<string, Question>; refused: Record<string, QuestionError> }
+  | { ok: false; error: QuestionError };
+
+/**
+ * What to ask an engine. A question type it does not answer refuses the whole request, so the chain moves
+ * on; with `answerWhatItCan` (the chain's last engine) the other questions are asked and those are
+ * refused one by one. Limits and images always refuse the whole request.
+ */
+export function planQuestions(engine: string, request: Checked, capabilities: QuestionCapabilities, answerWhatItCan: boolean): QuestionPlan {
+  const untaken = Object.keys(request.questions).filter((id) => !capabilities.types.includes(request.questions[id].type));
+  if (!answerWhatItCan || untaken.length === Object.keys(request.questions).length) {
+    const refusal = capabilityRefusal(engine, request, capabilities);
+    return refusal ? { ok: false, error: refusal } : { ok: true, questions: request.questions, refused: {} };
+  }
+  const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !untaken.includes(id)));
+  const refusal = capabilityRefusal(engine, { ...request, questions }, capabilities);
+  if (refusal) return { ok: false, error: refusal };
+  const refused = Object.fromEntries(untaken.map((id) => [id, capabilityRefusal(engine, { questions: { [id]: request.questions[id] } }, capabilities)!]));
+  return { ok: true, questions, refused };
+}
 
 /**
  * Why an engine cannot take this request, before anything is sent: `unsupported` for a question type,
