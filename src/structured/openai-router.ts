@@ -128,8 +128,8 @@ export class OpenAiRouter {
         min_confidence: this.options.minConfidence,
         slow_status: slowStatus,
       };
-      const slow = attempt.fields && slowBody && slowStatus === 200 ? slowObject(endpoint, slowBody, encoding) : undefined;
-      if (attempt.fields && slow) entry.fields = compareFields(attempt.fields, slow);
+      const slow = slowBody && slowStatus === 200 ? slowObject(endpoint, slowBody, encoding) : undefined;
+      if (attempt.fields) entry.fields = compareFields(attempt.fields, slow);
       try {
         this.deps.shadowLog.append(entry);
       } catch (error) {

@@ -93,8 +93,16 @@ const ORDINARY_HEADERS = new Set([
   'traceparent',
   'tracestate',
   'baggage',
+  'origin',
+  'referer',
+  'cache-control',
+  'pragma',
+  'priority',
   'x-system1-token',
 ]);
+
+/** Header families a fetch implementation or SDK adds on its own: browser fetch metadata, the SDKs' telemetry. */
+const ORDINARY_PREFIXES = ['sec-', 'x-stainless-'];
 
 /** The OpenAI SDKs mark `with_raw_response` / `with_streaming_response` calls with this header. */
 const RAW_RESPONSE_HEADER = 'x-stainless-raw-response';
@@ -116,7 +124,7 @@ function checkTransport(headers: IncomingHttpHeaders, query: string): void {
   if (!/^application\/json\s*(;|$)/.test(type)) throw new Ineligible('the body is not sent as application/json');
   if (headers[RAW_RESPONSE_HEADER] !== undefined) throw new Ineligible('the caller asked for the raw response (with_raw_response / with_streaming_response)');
   for (const name of Object.keys(headers)) {
-    if (!ORDINARY_HEADERS.has(name) && !name.startsWith('x-stainless-')) throw new Ineligible(`the request carries header ${shownName(name)} (extra_headers)`);
+    if (!ORDINARY_HEADERS.has(name) && !ORDINARY_PREFIXES.some((prefix) => name.startsWith(prefix))) throw new Ineligible(`the request carries header ${shownName(name)} (extra_headers)`);
   }
 }
 

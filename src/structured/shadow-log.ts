@@ -3,13 +3,13 @@ import { appendLogLine } from '../routing/routing-log';
 import type { FieldAnswer } from './answers-to-json';
 import type { Route } from './route-report';
 
-/** One field compared: the fast value and its confidence against what the slow model answered. */
+/** One field the fast engine answered, and, when the slow answer could be read, what it said. */
 export interface ShadowField {
   id: string;
   fast: unknown;
   confidence: number;
-  slow: unknown;
-  agree: boolean;
+  slow?: unknown;
+  agree?: boolean;
 }
 
 /**
@@ -28,12 +28,13 @@ export interface ShadowRecord {
   detail?: string;
   min_confidence: number;
   slow_status: number;
-  /** Present when the fast engine answered every field and the slow answer could be read. */
+  /** Present when the fast engine answered every field; `slow`/`agree` only when the slow answer was read. */
   fields?: ShadowField[];
 }
 
-export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown>): ShadowField[] {
+export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown> | undefined): ShadowField[] {
   return fast.map(({ id, value, confidence }) => {
+    if (!slow) return { id, fast: value, confidence };
     const theirs = valueAt(slow, id.split('.'));
     return { id, fast: value, confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
   });
