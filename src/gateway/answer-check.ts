@@ -1,14 +1,12 @@
 import { isRecord } from '../common/is-record';
 import { shown } from '../config/setting-types';
 import { DecisionQuestion } from '../providers/provider.interface';
+import { isProbability, kindOf } from '../questions/distribution';
 
 export type CheckedAnswer =
   | { kind: 'decision'; decision: string; confidence: number; probabilities: Record<string, number> | null; rationale: string | null }
   | { kind: 'abstain'; rationale: string | null }
   | { kind: 'malformed'; detail: string };
-
-const isProbability = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
 
 /**
  * The gateway's check of one provider answer: a non-object, a confidence outside [0, 1], a decision not
@@ -36,10 +34,4 @@ export function checkAnswer(answer: unknown, question: DecisionQuestion): Checke
 
 function malformed(detail: string): CheckedAnswer {
   return { kind: 'malformed', detail };
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value;
 }

@@ -53,12 +53,22 @@ export class ProviderRegistry {
    * A provider by name, configured like the chain's (for commands such as calibrate that pick one), with
    * the config errors that stop it from working.
    */
-  instance(name: string): { provider: System1Provider | null; errors: ConfigError[] } {
+  instance(name: string): { provider: System1Provider | null; errors: ConfigError[]; problem: string } {
     const member = this.chain().find((candidate) => candidate.name === name);
-    if (member?.provider) return { provider: member.provider, errors: [] };
+    if (member?.provider) return { provider: member.provider, errors: [], problem: '' };
     const errors: ConfigError[] = [];
     const provider = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
-    return { provider, errors };
+    return { provider, errors, problem: problemOf(name, errors) };
+  }
+
+  /**
+   * A provider configured like {@link instance} but asking another model: `model` replaces the `model`
+   * setting. Null with a reason when the provider is unusable or serves one model only.
+   */
+  instanceWithModel(name: string, model: string): { provider: System1Provider | null; problem: string } {
+    const errors: ConfigError[] = [];
+    const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, errors, { overrides: { model } });
+    return { provider, problem: problemOf(name, errors) };
   }
 
   available(): ProviderDefinition[] {
@@ -101,7 +111,7 @@ export class ProviderRegistry {
     name: string,
     origin: { file: string; key: string },
     errors: ConfigError[],
-    { build = true }: { build?: boolean } = {},
+    { build = true, overrides = {} }: { build?: boolean; overrides?: Record<string, unknown> } = {},
   ): System1Provider | null {
     const file = this.config.configFile ?? DEFAULTS;
     const table = { ...(this.config.providerTables[name] ?? {}) };
@@ -149,6 +159,18 @@ export class ProviderRegistry {
         fail(ENVIRONMENT, variable, settingProblem(error));
       }
     }
+    for (const [key, value] of Object.entries(overrides)) {
+      const spec = Object.hasOwn(definition.settings, key) ? definition.settings[key] : undefined;
+      if (!spec) {
+        fail(origin.file, `providers.${name}`, `has no ${key} setting, so ${JSON.stringify(value)} cannot be chosen`);
+        continue;
+      }
+      try {
+        values[key] = spec.type.fromEnv(String(value));
+      } catch (error) {
+        fail(origin.file, `providers.${name}.${key}`, settingProblem(error));
+      }
+    }
     if (!usable || !build) return null;
 
     try {
@@ -159,4 +181,9 @@ export class ProviderRegistry {
       return null;
     }
   }
+}
+
+/** The config errors that stop a provider, in one line. */
+function problemOf(name: string, errors: ConfigError[]): string {
+  return errors.map((error) => `${error.key} ${error.message}`).join('; ') || `${name} cannot be configured`;
 }

@@ -1,4 +1,6 @@
 import { SettingType } from '../config/setting-types';
+import type { QuestionCapabilities } from '../questions/question-capabilities';
+import type { DecisionState, ImageAttachment, Question, QuestionError } from '../questions/question.types';
 
 /**
  * The contract between the gateway and one engine. Providers translate a batch of questions into one
@@ -54,6 +56,13 @@ export interface System1Provider {
    * reply that cannot be read. `signal` aborts at the attempt's timeout: pass it to every I/O call.
    */
   decide(batch: DecisionBatch, context: AttemptContext): Promise<Record<string, unknown>>;
+  /**
+   * Answers typed questions (choice, noul, score, box) natively, for engines that take them (the System One
+   * protocol). Without it the library asks typed questions through `decide` as choices. The answers are in
+   * the System One wire shape (wire-contracts §1.2) and the gateway checks each one; throw
+   * {@link MalformedResponseError} only when the reply as a whole cannot be read.
+   */
+  evaluate?(request: EvaluateRequest, context: AttemptContext): Promise<EvaluateReply>;
   /** A cheap liveness probe. Must honour `signal`. */
   health(context: AttemptContext): Promise<HealthProbeResult>;
 }
@@ -67,6 +76,8 @@ export interface ProviderCapabilities {
   probabilities: boolean;
   /** The model or checkpoint asked, when the provider pins one. */
   model?: string | null;
+  /** Which typed questions `evaluate` takes and its limits; absent when the provider has no `evaluate`. */
+  questions?: QuestionCapabilities;
   [fact: string]: unknown;
 }
 
@@ -83,6 +94,31 @@ export interface DecisionBatch {
   /** The state every question is about: the request's `context`. */
   state: Record<string, unknown> | undefined;
   questions: DecisionQuestion[];
+}
+
+/** Typed questions about one state, for {@link System1Provider.evaluate}. Treat it as read-only. */
+export interface EvaluateRequest {
+  state: DecisionState;
+  questions: Readonly<Record<string, Question>>;
+  images?: readonly ImageAttachment[];
+  longContext?: boolean;
+  /**
+   * The model the caller asked for, for engines registered at run time that serve several. Built-in
+   * providers ignore it: a per-call model is applied to their settings before they are built.
+   */
+  model?: string;
+}
+
+export interface EvaluateReply {
+  /** Question id to the engine's answer as received (System One shape); checked by the gateway. */
+  answers: Record<string, unknown>;
+  /** Questions the engine declined or could not answer, while it answered the others. */
+  errors?: Record<string, QuestionError>;
+  /** The model that actually answered, when the engine says. */
+  model?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  approximate?: boolean;
+  degraded?: boolean;
 }
 
 export interface AttemptContext {

@@ -76,9 +76,9 @@ describe('GatewayService', () => {
   it.each([
     ['a provider error', async () => Promise.reject(new ProviderError('HTTP 503 from engine')), 'error', 'HTTP 503 from engine', 'provider_error'],
     ['an unreadable reply', async () => Promise.reject(new MalformedResponseError('body is not JSON')), 'malformed', 'body is not JSON', 'malformed_response'],
-    ['a non-object answer', async (b: DecisionBatch) => answer(b, 'rerun' as never), 'malformed', 'not an object (got string)', 'malformed_response'],
+    ['a non-object answer', async (b: DecisionBatch) => answer(b, 'rerun' as never), 'malformed', 'not an object (got a string)', 'malformed_response'],
     ['no answers object', async () => 'x' as never, 'malformed', 'no answers object', 'malformed_response'],
-    ['a missing answer', async () => ({}), 'malformed', 'not an object (got undefined)', 'malformed_response'],
+    ['a missing answer', async () => ({}), 'malformed', 'not an object (got nothing)', 'malformed_response'],
     ['a decision outside the options', async (b: DecisionBatch) => answer(b, { decision: 'merge anyway', confidence: 0.9 }), 'malformed', '"merge anyway" is not one of the options', 'malformed_response'],
     ['a confidence above 1', async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: 1.2 }), 'malformed', 'confidence 1.2 is not a number in [0, 1]', 'malformed_response'],
     ['a confidence that is text', async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: '0.9' }), 'malformed', 'confidence "0.9"', 'malformed_response'],

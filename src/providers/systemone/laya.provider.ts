@@ -20,7 +20,9 @@ import {
 import { System1Engine } from '../providers.token';
 import { NON_LATIN_LIMIT, nonLatinShare, textsOfQuestion } from './laya-script';
 import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
-import { isProbability, SystemOneChoice, SystemOneReply } from './systemone-protocol';
+import { isProbability } from '../../questions/distribution';
+import { QuestionCapabilities } from '../../questions/question-capabilities';
+import { SystemOneChoice, SystemOneReply } from './systemone-protocol';
 
 /** The names that pin a Laya checkpoint, and the checkpoint each one means. Any other name auto-routes. */
 const CHECKPOINTS: Readonly<Record<string, string>> = {
@@ -127,6 +129,14 @@ class LayaProvider extends SystemOneAdapter {
 
   override capabilities(): ProviderCapabilities {
     return { ...super.capabilities(), max_options: LAYA_MAX_OPTIONS };
+  }
+
+  /** Laya's `noul` follows its labels rather than the input, so yes/no goes as a two-candidate choice. */
+  protected override readonly noulAsChoice = true;
+
+  /** laya-serve's limits (413 above them), with the 20-candidate limit of its decision head. */
+  protected override questionCapabilities(): QuestionCapabilities {
+    return { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: LAYA_MAX_OPTIONS, max_total_options: 512, max_levels: 32 };
   }
 
   protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {

@@ -7,7 +7,8 @@
  */
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
-import { DecisionBatch, DecisionQuestion, MalformedResponseError } from '../provider.interface';
+import { kindOf, readDistribution } from '../../questions/distribution';
+import { DecisionBatch, DecisionQuestion, EvaluateReply, EvaluateRequest, MalformedResponseError } from '../provider.interface';
 
 /** The decision route, relative to an engine's endpoint. */
 export const SYSTEMONE_PATH = '/v1/systemone';
@@ -25,12 +26,6 @@ export interface SystemOneRequestOptions {
   model?: string;
   criteria: CriteriaStyle;
 }
-
-/**
- * Rounded probabilities sum to 0.99..1.01 on real engines (wire-contracts §7.9); a sum further from 1 than
- * this is not rounding but a broken distribution.
- */
-export const PROBABILITY_SUM_TOLERANCE = 0.02;
 
 /** The request body: one `choice` question per batch question, keyed by its id, about the batch's state. */
 export function systemOneRequest(
@@ -82,13 +77,10 @@ export interface SystemOneReply {
  * {@link MalformedResponseError} naming the question and what was wrong.
  */
 export function readSystemOneReply(body: unknown, questions: readonly DecisionQuestion[], engine: string): SystemOneReply {
-  if (!isRecord(body)) throw new MalformedResponseError(`${engine} answered ${kindOf(body)} instead of a System One reply object`);
-  if (!isRecord(body.answers)) {
-    throw new MalformedResponseError(`${engine} answered without an "answers" object (got ${kindOf(body.answers)}): not a System One reply`);
-  }
+  const envelope = readSystemOneEnvelope(body, engine);
   const answers = new Map<string, SystemOneChoice>();
-  for (const question of questions) answers.set(question.id, readChoice(body.answers, question, engine));
-  return { model: typeof body.model === 'string' ? body.model : undefined, body, answers };
+  for (const question of questions) answers.set(question.id, readChoice(envelope.answers, question, engine));
+  return { model: envelope.model, body: body as Record<string, unknown>, answers };
 }
 
 function readChoice(answers: Record<string, unknown>, question: DecisionQuestion, engine: string): SystemOneChoice {
@@ -101,24 +93,9 @@ function readChoice(answers: Record<string, unknown>, question: DecisionQuestion
   const { choice, probabilities } = answer;
   if (typeof choice !== 'string') throw wrong(`"choice" is ${kindOf(choice)}, not an option`);
   if (!question.options.includes(choice)) throw wrong(`the choice ${shown(choice)} is not one of the options sent`);
-  if (!isRecord(probabilities)) throw wrong(`"probabilities" is ${kindOf(probabilities)}, not an object`);
-
-  for (const key of Object.keys(probabilities)) {
-    if (!question.options.includes(key)) throw wrong(`"probabilities" name ${shown(key)}, which is not one of the options sent`);
-  }
-  const ordered: Record<string, number> = {};
-  let sum = 0;
-  for (const option of question.options) {
-    const value = Object.hasOwn(probabilities, option) ? probabilities[option] : undefined;
-    if (value === undefined) throw wrong(`"probabilities" lack the option ${shown(option)}`);
-    if (!isProbability(value)) throw wrong(`the probability of ${shown(option)} is ${shown(value)}, not a number in [0, 1]`);
-    Object.defineProperty(ordered, option, { value, enumerable: true, writable: true, configurable: true });
-    sum += value;
-  }
-  if (Math.abs(sum - 1) > PROBABILITY_SUM_TOLERANCE) {
-    throw wrong(`"probabilities" sum to ${Number(sum.toFixed(4))}, not about 1`);
-  }
-  return { id: question.id, choice, probabilities: ordered, raw: answer };
+  const read = readDistribution(probabilities, question.options);
+  if (!read.ok) throw wrong(read.problem);
+  return { id: question.id, choice, probabilities: read.probabilities, raw: answer };
 }
 
 /** Probabilities best first, as a rationale shows them: `block the merge=0.52, rerun the pipeline=0.48`. */
@@ -129,12 +106,58 @@ export function probabilitiesBestFirst(probabilities: Record<string, number>, sh
   return more > 0 ? `${listed.join(', ')}, and ${more} more` : listed.join(', ');
 }
 
-export const isProbability = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
+/**
+ * The body for typed questions, sent as the caller wrote them. An engine whose `noul` is not to be trusted
+ * gets yes/no questions as the two-candidate choice `yes` / `no` instead ({@link noulFromChoice} reads
+ * the answer back).
+ */
+export function typedSystemOneRequest(
+  request: EvaluateRequest,
+  { model, noulAsChoice }: { model?: string; noulAsChoice: boolean },
+): Record<string, unknown> {
+  const questions = Object.fromEntries(
+    Object.entries(request.questions).map(([id, question]) => [
+      id,
+      question.type === 'noul' && noulAsChoice
+        ? {
+            type: 'choice',
+            instructions: question.instructions,
+            criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null },
+          }
+        : question,
+    ]),
+  );
+  return {
+    ...(model ? { model } : {}),
+    state: request.state,
+    questions,
+    ...(request.images?.length ? { images: request.images } : {}),
+    ...(request.longContext ? { longContext: true } : {}),
+  };
+}
 
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+/** A yes/no question asked as a choice, answered back as a `noul` (P(yes)); anything else untouched. */
+export function noulFromChoice(answer: unknown): unknown {
+  if (!isRecord(answer) || answer.type !== 'choice' || !isRecord(answer.probabilities)) return answer;
+  return { type: 'noul', noul: answer.probabilities.yes };
+}
+
+/**
+ * Reads the envelope of a typed reply: an object with an `answers` record (each answer is checked per
+ * question by the gateway), the answering `model` and `usage` when the engine sends them.
+ */
+export function readSystemOneEnvelope(body: unknown, engine: string): EvaluateReply {
+  if (!isRecord(body)) throw new MalformedResponseError(`${engine} answered ${kindOf(body)} instead of a System One reply object`);
+  if (!isRecord(body.answers)) {
+    throw new MalformedResponseError(`${engine} answered without an "answers" object (got ${kindOf(body.answers)}): not a System One reply`);
+  }
+  const usage = isRecord(body.usage) ? body.usage : {};
+  const count = (value: unknown) => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined);
+  const inputTokens = count(usage.input_tokens);
+  const outputTokens = count(usage.output_tokens);
+  return {
+    answers: body.answers,
+    ...(typeof body.model === 'string' && { model: body.model }),
+    ...((inputTokens !== undefined || outputTokens !== undefined) && { usage: { inputTokens, outputTokens } }),
+  };
 }

@@ -6,6 +6,8 @@ import { secretFromEnv } from '../http/http-settings';
 import {
   AttemptContext,
   DecisionBatch,
+  EvaluateReply,
+  EvaluateRequest,
   HealthProbeResult,
   ProviderAnswer,
   ProviderCapabilities,
@@ -14,13 +16,17 @@ import {
 } from '../provider.interface';
 import {
   CriteriaStyle,
+  noulFromChoice,
   probabilitiesBestFirst,
+  readSystemOneEnvelope,
   readSystemOneReply,
   SystemOneChoice,
   SystemOneReply,
   systemOneRequest,
   SYSTEMONE_PATH,
+  typedSystemOneRequest,
 } from './systemone-protocol';
+import { QuestionCapabilities } from '../../questions/question-capabilities';
 
 /** Where an engine listens and how to reach it. */
 export interface SystemOneConnection {
@@ -62,7 +68,23 @@ export abstract class SystemOneAdapter implements System1Provider {
 
   /** Every System One engine answers a batch in one pass with per-option probabilities. */
   capabilities(): ProviderCapabilities {
-    return { batch: true, probabilities: true, model: this.model || null };
+    return { batch: true, probabilities: true, model: this.model || null, questions: this.questionCapabilities() };
+  }
+
+  /**
+   * The typed questions the engine takes and its published limits (wire-contracts §1.1): choice, yes/no and
+   * score, 2 to 10 levels, unless an engine says otherwise.
+   */
+  protected questionCapabilities(): QuestionCapabilities {
+    return { types: ['choice', 'noul', 'score'], max_levels: 10 };
+  }
+
+  /** Engines whose `noul` does not follow the input get yes/no questions as a choice between yes and no. */
+  protected readonly noulAsChoice: boolean = false;
+
+  /** Extra request headers for a typed request (an experimental feature's opt-in header). */
+  protected typedHeaders(_request: EvaluateRequest): Record<string, string> {
+    return {};
   }
 
   abstract health(context: AttemptContext): Promise<HealthProbeResult>;
@@ -115,7 +137,11 @@ export abstract class SystemOneAdapter implements System1Provider {
     return secretFromEnv(this.connection.context.env, this.connection.keyVariable);
   }
 
+  /** Throws a `ProviderError` when the engine cannot be asked at all (a hosted API without its key). */
+  protected checkReady(): void {}
+
   async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+    this.checkReady();
     const answers: Record<string, ProviderAnswer> = Object.fromEntries(this.answerWithoutAsking(batch));
     const asked = batch.questions.filter((question) => !Object.hasOwn(answers, question.id));
     if (asked.length === 0) return answers;
@@ -133,14 +159,36 @@ export abstract class SystemOneAdapter implements System1Provider {
     return answers;
   }
 
+  /**
+   * Typed questions in one request, sent as written (see {@link typedSystemOneRequest}); the reply's
+   * envelope is read here and each answer is checked by the gateway against its question.
+   */
+  async evaluate(request: EvaluateRequest, { signal }: AttemptContext): Promise<EvaluateReply> {
+    this.checkReady();
+    const body = typedSystemOneRequest(request, { model: this.requestModel(), noulAsChoice: this.noulAsChoice });
+    let reply: unknown;
+    try {
+      reply = (await this.call('POST', SYSTEMONE_PATH, signal, body, this.apiKey(), this.typedHeaders(request))).body;
+    } catch (error) {
+      throw this.explainFailure(error);
+    }
+    const read = readSystemOneEnvelope(reply, this.name);
+    if (!this.noulAsChoice) return read;
+    const answers = { ...read.answers };
+    for (const [id, question] of Object.entries(request.questions)) {
+      if (question.type === 'noul' && Object.hasOwn(answers, id)) answers[id] = noulFromChoice(answers[id]);
+    }
+    return { ...read, answers };
+  }
+
   /** One request to the engine with the bearer (when a key is set) and the attempt's signal. */
-  protected call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, key = this.apiKey()) {
+  protected call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, key = this.apiKey(), headers: Record<string, string> = {}) {
     const { http, base, allowRemote } = this.connection;
     return http.request({
       method,
       url: endpointUrl(base, path),
       body,
-      headers: key ? { authorization: `Bearer ${key}` } : {},
+      headers: key ? { ...headers, authorization: `Bearer ${key}` } : headers,
       signal,
       allowRemote,
       secrets: key ? [key] : [],

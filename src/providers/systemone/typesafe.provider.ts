@@ -5,9 +5,8 @@ import { EngineStatusError } from '../http/engine-http.errors';
 import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
-  DecisionBatch,
+  EvaluateRequest,
   HealthProbeResult,
-  ProviderAnswer,
   ProviderCapabilities,
   ProviderCreateContext,
   ProviderDefinition,
@@ -18,10 +17,13 @@ import {
 import { System1Engine } from '../providers.token';
 import { SystemOneAdapter } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
+import { QuestionCapabilities } from '../../questions/question-capabilities';
 
 /** The model ids TypeSafe serves; the versioned ones are fixed, the aliases move. */
 export const TYPESAFE_MODELS = ['jev-1.13.0', 'jev-1.14.0', 'jev-latest', 'jev-preview'] as const;
 export const TYPESAFE_MAX_OPTIONS = 255;
+/** The models that take images and box questions (dsh-system1 "TypeSafe capabilities and limits"). */
+const TYPESAFE_IMAGE_MODELS = ['jev-1.14.0', 'jev-preview'];
 const KEY_VARIABLE = 'SYSTEM1_TYPESAFE_API_KEY';
 
 interface TypeSafeSettings {
@@ -79,9 +81,26 @@ class TypeSafeProvider extends SystemOneAdapter {
     return { ...super.capabilities(), max_options: TYPESAFE_MAX_OPTIONS, remote: true };
   }
 
-  protected override answerWithoutAsking(_batch: DecisionBatch): Map<string, ProviderAnswer> {
+  protected override checkReady(): void {
     if (!this.apiKey()) throw new ProviderError(this.missingKey());
-    return new Map();
+  }
+
+  /** Jev 1.14 and the preview alias locate things in images (TypeSafe's experimental extension). */
+  protected override questionCapabilities(): QuestionCapabilities {
+    const images = TYPESAFE_IMAGE_MODELS.includes(this.model ?? '');
+    return {
+      types: images ? ['choice', 'noul', 'score', 'box'] : ['choice', 'noul', 'score'],
+      max_options: TYPESAFE_MAX_OPTIONS,
+      max_levels: 10,
+      ...(images && { images: { media_types: ['image/png', 'image/jpeg'], max_count: 4 } }),
+      long_context: { max_tokens: 262_144 },
+    };
+  }
+
+  /** TypeSafe wants its experimental features opted into by header. */
+  protected override typedHeaders(request: EvaluateRequest): Record<string, string> {
+    const experimental = Boolean(request.images?.length) || Object.values(request.questions).some((q) => q.type === 'box');
+    return experimental ? { 'TypeSafe-Danger-Zone-Images': 'true' } : {};
   }
 
   protected override keyAdvice(): string {

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { loadConfig } from '../config/config.loader';
+import type { ConfigError } from '../config/config-error';
+import { GatewayLogger } from '../logging/gateway.logger';
+import { ProviderRegistry } from '../providers/provider-registry.service';
+import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../providers/providers.token';
+import { System1InputError } from '../questions/input-error';
+import type { DecideRequest, DecideResult, ModelRef } from '../questions/question.types';
+import { CustomProvider } from './custom-provider';
+import { System1Options } from './library-options';
+import { QuestionChainService } from './question-chain.service';
+import { RuntimeProviders } from './runtime-providers';
+
+/** The System-1 decision service for a Node application. */
+export interface System1 {
+  /**
+   * Asks named questions about one state. Throws {@link System1InputError} for a malformed call, before
+   * any engine runs; every runtime failure is reported per question instead.
+   */
+  decide(request: DecideRequest): Promise<DecideResult>;
+  /** Adds an engine under `name`; the returned disposer removes it and cancels its calls in flight. */
+  registerProvider(name: string, provider: CustomProvider): () => void;
+  /** The engines tried, in order, when a call names no model. */
+  chain(): ModelRef[];
+  /** Problems in the config file or environment (the engines they concern answer `unavailable`). */
+  configErrors(): ConfigError[];
+  /** Cancels calls in flight and releases the container. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the decision service over the gateway's own providers, registry and calibration, reading the
+ * user's config (or `options.configFile`) the way the MCP server does. A broken config does not throw: the
+ * engines it concerns answer `unavailable`, and {@link System1.configErrors} says why.
+ */
+export async function createSystem1(options: System1Options = {}): Promise<System1> {
+  const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
+  const { LibraryModule } = require('./library.module') as typeof import('./library.module');
+  const env = { ...(options.env ?? process.env), ...(options.configFile !== undefined && { SYSTEM1_CONFIG: options.configFile }) };
+  const config = loadConfig({ env });
+  const logger = new GatewayLogger(options.logger === false ? () => undefined : (options.logger ?? ((line) => process.stderr.write(line))));
+  logger.configure(config.gateway.log_level, '');
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(LibraryModule.with(config, env, options), {
+    logger,
+    abortOnError: false,
+  });
+  const chainService = app.get(QuestionChainService);
+  const runtime = app.get(RuntimeProviders);
+  const registry = app.get(ProviderRegistry);
+  const definitions = app.get<ProviderDefinitions>(SYSTEM1_PROVIDERS);
+  let closed = false;
+
+  return {
+    decide: (request) => {
+      if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
+      return chainService.decide(request);
+    },
+    registerProvider: (name, provider) =>
+      runtime.register(name, provider, (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
+    chain: () => chainService.chainFor({}),
+    configErrors: () => [...config.errors, ...registry.configErrors()],
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      runtime.clear();
+      await app.close();
+    },
+  };
+}
