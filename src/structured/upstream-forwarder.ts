@@ -16,7 +16,7 @@ export interface ForwardedCall {
 }
 
 /** Headers about one connection, not the request (RFC 9110 §7.6.1), and the router's own token. */
-const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'x-system1-token']);
+const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'x-system1-token']);
 
 /** The same, for the upstream's answer on its way back. */
 const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
