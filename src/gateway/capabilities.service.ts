@@ -3,6 +3,8 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
 import { ProviderRegistry } from '../providers/provider-registry.service';
+import { System1Provider } from '../providers/provider.interface';
+import { typedCapabilities } from '../questions/choice-bridge';
 import { ConfigStatus } from './config-status.service';
 import { SchemaService } from './schema/schema.service';
 import { TOOL_NAMES } from './tool-names';
@@ -49,7 +51,7 @@ export class CapabilitiesService {
       provider_chain: chain.map(({ name, role }) => ({ name, role })),
       timeout_s: this.config.gateway.timeout_s,
       min_confidence: this.config.gateway.min_confidence,
-      providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider?.capabilities() ?? null])),
+      providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider ? withQuestionTypes(provider) : null])),
       calibration: this.calibrationSummary(),
       available_providers: this.registry.available().map((definition) => ({
         name: definition.name,
@@ -67,4 +69,10 @@ export class CapabilitiesService {
       response_schema: response,
     };
   }
+}
+
+/** A provider's facts, with the typed questions the library can ask it (natively or as choices). */
+function withQuestionTypes(provider: System1Provider) {
+  const capabilities = provider.capabilities();
+  return { ...capabilities, questions: typedCapabilities(provider, capabilities) };
 }

@@ -8,7 +8,7 @@ import { withDeadline } from '../gateway/deadline';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { EvaluateReply, EvaluateRequest } from '../providers/provider.interface';
 import { readAnswer } from '../questions/answer-reader';
-import { askThroughChoices, bridgedCapabilities } from '../questions/choice-bridge';
+import { askThroughChoices, typedCapabilities } from '../questions/choice-bridge';
 import { System1InputError } from '../questions/input-error';
 import { capabilityRefusal } from '../questions/question-capabilities';
 import { DecideMeta, DecideRequest, DecideResult, FailedAttempt, ModelRef, QuestionError, QuestionResult } from '../questions/question.types';
@@ -103,7 +103,7 @@ export class QuestionChainService {
     } catch (error) {
       return { ok: false, error: attemptError(error, timeoutMs) };
     }
-    const questionCapabilities = provider.evaluate ? (capabilities.questions ?? { types: ['choice', 'noul', 'score'] }) : bridgedCapabilities(capabilities);
+    const questionCapabilities = typedCapabilities(provider, capabilities);
     const untaken = Object.keys(request.questions).filter((id) => !questionCapabilities.types.includes(request.questions[id].type));
     const questions = last ? Object.fromEntries(Object.entries(request.questions).filter(([id]) => !untaken.includes(id))) : request.questions;
     const refusal = capabilityRefusal(ref.provider, { ...request, questions }, questionCapabilities);

@@ -123,7 +123,8 @@ export class ProviderRegistry {
     }
     const definition = this.definitions.all().find((candidate) => candidate.name === typeName);
     for (const key of this.config.providerSecrets[name] ?? []) {
-      const variable = key === 'api_key' ? (definition?.keyVariable ?? providerVariable(name, key)) : undefined;
+      // Whatever the name (`api_key`, `api_token`, `token`), a credential in a provider's table is its key.
+      const variable = definition?.keyVariable ?? (key === 'api_key' ? providerVariable(name, key) : undefined);
       errors.push(secretInFile(file, `providers.${name}.${key}`, variable));
     }
     if (!definition) {

@@ -7,6 +7,7 @@ import { OllamaProviderDefinition } from './ollama/ollama.provider';
 import { OpenAiProviderDefinition } from './openai/openai.provider';
 import { ProviderRegistry } from './provider-registry.service';
 import { providerDefinitionsToken, SYSTEM1_PROVIDERS } from './providers.token';
+import { CloudflareProviderDefinition } from './systemone/cloudflare.provider';
 import { LayaProviderDefinition } from './systemone/laya.provider';
 import { SystemOneProviderDefinition } from './systemone/systemone.provider';
 import { TypeSafeProviderDefinition } from './systemone/typesafe.provider';
@@ -19,6 +20,7 @@ const BUILT_IN = [
   VonProviderDefinition,
   SystemOneProviderDefinition,
   TypeSafeProviderDefinition,
+  CloudflareProviderDefinition,
   OllamaProviderDefinition,
   OpenAiProviderDefinition,
   AnthropicProviderDefinition,

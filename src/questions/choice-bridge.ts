@@ -19,10 +19,21 @@ import { Described, Question, QuestionError } from './question.types';
  */
 export function bridgedCapabilities(capabilities: ProviderCapabilities): QuestionCapabilities {
   const limit = capabilities.max_options;
+  const score = capabilities.probabilities;
   return {
-    types: capabilities.probabilities ? ['choice', 'noul', 'score'] : ['choice', 'noul'],
-    ...(limit !== undefined && { max_options: limit, max_levels: limit }),
+    types: score ? ['choice', 'noul', 'score'] : ['choice', 'noul'],
+    ...(limit !== undefined && { max_options: limit }),
+    ...(limit !== undefined && score && { max_levels: limit }),
   };
+}
+
+/** What a provider takes as typed questions: its own word when it has `evaluate`, else what choices can carry. */
+export function typedCapabilities(
+  provider: { evaluate?: unknown },
+  capabilities: ProviderCapabilities,
+): QuestionCapabilities {
+  if (provider.evaluate) return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
+  return bridgedCapabilities(capabilities);
 }
 
 export async function askThroughChoices(

@@ -18,8 +18,8 @@ beforeAll(() => {
 afterEach(() => fake?.kill());
 
 /** Starts a fake engine by name and resolves with the URL it prints. */
-function startFake(name: string): Promise<string> {
-  const child = spawn(process.execPath, [FAKE_CLI, name, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+function startFake(name: string, env: Record<string, string> = {}): Promise<string> {
+  const child = spawn(process.execPath, [FAKE_CLI, name, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   fake = child;
   return new Promise((resolve, reject) => {
     let text = '';
@@ -44,4 +44,18 @@ it('system1 smoke passes against provider = "laya" on the fake laya', async () =
   expect(result.stdout).toMatch(/^PASS\s+health\s+ok; laya \(primary\) up/m);
   expect(result.stdout).toMatch(/^PASS\s+decision\s+decided "rerun the pipeline" .* from laya/m);
   expect(result.stdout).toContain('"provider": "laya"');
+});
+
+it('system1 smoke passes against provider = "cloudflare" on the fake Workers AI, which checks the token and the account', async () => {
+  const secrets = { SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-smoke-SECRET-7', SYSTEM1_CLOUDFLARE_ACCOUNT_ID: 'feedface00000000feedface00000000' };
+  const endpoint = await startFake('cloudflare', secrets);
+  const sandbox = resources.sandbox();
+  const config = sandbox.writeConfig(`[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\nendpoint = "${endpoint}"\n`);
+  const result = await runCli(
+    ['smoke', '--question', 'Rerun the flaky pipeline or block the merge?', '--options', 'rerun the pipeline', 'block the merge'],
+    sandbox.env({ SYSTEM1_CONFIG: config, ...secrets }),
+  );
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/^PASS\s+decision\s+decided "rerun the pipeline" .* from cloudflare/m);
+  expect(result.stdout + result.stderr).not.toContain(secrets.SYSTEM1_CLOUDFLARE_API_TOKEN);
 });

@@ -64,6 +64,8 @@ export abstract class FakeEngine {
   /** Picks the fault per decision request (chaos runs); default: `fault`. */
   chooseFault?: (request: RecordedRequest) => Fault;
   redirectTo = 'http://127.0.0.1:9/';
+  /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
+  abandoned = 0;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -113,6 +115,9 @@ export abstract class FakeEngine {
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('close', () => {
+      if (!res.writableFinished) this.abandoned++;
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

@@ -1,4 +1,5 @@
 import { AnthropicFake } from './anthropic.fake';
+import { CloudflareFake } from './cloudflare.fake';
 import type { FakeEngine } from './fake-engine';
 import { LayaFake } from './laya.fake';
 import { OllamaFake } from './ollama.fake';
@@ -19,4 +20,6 @@ export const FAKE_ENGINES: Record<string, () => FakeEngine> = {
   von: () => new VonFake({ apiKey: process.env.VON_API_KEY }),
   systemone: () => new LlamaServerFake({ apiKey: process.env.SYSTEM1_SYSTEMONE_API_KEY }),
   typesafe: () => new TypeSafeFake(),
+  cloudflare: () =>
+    new CloudflareFake({ apiKey: process.env.SYSTEM1_CLOUDFLARE_API_TOKEN, accountId: process.env.SYSTEM1_CLOUDFLARE_ACCOUNT_ID || undefined }),
 };

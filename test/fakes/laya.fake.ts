@@ -27,6 +27,7 @@ export interface LayaFakeOptions {
 export class LayaFake extends SystemOneEngineFake {
   readonly name = 'laya';
   protected readonly decimals = 4;
+  protected override readonly maxLevels = 32;
   apiKey?: string;
   strict: boolean;
   /** The checkpoint every request is routed to, whatever it asked (to play Laya's silent auto-routing). */
@@ -55,7 +56,11 @@ export class LayaFake extends SystemOneEngineFake {
     if (!questions) return detail(400, "'questions' must be an object");
     if (questions.length > 64) return detail(413, `too many questions (${questions.length} > 64)`);
     for (const question of questions) {
-      if (question.type !== 'choice') return detail(422, `question '${question.id}': this fake answers only 'choice' questions`);
+      if (question.type !== 'choice') {
+        const problem = this.typedProblem(question, body);
+        if (problem) return detail(422, problem);
+        continue;
+      }
       if (question.criteria === 'invalid' || question.options.length < 2) {
         return detail(422, `question '${question.id}': 'criteria' must list at least two options`);
       }

@@ -8,6 +8,8 @@ export interface FakeChoiceQuestion {
   /** The option keys: the labels of a list, or the keys of a map. */
   options: string[];
   criteria: 'list' | 'map' | 'invalid';
+  /** A score question's levels as text, lowest first (its `options` are their indices). */
+  levels?: string[];
 }
 
 export const SYSTEMONE_ROUTE = '/v1/systemone';
@@ -22,7 +24,8 @@ export const SYSTEMONE_ROUTE = '/v1/systemone';
  * verbatim, for sums or values a real engine should never send) or `reshape` (rewrites the whole reply).
  */
 export abstract class SystemOneEngineFake extends FakeEngine {
-  protected readonly decisionPaths = [SYSTEMONE_ROUTE];
+  /** The decision route; an engine with its own route (Cloudflare's per-model path) sets its own. */
+  protected readonly decisionPaths: readonly string[] = [SYSTEMONE_ROUTE];
   /** The option that gets the highest probability: an index or a label (default: the first option). */
   pick: number | string = 0;
   /** When set, every choice answers with exactly these probabilities, and `choice` is their argmax. */
@@ -35,6 +38,14 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   distortion?: number;
   /** When set, the reply body goes through it before it is sent. */
   reshape?: (body: Record<string, unknown>) => unknown;
+  /** Answers sent verbatim for these question ids (one malformed answer among good ones). */
+  answersById: Record<string, unknown> = {};
+  /** P(true) for every `noul` question. */
+  noulTrue = 0.8;
+  /** The most score levels a question may have (wire-contracts §1.1: 10 on most engines). */
+  protected readonly maxLevels: number = 10;
+  /** Whether the engine locates things in images (TypeSafe's experimental `box`). */
+  protected readonly takesBoxes: boolean = false;
   /** Decimals the engine rounds probabilities to. */
   protected abstract readonly decimals: number;
 
@@ -48,18 +59,53 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   protected abstract otherRoute(request: RecordedRequest): FakeReply;
 
   protected answer(request: RecordedRequest): FakeReply {
-    if (request.path !== SYSTEMONE_ROUTE) return this.otherRoute(request);
+    if (!this.decisionPaths.includes(request.path)) return this.otherRoute(request);
     const questions = readQuestions(request.body);
     const refused = this.refuse(request, questions);
     if (refused) return refused;
     const answers: Record<string, unknown> = {};
     for (const question of questions!) {
+      if (Object.hasOwn(this.answersById, question.id)) {
+        answers[question.id] = this.answersById[question.id];
+        continue;
+      }
+      if (question.type !== 'choice') {
+        answers[question.id] = this.typedAnswer(question);
+        continue;
+      }
       const truth = this.distortion === undefined ? undefined : truthOf(request.body, question.options.length);
       const probabilities = this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
       answers[question.id] = this.choiceAnswer(argmax(probabilities), probabilities);
     }
     const reply = this.envelope(request, answers);
     return this.reshape ? { ...reply, body: this.reshape(reply.body as Record<string, unknown>) } : reply;
+  }
+
+  /**
+   * Why a non-choice question is refused, or undefined: a score needs 2 to `maxLevels` levels, a box needs
+   * an engine that takes boxes and at least one image.
+   */
+  protected typedProblem(question: FakeChoiceQuestion, body: unknown): string | undefined {
+    if (question.type === 'noul') return undefined;
+    if (question.type === 'score') {
+      return question.criteria === 'list' && question.options.length >= 2 && question.options.length <= this.maxLevels
+        ? undefined
+        : `questions.${question.id}: "criteria" must be an array of 2 to ${this.maxLevels} levels`;
+    }
+    if (question.type === 'box' && this.takesBoxes) {
+      return isObject(body) && Array.isArray(body.images) && body.images.length > 0 ? undefined : `questions.${question.id}: a box question needs an image`;
+    }
+    return `questions.${question.id}: unknown question type ${JSON.stringify(question.type)}`;
+  }
+
+  /** A `noul`, `score` or `box` answer in the common shape (wire-contracts §1.2). */
+  protected typedAnswer(question: FakeChoiceQuestion): Record<string, unknown> {
+    if (question.type === 'noul') return { type: 'noul', noul: this.noulTrue };
+    if (question.type === 'box') return { type: 'box', box: { top: 0.1, bottom: 0.6, left: 0.2, right: 0.7 }, confidence: 0.7 };
+    const probabilities = this.probabilities ?? this.distribution(question.options);
+    const score = round(question.options.reduce((sum, level) => sum + Number(level) * probabilities[level], 0), 4);
+    const legend = Object.fromEntries(question.options.map((level, i) => [level, question.levels![i]]));
+    return { type: 'score', score, legend, probabilities, confidence: probabilities[argmax(probabilities)] };
   }
 
   /** The `pick`ed option highest, the others in their order with falling shares: n, n-1, ... 1 parts. */
@@ -102,6 +148,14 @@ export function readQuestions(body: unknown): FakeChoiceQuestion[] | undefined {
   return Object.entries(body.questions).map(([id, raw]) => {
     const question = isObject(raw) ? raw : {};
     const criteria = question.criteria;
+    if (question.type === 'score' && Array.isArray(criteria)) {
+      // Levels are answered by their index; the legend names them as sent.
+      const levels = criteria.map((level) => (typeof level === 'string' ? level : JSON.stringify(level)));
+      return { id, type: question.type, instructions: question.instructions, options: levels.map((_, i) => String(i)), criteria: 'list', levels };
+    }
+    if (question.type === 'noul' || question.type === 'box') {
+      return { id, type: question.type, instructions: question.instructions, options: [], criteria: 'map' };
+    }
     if (Array.isArray(criteria) && criteria.every((c) => typeof c === 'string')) {
       return { id, type: question.type, instructions: question.instructions, options: criteria as string[], criteria: 'list' };
     }

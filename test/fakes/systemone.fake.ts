@@ -42,7 +42,11 @@ export class LlamaServerFake extends SystemOneEngineFake {
     if (body.state === undefined || body.state === null) return invalid('"state" is required');
     if (!questions || questions.length === 0) return invalid('"questions" must be a non-empty object');
     for (const question of questions) {
-      if (question.type !== 'choice') return invalid(`questions.${question.id}: this fake answers only "choice" questions`);
+      if (question.type !== 'choice') {
+        const problem = this.typedProblem(question, body);
+        if (problem) return invalid(problem);
+        continue;
+      }
       if (typeof question.instructions !== 'string' || question.instructions === '') {
         return invalid(`questions.${question.id}: "instructions" must be a non-empty string, object or array`);
       }

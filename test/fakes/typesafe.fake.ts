@@ -13,6 +13,7 @@ const MODELS = ['jev-1.13.0', 'jev-1.14.0', 'jev-latest', 'jev-preview'];
 export class TypeSafeFake extends SystemOneEngineFake {
   readonly name = 'typesafe';
   protected readonly decimals = 2;
+  protected override readonly takesBoxes = true;
   apiKey?: string;
   /** What each alias resolves to; the versioned ids answer as themselves. */
   aliases: Record<string, string> = { 'jev-latest': 'jev-1.14.0', 'jev-preview': 'jev-1.15.0-preview' };
@@ -41,7 +42,11 @@ export class TypeSafeFake extends SystemOneEngineFake {
     }
     if (!questions) return { status: 422, body: { detail: [{ loc: ['body', 'questions'], msg: 'field required', type: 'value_error.missing' }] } };
     for (const question of questions) {
-      if (question.type !== 'choice') return { status: 400, body: { detail: `This fake answers only choice questions (${question.id}).` } };
+      if (question.type !== 'choice') {
+        const problem = this.typedProblem(question, body);
+        if (problem) return { status: 400, body: { detail: problem } };
+        continue;
+      }
       if (question.criteria !== 'map' || question.options.length < 2) {
         return { status: 422, body: { detail: [{ loc: ['body', 'questions', question.id, 'criteria'], msg: 'value is not a valid dict' }] } };
       }

@@ -24,7 +24,11 @@ export class VonFake extends SystemOneEngineFake {
     if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey) return detail(401, 'invalid or missing API key');
     if (!isObject(request.body) || !questions) return detail(422, 'body must be an object with a questions object');
     for (const question of questions) {
-      if (question.type !== 'choice') return detail(422, `questions.${question.id}: this fake answers only choice questions`);
+      if (question.type !== 'choice') {
+        const problem = this.typedProblem(question, request.body);
+        if (problem) return detail(422, problem);
+        continue;
+      }
       if (question.criteria !== 'map' || question.options.length < 2) {
         return detail(422, `questions.${question.id}.criteria: must map at least two option keys to descriptions`);
       }

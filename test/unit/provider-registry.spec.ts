@@ -29,7 +29,7 @@ describe('ProviderRegistry', () => {
   });
 
   it.each([
-    ['[gateway]\nprovider = "lyaa"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "lyaa" (available: anthropic, laya, mock, ollama, openai, systemone, typesafe, von)'],
+    ['[gateway]\nprovider = "lyaa"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "lyaa" (available: anthropic, cloudflare, laya, mock, ollama, openai, systemone, typesafe, von)'],
     ['[gateway]\nprovider = "mock"', { SYSTEM1_PROVIDER: 'nope' }, 'environment', 'SYSTEM1_PROVIDER', 'names an unknown provider "nope"'],
     ['[gateway]\nprovider = "mock"\nfallback = ["ghost"]', {}, TEST_CONFIG_FILE, 'gateway.fallback', 'unknown provider "ghost"'],
     ['[gateway]\nprovider = "mock"\n[providers.mokc]\nconfidence = 1', {}, TEST_CONFIG_FILE, 'providers.mokc', 'unknown provider "mokc"'],
@@ -40,6 +40,7 @@ describe('ProviderRegistry', () => {
     ['[gateway]\nprovider = "x"\n[providers.x]\ntype = 3', {}, TEST_CONFIG_FILE, 'providers.x.type', 'must be the name of a provider definition'],
     ['[gateway]\nprovider = "mock"\n[providers.laya]\napi_key = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.laya.api_key', 'environment variables only (SYSTEM1_LAYA_API_KEY)'],
     ['[gateway]\nprovider = "mock"\n[providers.anthropic]\napi_key = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.anthropic.api_key', 'environment variables only (ANTHROPIC_API_KEY)'],
+    ['[gateway]\nprovider = "mock"\n[providers.laya]\ntoken = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.laya.token', 'environment variables only (SYSTEM1_LAYA_API_KEY)'],
     ['[gateway]\nprovider = "mock"\n[providers.ghost]\napi_key = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.ghost.api_key', 'environment variables only (SYSTEM1_GHOST_API_KEY)'],
   ])('reports %j %j as a config error on %s %s', async (toml, env, file, key, words) => {
     await start(toml, env as Record<string, string>);

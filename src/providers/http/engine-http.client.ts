@@ -147,20 +147,29 @@ function retryAfter(value: string | undefined): number | undefined {
 
 /**
  * A short explanation from an engine's error body, when it has one in a known place (FastAPI `detail`,
- * `{error: {message}}`, `{error: "..."}`), with any secret scrubbed. Bodies can echo a request, so the
- * rest of the body is never shown.
+ * `{error: {message}}`, `{error: "..."}`, the Cloudflare API's `{errors: [{message}]}`), with any secret
+ * scrubbed. Bodies can echo a request, so the rest of the body is never shown.
  */
 function engineDetail(body: unknown, secrets: readonly string[]): string {
   if (!isRecord(body)) return '';
   const error = body.error;
+  const firstOfErrors = Array.isArray(body.errors) ? body.errors[0] : undefined;
   const candidates = [
     body.detail,
     isRecord(body.detail) ? body.detail.message ?? body.detail.error_type : undefined,
     isRecord(error) ? error.message : error,
+    isRecord(firstOfErrors) ? firstOfErrors.message : undefined,
     body.message,
   ];
   const text = candidates.find((value): value is string => typeof value === 'string' && value.trim() !== '');
-  if (!text) return '';
+  return text ? safeEngineText(text, secrets) : '';
+}
+
+/**
+ * Engine text made safe to show: one line, the keys sent and anything shaped like a bearer token or an
+ * `sk-` key replaced by `[redacted]`, at most 200 characters.
+ */
+export function safeEngineText(text: string, secrets: readonly string[]): string {
   let safe = text.replace(/\s+/g, ' ').trim();
   for (const secret of secrets) if (secret) safe = safe.split(secret).join('[redacted]');
   safe = safe.replace(/\b(bearer|sk-[a-z]*)[\s-]?[A-Za-z0-9._~+/=-]{8,}/gi, '[redacted]');

@@ -1,6 +1,7 @@
 /**
  * The System One protocol (`POST /v1/systemone`), shared by every engine that speaks it: TypeSafe's hosted
- * Jev API, laya-serve, von serve and llama-server / engines/systemone/serve.py. See wire-contracts.md §1.
+ * Jev API, Cloudflare Workers AI's Clef (at its own route, in an envelope), laya-serve, von serve and
+ * llama-server / engines/systemone/serve.py. See wire-contracts.md §1.
  *
  * The gateway asks only `choice` questions: one per batch question, yes/no included (as the two options
  * "yes" and "no"), so every engine answers on the same scale and the reply check is the same everywhere.

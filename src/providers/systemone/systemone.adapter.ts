@@ -50,11 +50,26 @@ export function localConnection(
 }
 
 /**
- * The shared shape of a System One adapter: every question of a batch goes in ONE `POST /v1/systemone`,
- * the reply is strictly checked ({@link readSystemOneReply}), and each answer becomes a decision with the
- * engine's per-option probabilities and a rationale listing them best first. Engines differ only in the
- * hooks below (which options they refuse up front, how they fail, which field is the answer's probability,
- * who they say answered) and in their health check.
+ * The connection to a hosted API, remote by nature: no `allow_remote` to set, but https unless the
+ * endpoint is this machine, since every request carries the key.
+ */
+export function hostedConnection(
+  http: EngineHttpClient,
+  settings: Readonly<Record<string, unknown>>,
+  keyVariable: string,
+  context: ProviderCreateContext,
+): SystemOneConnection {
+  const base = configuredEndpoint(settings, { allowRemote: true, httpsUnlessLoopback: true });
+  return { http, base, allowRemote: true, keyVariable, context };
+}
+
+/**
+ * The shared shape of a System One adapter: every question of a batch goes in ONE `POST /v1/systemone`
+ * (or the engine's own {@link decisionPath}), the reply is strictly checked ({@link readSystemOneReply}),
+ * and each answer becomes a decision with the engine's per-option probabilities and a rationale listing
+ * them best first. Engines differ only in the hooks below (where they take decisions, what envelope they
+ * wrap the reply in, which options they refuse up front, how they fail, which field is the answer's
+ * probability, who they say answered) and in their health check.
  */
 export abstract class SystemOneAdapter implements System1Provider {
   abstract readonly name: string;
@@ -88,6 +103,16 @@ export abstract class SystemOneAdapter implements System1Provider {
   }
 
   abstract health(context: AttemptContext): Promise<HealthProbeResult>;
+
+  /** Where decisions are posted, relative to the endpoint. */
+  protected decisionPath(): string {
+    return SYSTEMONE_PATH;
+  }
+
+  /** The System One reply inside the engine's response body (an engine may wrap it in an envelope). */
+  protected unwrapReply(body: unknown): unknown {
+    return body;
+  }
 
   /** The `model` to send; undefined = none. */
   protected requestModel(): string | undefined {
@@ -149,7 +174,7 @@ export abstract class SystemOneAdapter implements System1Provider {
     const body = systemOneRequest(batch.state, asked, { model: this.requestModel(), criteria: this.criteria });
     let reply: unknown;
     try {
-      reply = (await this.call('POST', SYSTEMONE_PATH, signal, body)).body;
+      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body)).body);
     } catch (error) {
       throw this.explainFailure(error);
     }
@@ -168,7 +193,7 @@ export abstract class SystemOneAdapter implements System1Provider {
     const body = typedSystemOneRequest(request, { model: this.requestModel(), noulAsChoice: this.noulAsChoice });
     let reply: unknown;
     try {
-      reply = (await this.call('POST', SYSTEMONE_PATH, signal, body, this.apiKey(), this.typedHeaders(request))).body;
+      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body, this.apiKey(), this.typedHeaders(request))).body);
     } catch (error) {
       throw this.explainFailure(error);
     }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { EngineStatusError } from '../http/engine-http.errors';
-import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
+import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
   EvaluateRequest,
@@ -15,7 +15,7 @@ import {
   System1Provider,
 } from '../provider.interface';
 import { System1Engine } from '../providers.token';
-import { SystemOneAdapter } from './systemone.adapter';
+import { hostedConnection, SystemOneAdapter } from './systemone.adapter';
 import { SystemOneReply } from './systemone-protocol';
 import { QuestionCapabilities } from '../../questions/question-capabilities';
 
@@ -62,14 +62,7 @@ export class TypeSafeProviderDefinition implements ProviderDefinition {
 
   create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
     const settings = raw as unknown as TypeSafeSettings;
-    const connection = {
-      http: this.http,
-      base: configuredEndpoint(raw, { allowRemote: true, httpsUnlessLoopback: true }),
-      allowRemote: true,
-      keyVariable: KEY_VARIABLE,
-      context,
-    };
-    return new TypeSafeProvider(connection, settings.model);
+    return new TypeSafeProvider(hostedConnection(this.http, raw, KEY_VARIABLE, context), settings.model);
   }
 }
 

@@ -301,6 +301,8 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
         model: 'claude-haiku-5-5',
         confidence: 'self-reported by the model',
         remote: true,
+        // No probabilities, so no score (it needs a distribution); choices carry the candidates.
+        questions: { types: ['choice', 'noul'], max_options: 256 },
       });
     });
 

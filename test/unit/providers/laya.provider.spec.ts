@@ -97,7 +97,13 @@ describe('laya provider against a fake laya-serve', () => {
     it('sends every question of a batch in one request and maps each answer', async () => {
       const { app } = await start();
       const provider = app.get(ProviderRegistry).chain()[0].provider!;
-      expect(provider.capabilities()).toEqual({ max_options: 20, batch: true, probabilities: true, model: 'typed-decisions' });
+      expect(provider.capabilities()).toEqual({
+        max_options: 20,
+        batch: true,
+        probabilities: true,
+        model: 'typed-decisions',
+        questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 20, max_total_options: 512, max_levels: 32 },
+      });
       const answers = await provider.decide(
         {
           state: { prompt: 'fix the flaky test' },

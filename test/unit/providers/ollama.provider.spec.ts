@@ -139,6 +139,7 @@ describe('ollama provider against the Ollama fake', () => {
       model: 'gemma4:e4b',
       technique: 'letters',
       min_version: '0.12.11',
+      questions: { types: ['choice', 'noul', 'score'], max_options: 26, max_levels: 26 },
     });
     const options = Array.from({ length: 27 }, (_, i) => `tool ${i}`);
     const reply = await gateway.decide({ question: 'Which tool?', options });

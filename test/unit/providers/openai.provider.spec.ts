@@ -101,6 +101,7 @@ describe('openai provider against an OpenAI-compatible fake', () => {
       model: 'qwen3-4b',
       technique: 'letters',
       disable_thinking: true,
+      questions: { types: ['choice', 'noul', 'score'], max_options: 26, max_levels: 26 },
     });
   });
 

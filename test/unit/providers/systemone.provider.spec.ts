@@ -82,7 +82,12 @@ describe('systemone provider against a fake llama-server', () => {
   it("declares no option limit of its own and reports the server's refusal of too many options", async () => {
     fake.maxOptions = 3;
     const { gateway, app } = await start();
-    expect(app.get(CapabilitiesService).capabilities().providers.systemone).toEqual({ batch: true, probabilities: true, model: null });
+    expect(app.get(CapabilitiesService).capabilities().providers.systemone).toEqual({
+      batch: true,
+      probabilities: true,
+      model: null,
+      questions: { types: ['choice', 'noul', 'score'], max_levels: 10 },
+    });
     const reply = await gateway.decide({ question: 'Which?', options: ['a', 'b', 'c', 'd'] });
     expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
     expect(reply.attempts[0].detail).toContain('HTTP 422');

@@ -1,6 +1,7 @@
 /**
- * What the System One provider suites (laya, von, systemone, typesafe) share: starting the gateway against
- * a fake, and the table of FakeEngine faults with the outcome and detail a user should see for each.
+ * What the System One provider suites (laya, von, systemone, typesafe, cloudflare) share: starting the
+ * gateway against a fake, and the table of FakeEngine faults with the outcome and detail a user should see
+ * for each.
  */
 import { TestingModule } from '@nestjs/testing';
 import { GatewayService } from '../../../src/gateway/gateway.service';

@@ -81,7 +81,12 @@ describe('von provider against a fake von serve', () => {
 
   it('declares one pass per batch, probabilities and no option limit of its own', async () => {
     const { app } = await start();
-    expect(app.get(CapabilitiesService).capabilities().providers.von).toEqual({ batch: true, probabilities: true, model: 'von-1.3' });
+    expect(app.get(CapabilitiesService).capabilities().providers.von).toEqual({
+      batch: true,
+      probabilities: true,
+      model: 'von-1.3',
+      questions: { types: ['choice', 'noul', 'score'], max_levels: 10 },
+    });
   });
 
   it('reports a reply that breaks the protocol as malformed_response, naming the question', async () => {

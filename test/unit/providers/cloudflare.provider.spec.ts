@@ -1,0 +1,260 @@
+import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
+import { GatewayService } from '../../../src/gateway/gateway.service';
+import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
+import { DecisionQuestion, ProviderError } from '../../../src/providers/provider.interface';
+import { CloudflareProviderDefinition } from '../../../src/providers/systemone/cloudflare.provider';
+import { CloudflareFake } from '../../fakes/cloudflare.fake';
+import { gatewayApp } from '../../helpers/gateway-app';
+import {
+  expectFaultHandled,
+  FAULT_GATEWAY,
+  FaultExpectation,
+  gatewayFor,
+  OPTIONS,
+  QUESTION,
+  StartedGateway,
+  TIMEOUT_FAULTS,
+  TRANSPORT_FAULTS,
+} from './systemone.shared';
+
+const SECRET = 'cf-test-CLOUDFLARE-SECRET-42';
+const KEY_ENV = { SYSTEM1_CLOUDFLARE_API_TOKEN: SECRET };
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const ACCOUNT_SETTING = `account_id = "${ACCOUNT}"`;
+const RUN_CLEF = `/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef`;
+
+describe('cloudflare provider against a fake Workers AI', () => {
+  let fake: CloudflareFake;
+  let started: StartedGateway | undefined;
+  const start = async ({ settings = ACCOUNT_SETTING, ...options }: Parameters<typeof gatewayFor>[2] = {}) =>
+    (started = await gatewayFor('cloudflare', fake, { settings, ...options }));
+
+  beforeEach(async () => {
+    fake = new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT });
+    await fake.start();
+  });
+  afterEach(async () => {
+    await started?.app.close();
+    started = undefined;
+    await fake.stop();
+  });
+
+  it("posts to the account's clef route with the short model name, the options as a self-described map and the token as a bearer, and unwraps the envelope", async () => {
+    const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
+    const reply = await gateway.decide({ question: 'Which team should handle this?', options: ['billing', 'shipping', 'technical'], context: { ticket: 'charged twice' } });
+    expect(fake.requests).toHaveLength(1);
+    const [sent] = fake.requestsTo(RUN_CLEF);
+    expect(sent.method).toBe('POST');
+    expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(sent.body).toEqual({
+      model: 'clef',
+      state: { ticket: 'charged twice' },
+      questions: {
+        decision: {
+          type: 'choice',
+          instructions: 'Which team should handle this?',
+          criteria: { billing: 'billing', shipping: 'shipping', technical: 'technical' },
+        },
+      },
+    });
+    expect(reply).toMatchObject({
+      status: 'decided',
+      provider: 'cloudflare',
+      decision: 'billing',
+      confidence: 0.5,
+      probabilities: { billing: 0.5, shipping: 0.3333, technical: 0.1667 },
+      rationale: 'cloudflare clef: billing=0.5, shipping=0.3333, technical=0.1667',
+    });
+  });
+
+  it('runs clef-flash at its own route, with "clef-flash" in the body', async () => {
+    const { gateway } = await start({ env: KEY_ENV, settings: `${ACCOUNT_SETTING}\nmodel = "clef-flash"` });
+    const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+    expect(fake.requestsTo(`/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef-flash`)[0].body).toMatchObject({ model: 'clef-flash' });
+    expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^cloudflare clef-flash: /) });
+  });
+
+  it('URL-encodes the account id into the path', async () => {
+    await fake.stop();
+    fake = new CloudflareFake({ apiKey: SECRET, accountId: 'team/a b?' });
+    await fake.start();
+    const { gateway } = await start({ env: KEY_ENV, settings: 'account_id = "team/a b?"' });
+    expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
+    expect(fake.requests.map((request) => request.path)).toEqual(['/client/v4/accounts/team%2Fa%20b%3F/ai/run/@cf/cloudflare/clef']);
+  });
+
+  it('reads a body without "success" as an unwrapped System One reply', async () => {
+    fake.replyStyle = 'unwrapped';
+    const { gateway } = await start({ env: KEY_ENV });
+    expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare', decision: OPTIONS[0] });
+  });
+
+  it('asks a yes/no question as the choice between "yes" and "no"', async () => {
+    const { gateway } = await start({ env: KEY_ENV });
+    const reply = await gateway.decide({ question: 'Is this customer angry?' });
+    expect(fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({ state: {}, questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } } });
+    expect(reply).toMatchObject({ status: 'decided', decision: 'yes', confidence: 0.6667 });
+  });
+
+  describe('success: false', () => {
+    it('is a failure even on HTTP 200, named by the envelope\'s first error, and the fallback answers', async () => {
+      fake.replyStyle = 'success-false';
+      const { gateway } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: "Cloudflare's reply says success: false: error 5006: Bad input" });
+      expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+    });
+
+    it('never shows the token, even when the error message echoes it', async () => {
+      fake.reshape = () => ({ success: false, errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }], messages: [], result: null });
+      const { gateway, logs } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply.attempts[0].detail).toBe("Cloudflare's reply says success: false: error 10000: token [redacted] is not allowed here");
+      expect(JSON.stringify(reply) + logs.join('\n')).not.toContain(SECRET);
+    });
+
+    it('says so when the envelope lists no error', async () => {
+      fake.reshape = () => ({ success: false, errors: [], messages: [] });
+      const { gateway } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply.attempts[0]).toMatchObject({ outcome: 'error', detail: "Cloudflare's reply says success: false with no error listed" });
+    });
+  });
+
+  it('declares 255 options, one pass per batch, probabilities, the model and that it is remote; lists its token variable', async () => {
+    const { app } = await start({ env: KEY_ENV });
+    const capabilities = app.get(CapabilitiesService).capabilities();
+    expect(capabilities.providers.cloudflare).toEqual({
+      max_options: 255,
+      batch: true,
+      probabilities: true,
+      model: 'clef',
+      remote: true,
+      questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 255, max_levels: 10 },
+    });
+    expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')).toMatchObject({ key_variable: 'SYSTEM1_CLOUDFLARE_API_TOKEN' });
+  });
+
+  describe('a batch, asked of the provider directly', () => {
+    const question = (id: string): DecisionQuestion => ({ id, text: `question ${id}`, options: ['a', 'b'], yesNo: false });
+    const provider = () =>
+      new CloudflareProviderDefinition(new EngineHttpClient()).create(
+        { account_id: ACCOUNT, endpoint: fake.url.origin, model: 'clef' },
+        { env: KEY_ENV },
+      );
+    const context = () => ({ signal: AbortSignal.timeout(5000), requestId: 'test' });
+
+    it('answers several questions in one request', async () => {
+      const answers = await provider().decide({ state: { diff: '+1 -1' }, questions: [question('q1'), question('q2')] }, context());
+      expect(fake.requests).toHaveLength(1);
+      expect(Object.keys(answers)).toEqual(['q1', 'q2']);
+    });
+
+    it('refuses more than 64 questions without calling Workers AI', async () => {
+      const questions = Array.from({ length: 65 }, (_, i) => question(`q${i}`));
+      await expect(provider().decide({ state: undefined, questions }, context())).rejects.toThrow(
+        new ProviderError('Workers AI takes at most 64 questions per request, and this batch has 65'),
+      );
+      expect(fake.requests).toHaveLength(0);
+    });
+  });
+
+  describe('the token', () => {
+    it('fails the attempt without calling Workers AI when SYSTEM1_CLOUDFLARE_API_TOKEN is not set, and health says the same', async () => {
+      const { gateway, health } = await start({ gateway: 'fallback = ["mock"]' });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
+      expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+      expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
+      expect(fake.requests).toHaveLength(0);
+    });
+
+    it.each([
+      ['a wrong token (401)', 'status-401', /^HTTP 401 from 127\.0\.0\.1:\d+: Authentication error; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
+      ['a token without the permission (403)', 'status-403', /^HTTP 403 from 127\.0\.0\.1:\d+: Authentication error: this token may not run Workers AI on this account; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
+    ] as const)('reports %s as refused, naming the variable and never the token', async (_name, fault, words) => {
+      fake.fault = fault;
+      const { gateway, logs } = await start({ env: KEY_ENV });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
+      expect(reply.attempts[0].detail).toMatch(words);
+      expect(JSON.stringify(reply) + logs.join('\n')).not.toContain(SECRET);
+    });
+  });
+
+  describe('faults', () => {
+    const CLOUDFLARE_FAULTS: FaultExpectation[] = [
+      ...TIMEOUT_FAULTS,
+      ['status-500', 'error', 'HTTP 500 from 127.0.0.1'],
+      ['status-401', 'error', 'Authentication error; Cloudflare refused the API token'],
+      ['status-403', 'error', 'Cloudflare refused the API token'],
+      ['status-429', 'error', 'Capacity temporarily exceeded, please try again. (retry after 1 s)'],
+      ['status-503', 'error', 'Service temporarily unavailable (retry after 1 s)'],
+      ...TRANSPORT_FAULTS,
+    ];
+
+    it.each(CLOUDFLARE_FAULTS)('%s: attempt %s, the fallback answers, and the token shows nowhere', async (...expectation) => {
+      fake.fault = expectation[0];
+      const { gateway, logs } = await start({ gateway: FAULT_GATEWAY, env: KEY_ENV });
+      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+      expect(fake.requestsTo(RUN_CLEF)[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expectFaultHandled(reply, logs, expectation, { provider: 'cloudflare', secret: SECRET });
+    });
+  });
+
+  describe('health', () => {
+    it('is ok with the token set, says Workers AI has no health endpoint, and spends nothing', async () => {
+      const { health } = await start({ env: KEY_ENV });
+      const report = await health.health();
+      expect(report.status).toBe('ok');
+      expect(report.providers[0]).toMatchObject({
+        ok: true,
+        detail: 'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
+      });
+      expect(fake.requests).toHaveLength(0);
+    });
+  });
+
+  describe('settings', () => {
+    it.each([
+      ['a missing account_id', '', 'providers.cloudflare.account_id', 'is required'],
+      ['an empty account_id', 'account_id = " "', 'providers.cloudflare.account_id', 'must be a non-empty string'],
+      ['an unknown model', `${ACCOUNT_SETTING}\nmodel = "clef-2"`, 'providers.cloudflare.model', 'must be one of "clef", "clef-flash"'],
+      ['plain http to another machine (the token would travel in clear text)', `${ACCOUNT_SETTING}\nendpoint = "http://api.cloudflare.com"`, 'providers.cloudflare.endpoint', 'must use https'],
+      ['allow_remote, which a hosted API does not take', `${ACCOUNT_SETTING}\nallow_remote = true`, 'providers.cloudflare.allow_remote', 'is not a setting of provider cloudflare'],
+      ['a token written into the file', `${ACCOUNT_SETTING}\napi_token = "${SECRET}"`, 'providers.cloudflare.api_token', 'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)'],
+      ['a key written into the file', `${ACCOUNT_SETTING}\napi_key = "${SECRET}"`, 'providers.cloudflare.api_key', 'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)'],
+    ])('refuses %s as a config error naming the key', async (_name, lines, key, words) => {
+      const app = await gatewayApp({ toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${lines}`, env: KEY_ENV });
+      try {
+        const capabilities = app.get(CapabilitiesService).capabilities();
+        expect(capabilities.config_errors).toEqual([{ file: expect.any(String), key, message: expect.stringContaining(words) }]);
+        expect(JSON.stringify(capabilities)).not.toContain(SECRET);
+        expect(await app.get(GatewayService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('takes the account from SYSTEM1_CLOUDFLARE_ACCOUNT_ID', async () => {
+      const { gateway } = await start({ env: { ...KEY_ENV, SYSTEM1_CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, settings: '' });
+      expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare' });
+      expect(fake.requestsTo(RUN_CLEF)).toHaveLength(1);
+    });
+
+    it('takes the remote https endpoint by default, with no allow_remote', async () => {
+      const app = await gatewayApp({ toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${ACCOUNT_SETTING}`, env: KEY_ENV });
+      try {
+        const capabilities = app.get(CapabilitiesService).capabilities();
+        expect(capabilities.config_errors).toEqual([]);
+        expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')!.settings).toEqual({
+          account_id: expect.not.objectContaining({ default: expect.anything() }),
+          endpoint: expect.objectContaining({ default: 'https://api.cloudflare.com' }),
+          model: expect.objectContaining({ default: 'clef' }),
+        });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
