@@ -1,8 +1,8 @@
 import { delimiter } from 'node:path';
-import { decimal, flag, list, SettingType, text } from './setting-types';
+import { decimal, flag, integer, list, SettingType, text } from './setting-types';
 
 /**
- * Every key of `[gateway]`, `[routing]` and `[skills]`: its default, its range and its variable.
+ * Every key of `[gateway]`, `[routing]`, `[skills]` and `[router]`: its default, its range and its variable.
  * The variable is `SYSTEM1_<KEY>` for `[gateway]` and `SYSTEM1_<SECTION>_<KEY>` for the others.
  */
 export interface KeySpec<T = unknown> {
@@ -40,7 +40,23 @@ export const SKILLS_KEYS = {
   min_confidence: { type: threshold, default: 0.8 },
 } satisfies Record<string, KeySpec>;
 
-export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS } as const;
+/**
+ * The structured-output router (`system1 serve-openai`). Its optional token is a secret, so it is read from
+ * SYSTEM1_ROUTER_TOKEN only, never from the file.
+ */
+export const ROUTER_KEYS = {
+  host: { type: text({ nonEmpty: true }), default: '127.0.0.1' },
+  // Anything but loopback exposes the fast engine and a relay to the upstream: an explicit opt-in.
+  allow_non_loopback: { type: flag(), default: false },
+  port: { type: integer({ min: 0, max: 65535 }), default: 8788 },
+  upstream: { type: text({ nonEmpty: true }), default: 'https://api.openai.com/v1' },
+  // Every field must reach it, and a wrong fast answer silently replaces a model's: stricter than the gateway's 0.6.
+  min_confidence: { type: threshold, default: 0.8 },
+  shadow: { type: flag(), default: false },
+  shadow_log: { type: text({ nonEmpty: true }), default: undefined },
+} satisfies Record<string, KeySpec>;
+
+export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS } as const;
 export type SectionName = keyof typeof SECTIONS;
 
 type Values<K extends Record<string, KeySpec>> = {
@@ -50,6 +66,7 @@ type Values<K extends Record<string, KeySpec>> = {
 export type GatewaySettings = Values<typeof GATEWAY_KEYS> & { log_level: LogLevel };
 export type RoutingSettings = Values<typeof ROUTING_KEYS>;
 export type SkillsSettings = Values<typeof SKILLS_KEYS>;
+export type RouterSettings = Values<typeof ROUTER_KEYS>;
 
 export function envName(section: SectionName, key: string): string {
   const prefix = section === 'gateway' ? 'SYSTEM1_' : `SYSTEM1_${section.toUpperCase()}_`;

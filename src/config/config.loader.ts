@@ -7,6 +7,7 @@ import {
   envName,
   GatewaySettings,
   KeySpec,
+  RouterSettings,
   RoutingSettings,
   SectionName,
   SECTIONS,
@@ -23,6 +24,7 @@ export interface LoadedConfig {
   gateway: GatewaySettings;
   routing: RoutingSettings;
   skills: SkillsSettings;
+  router: RouterSettings;
   /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
   providerTables: Record<string, Record<string, unknown>>;
   /** Keys of `[providers.<name>]` that held a secret (values dropped): the registry reports them, since only
@@ -54,7 +56,7 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
 
   for (const sectionName of Object.keys(document)) {
     if (!(sectionName in SECTIONS) && sectionName !== 'providers') {
-      errors.push(configError(label, sectionName, `is not a known section (expected gateway, routing, skills or providers)`));
+      errors.push(configError(label, sectionName, `is not a known section (expected ${[...Object.keys(SECTIONS), 'providers'].join(', ')})`));
     }
   }
 
@@ -63,6 +65,7 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
   const gateway = section('gateway', SECTIONS.gateway) as GatewaySettings;
   const routing = section('routing', SECTIONS.routing) as RoutingSettings;
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
+  const router = section('router', SECTIONS.router) as RouterSettings;
 
   const home = homeOf(env);
   const install = installDir(env);
@@ -70,6 +73,7 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
   routing.min_confidence ??= gateway.min_confidence;
   routing.log_file = expandHome(routing.log_file ?? path.join(install, 'logs', 'routing.jsonl'), home);
   routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir, home)));
+  router.shadow_log = expandHome(router.shadow_log ?? path.join(install, 'logs', 'router-shadow.jsonl'), home);
 
   return {
     configFile: file,
@@ -77,6 +81,7 @@ export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), pla
     gateway,
     routing,
     skills,
+    router,
     ...readProviderTables(document, label, errors),
     errors,
   };

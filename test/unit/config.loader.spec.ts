@@ -39,6 +39,15 @@ describe('config loader', () => {
       min_confidence: 0.6,
     });
     expect(config.skills).toEqual({ enabled: false, hint: false, min_confidence: 0.8 });
+    expect(config.router).toEqual({
+      host: '127.0.0.1',
+      allow_non_loopback: false,
+      port: 8788,
+      upstream: 'https://api.openai.com/v1',
+      min_confidence: 0.8,
+      shadow: false,
+      shadow_log: path.join('/home/u/.system1-gateway', 'logs', 'router-shadow.jsonl'),
+    });
     expect(config.installDir).toBe('/home/u/.system1-gateway');
   });
 
@@ -103,6 +112,8 @@ min_confidence = 0.9
     ['[gateway]\nprovder = "mock"', 'gateway.provder', 'not a known key of [gateway]'],
     ['[routing]\nenable = true', 'routing.enable', 'not a known key of [routing]'],
     ['[skills]\nthreshold = 0.5', 'skills.threshold', 'not a known key of [skills]'],
+    ['[router]\nport = 70000', 'router.port', 'must be an integer in [0, 65535]'],
+    ['[router]\ntoken = "t"', 'router.token', 'is a secret'],
     ['[gatway]\nprovider = "mock"', 'gatway', 'not a known section'],
     ['gateway = 3', 'gateway', 'must be a table'],
   ])('reports %j as an error on %s naming the file', (toml, key, words) => {

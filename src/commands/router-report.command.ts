@@ -1,0 +1,66 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { readFileSync } from 'node:fs';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { agreementReport, FEW_COMPARISONS } from '../structured/agreement-report';
+import { fraction } from './option-parsers';
+import { OutputWriter } from './output.writer';
+
+interface ReportFlags {
+  log?: string;
+  target: number;
+  json?: boolean;
+}
+
+const pct = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)}%`);
+
+@Command({ name: 'router-report', description: "read-only: the shadow log's agreement and fast share at candidate min_confidence thresholds" })
+export class RouterReportCommand extends CommandRunner {
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly output: OutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_args: string[], flags: ReportFlags): Promise<void> {
+    const file = flags.log ?? this.config.router.shadow_log ?? '';
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      this.output.err(`system1 router-report: cannot read the shadow log ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); run serve-openai with --shadow first`);
+      return this.output.fail(2);
+    }
+    const report = { log: file, current_min_confidence: this.config.router.min_confidence, ...agreementReport(text.split('\n'), flags.target) };
+    if (flags.json) return this.output.json(report);
+    const routes = Object.entries(report.by_route).map(([route, n]) => `${route} ${n}`).join(', ');
+    const lines = [
+      `router-report: ${report.records} requests in ${file}${report.unreadable_lines ? ` (${report.unreadable_lines} unreadable lines skipped)` : ''}`,
+      `  as recorded at min_confidence ${report.current_min_confidence}: ${routes}`,
+      '  threshold  fast share  fast  compared  agreement',
+      ...report.rows.map((row) => `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`),
+      report.suggested
+        ? `  lowest threshold with agreement >= ${pct(flags.target)}: ${report.suggested.threshold} (fast share ${pct(report.suggested.fast_share)}, ${report.suggested.compared} compared)`
+        : `  no candidate threshold reaches agreement ${pct(flags.target)} yet`,
+      '  Agreement means every field matched the slow model; it is not accuracy. Set [router] min_confidence to the threshold you pick.',
+    ];
+    this.output.out(lines.join('\n'));
+  }
+
+  @Option({ flags: '--log <file>', description: 'the shadow log (default [router] shadow_log)' })
+  parseLog(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--target <agreement>', description: 'the agreement a threshold must reach to be suggested', defaultValue: 0.95 })
+  parseTarget(value: string): number {
+    return fraction(value);
+  }
+
+  @Option({ flags: '--json', description: 'print one JSON document' })
+  parseJson(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,74 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import type { LoadedConfig } from '../config/config.loader';
+import type { Env } from '../config/paths';
+import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { OpenAiRouterService } from '../structured/openai-router.service';
+import { ROUTER_TOKEN_VARIABLE, ServeFlags, settleRouterOptions } from '../structured/router-options';
+import { wholeNumber } from './option-parsers';
+import { OutputWriter } from './output.writer';
+
+@Command({
+  name: 'serve-openai',
+  description: 'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, the rest go to the upstream untouched',
+})
+export class ServeOpenAiCommand extends CommandRunner {
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    @Inject(PROCESS_ENV) private readonly env: Env,
+    private readonly router: OpenAiRouterService,
+    private readonly output: OutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_args: string[], flags: ServeFlags): Promise<void> {
+    const { options, problems } = settleRouterOptions(this.config, flags, this.env);
+    if (!options) {
+      for (const problem of problems) this.output.err(`system1 serve-openai: ${problem}`);
+      return this.output.fail(2);
+    }
+    // Other config problems affect the fast engine only; its failures fall back to the upstream.
+    for (const { message } of this.config.errors) this.output.err(`system1 serve-openai: warning: ${message}`);
+    let running;
+    try {
+      running = await this.router.listen(options);
+    } catch (error) {
+      this.output.err(`system1 serve-openai: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return this.output.fail(1);
+    }
+    const notes = [`min_confidence ${options.minConfidence}`, options.shadow ? `shadow mode, log ${options.shadowLog}` : '', options.token ? `token required (${ROUTER_TOKEN_VARIABLE})` : ''];
+    this.output.err(`system1 serve-openai: listening on ${running.baseUrl}, upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ${notes.filter(Boolean).join('; ')}`);
+    // nest-commander closes the app when run() returns: serve until asked to stop.
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await running.close();
+  }
+
+  @Option({ flags: '--port <n>', description: 'port to listen on (default [router] port, 8788; 0 picks a free one)' })
+  parsePort(value: string): number {
+    return wholeNumber(value);
+  }
+
+  @Option({ flags: '--host <address>', description: 'address to bind (default 127.0.0.1; anything else needs --allow-non-loopback)' })
+  parseHost(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--allow-non-loopback', description: 'allow binding an address other machines can reach' })
+  parseAllow(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--upstream <url>', description: 'the slow model\'s OpenAI base URL (default https://api.openai.com/v1)' })
+  parseUpstream(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--shadow', description: 'ask both, serve the slow answer and record agreement' })
+  parseShadow(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * What happened to one request, told to the caller in a response header and to the operator in the log.
+ * `fast`: the fast engine answered. `ineligible`: the request asks for something it cannot answer.
+ * `low_confidence`: a field fell below `min_confidence`. `fast_model_error`: the fast engine failed.
+ * Every route but `fast` is answered by the upstream, untouched.
+ */
+export const ROUTES = ['fast', 'ineligible', 'low_confidence', 'fast_model_error'] as const;
+export type Route = (typeof ROUTES)[number];
+
+export interface RouteReport {
+  route: Route;
+  /** Names the field, option or failure; absent for `fast`. Never a message's text or a credential. */
+  detail?: string;
+  /** Shadow mode: `route` is what would have happened; the upstream answered. */
+  shadow?: boolean;
+}
+
+export const ROUTE_HEADER = 'x-system1-route';
+export const REQUEST_ID_HEADER = 'x-system1-request-id';
+
+/** `fast`, or `low_confidence; shadow; detail="field category at 0.62 < 0.8"`: one ASCII line. */
+export function routeHeader(report: RouteReport): string {
+  const parts: string[] = [report.route];
+  if (report.shadow) parts.push('shadow');
+  if (report.detail) parts.push(`detail=${asciiQuoted(report.detail)}`);
+  return parts.join('; ');
+}
+
+/** A JSON string with everything outside printable ASCII escaped, so any field name fits in a header. */
+function asciiQuoted(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,69 @@
+import { isRecord } from '../common/is-record';
+import { appendLogLine } from '../routing/routing-log';
+import type { FieldAnswer } from './answers-to-json';
+import type { Route } from './route-report';
+
+/** One field the fast engine answered, and, when the slow answer could be read, what it said. */
+export interface ShadowField {
+  id: string;
+  fast: unknown;
+  confidence: number;
+  slow?: unknown;
+  agree?: boolean;
+}
+
+/**
+ * One line of the shadow log (JSONL): what the router would have done, and for each field asked, whether
+ * the fast engine agreed with the slow model. It holds decision values and schema field names only: never
+ * message text or credentials, and a slow value outside the schema is cut short.
+ */
+export interface ShadowRecord {
+  at: string;
+  request_id: string;
+  endpoint: string;
+  /** The schema's name, when the request asked for one. */
+  schema?: string;
+  /** The route a live router would have taken at the threshold in force when recorded. */
+  route: Route;
+  detail?: string;
+  min_confidence: number;
+  slow_status: number;
+  /** Present when the fast engine answered every field; `slow`/`agree` only when the slow answer was read. */
+  fields?: ShadowField[];
+}
+
+export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown> | undefined): ShadowField[] {
+  return fast.map(({ id, value, confidence }) => {
+    if (!slow) return { id, fast: value, confidence };
+    const theirs = valueAt(slow, id.split('.'));
+    return { id, fast: value, confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
+  });
+}
+
+function valueAt(object: Record<string, unknown>, path: string[]): unknown {
+  let node: unknown = object;
+  for (const name of path) {
+    if (!isRecord(node) || !Object.hasOwn(node, name)) return undefined;
+    node = node[name];
+  }
+  return node;
+}
+
+/** Decision values are scalars; anything else never agrees. */
+const sameValue = (a: unknown, b: unknown) => a === b;
+
+function loggable(value: unknown): unknown {
+  if (value === undefined) return '(missing)';
+  if (typeof value === 'string') return value.length > 80 ? `${value.slice(0, 77)}...` : value;
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? '(array)' : '(object)';
+  return value;
+}
+
+/** Appends records to the shadow log; failures to write are reported by the caller, never thrown at a request. */
+export class ShadowLog {
+  constructor(readonly file: string) {}
+
+  append(record: ShadowRecord): void {
+    appendLogLine(this.file, record as unknown as Record<string, unknown>);
+  }
+}

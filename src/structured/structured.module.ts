@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { CalibrationModule } from '../calibration/calibration.module';
+import { LIBRARY_OPTIONS } from '../library/library-options';
+import { QuestionChainService } from '../library/question-chain.service';
+import { RuntimeProviders } from '../library/runtime-providers';
+import { ProvidersModule } from '../providers/providers.module';
+import { FAST_DECIDER, type FastDecider } from './fast-decider';
+import { OpenAiRouterService } from './openai-router.service';
+
+/**
+ * The structured-output router: `serve-openai` and the fast engine it asks, which is the library API's
+ * question chain over this container's providers, reading the engine, fallbacks, timeout and calibration
+ * from the user's config like the rest of the gateway.
+ */
+@Module({
+  imports: [ProvidersModule, CalibrationModule],
+  providers: [
+    OpenAiRouterService,
+    RuntimeProviders,
+    QuestionChainService,
+    { provide: LIBRARY_OPTIONS, useValue: {} },
+    { provide: FAST_DECIDER, inject: [QuestionChainService], useFactory: (chain: QuestionChainService): FastDecider => (request) => chain.decide(request) },
+  ],
+  exports: [OpenAiRouterService],
+})
+export class StructuredModule {}

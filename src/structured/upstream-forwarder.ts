@@ -1,0 +1,88 @@
+import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { endpointUrl } from '../providers/http/endpoint';
+
+/** The caller's request as it arrived, to be sent on byte for byte. */
+export interface ForwardedCall {
+  method: string;
+  /** The path below the router's `/v1` (`/chat/completions`), joined to the upstream's base URL. */
+  path: string;
+  /** The query string with its `?`, or ''. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Ends the upstream request when the caller goes away. */
+  signal: AbortSignal;
+}
+
+/** Headers about one connection, not the request (RFC 9110 §7.6.1), and the router's own token. */
+const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'x-system1-token']);
+
+/** The same, for the upstream's answer on its way back. */
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** Why the upstream gave no answer to relay; the message is safe to show (no URL query, header or body). */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly status: 502 | 504,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** How long the upstream may stay silent; a slow model streams, so this is per pause, not per answer. */
+const IDLE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Sends the caller's request to the slow model untouched: the same method, body bytes and headers, the
+ * caller's Authorization included, none of it logged. No system proxy is used and no redirect is followed
+ * (a redirect would carry the caller's key somewhere the user never named). The answer comes back as a
+ * stream, compressed or not, exactly as the upstream sent it.
+ */
+export class UpstreamForwarder {
+  constructor(private readonly base: URL) {}
+
+  open(call: ForwardedCall): Promise<IncomingMessage> {
+    const target = endpointUrl(this.base, call.path);
+    target.search = call.query;
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const outgoing = send(target, { method: call.method, headers: forwardedHeaders(call), signal: call.signal, timeout: IDLE_TIMEOUT_MS }, (response) => {
+        const status = response.statusCode ?? 502;
+        if (status >= 300 && status < 400) {
+          response.resume();
+          reject(new UpstreamError(`the upstream answered with a redirect (${status}), which the router does not follow`, 502));
+          return;
+        }
+        resolve(response);
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new UpstreamError('the upstream did not answer in time', 504)));
+      // Only the error's code is shown: Node's messages can quote a header value.
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (error instanceof UpstreamError) reject(error);
+        else reject(new UpstreamError(`the upstream could not be reached (${error.code ?? error.name})`, 502));
+      });
+      outgoing.end(call.body);
+    });
+  }
+}
+
+function forwardedHeaders(call: ForwardedCall): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(call.headers)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
+  }
+  if (call.body.length > 0 || !['GET', 'HEAD'].includes(call.method)) headers['content-length'] = call.body.length;
+  return headers;
+}
+
+/** The upstream's response headers to send back to the caller. */
+export function returnedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !NOT_RETURNED.has(name)) kept[name] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,34 @@
+import type { Answer, DecideRequest, DecideResult, QuestionResult } from '../../src/questions/question.types';
+import type { FastDecider } from '../../src/structured/fast-decider';
+
+export const choice = (value: string, confidence: number): Answer => ({ type: 'choice', value, probabilities: { [value]: confidence }, confidence, calibrated: false });
+export const noul = (probabilityTrue: number): Answer => ({ type: 'noul', value: probabilityTrue >= 0.5, probabilityTrue, confidence: Math.abs(2 * probabilityTrue - 1), calibrated: false });
+export const score = (level: number, confidence: number, levels = 3): Answer => ({
+  type: 'score',
+  value: level,
+  level,
+  distribution: Array.from({ length: levels }, (_, i) => (i === level ? confidence : (1 - confidence) / (levels - 1))),
+  confidence,
+  calibrated: false,
+});
+
+/** A fast engine that answers each question id from a table (an Error answers that id with an error). */
+export class StubDecider {
+  readonly requests: DecideRequest[] = [];
+  failWith?: Error;
+
+  constructor(public table: Record<string, Answer | Error> = {}) {}
+
+  readonly decide: FastDecider = async (request) => {
+    this.requests.push(request);
+    if (this.failWith) throw this.failWith;
+    const answers: Record<string, QuestionResult> = {};
+    for (const id of Object.keys(request.questions)) {
+      const entry = this.table[id];
+      if (entry instanceof Error) answers[id] = { status: 'error', error: { code: 'unsupported', message: entry.message } };
+      else if (entry) answers[id] = { status: 'ok', answer: entry, belowThreshold: false };
+    }
+    const result: DecideResult = { answers, meta: { requestId: 'stub-1', requested: { provider: 'stub', model: 'd1' }, executed: { provider: 'stub', model: 'd1' }, durationMs: 3, usage: { inputTokens: 120, outputTokens: 0 } } };
+    return result;
+  };
+}
