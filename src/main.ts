@@ -8,23 +8,30 @@ interface CommanderExit extends Error {
   exitCode?: number;
 }
 
-type LeanPath = { entry: 'serve-mcp'; run: 'serveMcp' } | { entry: 'claude-hooks'; run: 'routeHook' | 'spawnHook' };
+type LeanStart = import('./lean/lean-start').LeanStart;
+
+type LeanPath = { entry: 'serve-mcp'; run: 'serveMcp'; longLived?: true } | { entry: 'claude-hooks'; run: 'routeHook' | 'spawnHook' };
 
 /**
  * The commands a client starts often and waits on (`mcp` at every session, the hooks at every prompt and
  * spawn) run from bundles with a code cache (see bundle-loader.ts), without nest-commander or the CLI.
  */
 const LEAN_PATHS: Record<string, LeanPath> = {
-  mcp: { entry: 'serve-mcp', run: 'serveMcp' },
+  mcp: { entry: 'serve-mcp', run: 'serveMcp', longLived: true },
   'route-hook': { entry: 'claude-hooks', run: 'routeHook' },
   'spawn-hook': { entry: 'claude-hooks', run: 'spawnHook' },
 };
 
-function runLean({ entry, run }: LeanPath): void {
+function runLean(path: LeanPath): void {
+  if ('longLived' in path) {
+    const { applyServerHeapPolicy } = require('./lean/server-heap') as typeof import('./lean/server-heap');
+    applyServerHeapPolicy();
+  }
+  const { entry, run } = path;
   const { loadLean } = require('./lean/bundle-loader') as typeof import('./lean/bundle-loader');
-  type Entry = Record<string, () => Promise<void>> & { reportStartFailure(error: unknown): void };
-  const lean = loadLean<Entry>(entry);
-  lean[run]().catch((error: unknown) => lean.reportStartFailure(error));
+  type Entry = Record<string, (start: LeanStart) => Promise<void>> & { reportStartFailure(error: unknown): void };
+  const { exports: lean, codeCache } = loadLean<Entry>(entry);
+  lean[run]({ codeCache }).catch((error: unknown) => lean.reportStartFailure(error));
 }
 
 /** Every other command, through nest-commander over the full container. */

@@ -6,6 +6,14 @@ import { Script } from 'node:vm';
 /** The commands that clients start often and wait on; each is one bundle with its own code cache. */
 export type LeanEntry = 'serve-mcp' | 'claude-hooks';
 
+/** How the code was loaded, logged at DEBUG by each lean path (a rejected cache silently costs start-up time). */
+export type CodeCacheUse = 'accepted' | 'rejected' | 'missing' | 'unbundled';
+
+export interface Loaded<T> {
+  exports: T;
+  codeCache: CodeCacheUse;
+}
+
 /**
  * Where `npm run build` puts the bundles (scripts/bundle-lean.js). Two levels below the package root like
  * every compiled file, so the bundled PACKAGE_ROOT still finds the shipped files.
@@ -25,27 +33,25 @@ const BUILD_ID = /^\/\* system1 build (\S+) \*\//;
  * cache is offered only to the bundle of its own build. Without a bundle (a bare `tsc` build) the same code
  * is required module by module.
  */
-export function loadLean<T>(entry: LeanEntry): T {
+export function loadLean<T>(entry: LeanEntry): Loaded<T> {
   const file = path.join(BUNDLE_DIR, `${entry}.js`);
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
   } catch {
-    return require(`./${entry}`) as T;
+    return { exports: require(`./${entry}`) as T, codeCache: 'unbundled' };
   }
   const cacheFile = `${file}.cache`;
   const buildId = BUILD_ID.exec(source)?.[1] ?? 'none';
   // The build wrapped the bundle as a CommonJS function already: one copy of a megabyte-sized string, not two.
-  const script = new Script(source, {
-    filename: file,
-    cachedData: cacheOf(cacheFile, buildId),
-  });
+  const cachedData = cacheOf(cacheFile, buildId);
+  const script = new Script(source, { filename: file, cachedData });
   if (process.env[WRITE_CODE_CACHE] === '1') {
     process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${buildId}\n`), script.createCachedData()])));
   }
   const bundle = { exports: {} as T };
   (script.runInThisContext() as (...args: unknown[]) => void)(bundle.exports, createRequire(file), bundle, file, BUNDLE_DIR);
-  return bundle.exports;
+  return { exports: bundle.exports, codeCache: !cachedData ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted' };
 }
 
 /** The cache written for this build of the bundle, without its id line; none when missing or stale. */

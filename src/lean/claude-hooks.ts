@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { gatewayLogger } from '../logging/gateway.logger';
 import { createHookServices, type HookServices } from '../routing/hook-services.factory';
+import { LeanStart, logCodeCache } from './lean-start';
 
 /** The hook's whole budget, start-up included: Claude Code waits on it before every prompt. */
 const HOOK_BUDGET_MS = 1500;
@@ -11,7 +12,7 @@ const HOOK_BUDGET_MS = 1500;
  * errors go to the log, never to the user.
  */
 function claudeHook(handle: (services: HookServices, input: unknown, budgetMs: number) => Promise<string | null>) {
-  return async (): Promise<void> => {
+  return async (start: LeanStart): Promise<void> => {
     const started = Date.now() - process.uptime() * 1000;
     const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
     try {
@@ -23,8 +24,10 @@ function claudeHook(handle: (services: HookServices, input: unknown, budgetMs: n
       } catch {
         return;
       }
+      const services = createHookServices();
+      logCodeCache(start);
       // What is left of the budget, less a margin to print and exit.
-      const output = await handle(createHookServices(), input, HOOK_BUDGET_MS - (Date.now() - started) - 100);
+      const output = await handle(services, input, HOOK_BUDGET_MS - (Date.now() - started) - 100);
       if (output) process.stdout.write(`${output}\n`);
     } catch (error) {
       gatewayLogger.error(`hook: ${error instanceof Error ? error.message : String(error)}`, 'Hook');
@@ -43,4 +46,4 @@ export const spawnHook = claudeHook(async (services, input) => {
   return null;
 });
 
-export { reportStartFailure } from './start-failure';
+export { reportStartFailure } from './lean-start';

@@ -3,10 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { gatewayLogger } from '../logging/gateway.logger';
 import { McpAppModule } from '../mcp-app.module';
 import { McpServerService } from '../mcp/mcp-server.service';
+import { LeanStart, logCodeCache } from './lean-start';
 
 /** `system1 mcp`: a plain application context with only the server's modules, until stdin closes. */
-export async function serveMcp(): Promise<void> {
+export async function serveMcp(start: LeanStart): Promise<void> {
   const app = await NestFactory.createApplicationContext(McpAppModule, { logger: gatewayLogger, abortOnError: false });
+  logCodeCache(start);
   try {
     await app.get(McpServerService).serveStdio();
   } finally {
@@ -14,4 +16,4 @@ export async function serveMcp(): Promise<void> {
   }
 }
 
-export { reportStartFailure } from './start-failure';
+export { reportStartFailure } from './lean-start';
