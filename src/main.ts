@@ -23,14 +23,12 @@ const LEAN_PATHS: Record<string, LeanPath> = {
 };
 
 function runLean(path: LeanPath): void {
-  if ('longLived' in path) {
-    const { applyServerHeapPolicy } = require('./lean/server-heap') as typeof import('./lean/server-heap');
-    applyServerHeapPolicy();
-  }
+  const heap = 'longLived' in path ? (require('./lean/server-heap') as typeof import('./lean/server-heap')).serverHeap : undefined;
+  heap?.beforeCompile();
   const { entry, run } = path;
   const { loadLean } = require('./lean/bundle-loader') as typeof import('./lean/bundle-loader');
   type Entry = Record<string, (start: LeanStart) => Promise<void>> & { reportStartFailure(error: unknown): void };
-  const { exports: lean, codeCache } = loadLean<Entry>(entry);
+  const { exports: lean, codeCache } = loadLean<Entry>(entry, { afterCompile: heap?.whileStarting });
   lean[run]({ codeCache }).catch((error: unknown) => lean.reportStartFailure(error));
 }
 

@@ -33,12 +33,13 @@ const BUILD_ID = /^\/\* system1 build (\S+) \*\//;
  * cache is offered only to the bundle of its own build. Without a bundle (a bare `tsc` build) the same code
  * is required module by module.
  */
-export function loadLean<T>(entry: LeanEntry): Loaded<T> {
+export function loadLean<T>(entry: LeanEntry, { afterCompile }: { afterCompile?: () => void } = {}): Loaded<T> {
   const file = path.join(BUNDLE_DIR, `${entry}.js`);
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
   } catch {
+    afterCompile?.();
     return { exports: require(`./${entry}`) as T, codeCache: 'unbundled' };
   }
   const cacheFile = `${file}.cache`;
@@ -49,6 +50,7 @@ export function loadLean<T>(entry: LeanEntry): Loaded<T> {
   if (process.env[WRITE_CODE_CACHE] === '1') {
     process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${buildId}\n`), script.createCachedData()])));
   }
+  afterCompile?.();
   const bundle = { exports: {} as T };
   (script.runInThisContext() as (...args: unknown[]) => void)(bundle.exports, createRequire(file), bundle, file, BUNDLE_DIR);
   return { exports: bundle.exports, codeCache: !cachedData ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted' };

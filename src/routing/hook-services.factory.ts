@@ -16,6 +16,7 @@ import { SpawnRecorder } from './spawn-recorder.service';
 export interface HookServices {
   config: LoadedConfig;
   registry: ProviderRegistry;
+  calibration: CalibrationService;
   featureReader: FeatureReader;
   routeHook: RouteHookService;
   spawnRecorder: SpawnRecorder;
@@ -43,5 +44,5 @@ export function createHookServices(env: Env = process.env, logger: GatewayLogger
     featureReader,
     new SkillPicker(config, env, registry, calibration),
   );
-  return { config, registry, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
+  return { config, registry, calibration, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
 }
