@@ -3,7 +3,7 @@
 // features against a batch-capable fake engine, one pass per reading against four calls, side by side.
 'use strict';
 const path = require('node:path');
-const { ROOT, fake, isolatedEnv, gateway, connect, drive, save } = require('./lib');
+const { ROOT, BASELINE_MAIN, fake, isolatedEnv, gateway, connect, drive, save } = require('./lib');
 
 const TOTAL = 3000;
 
@@ -11,10 +11,13 @@ const TOTAL = 3000;
 async function stdioSessions() {
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock' });
   const gw = await gateway(env);
+  const baseline = BASELINE_MAIN && (await gateway(env, BASELINE_MAIN));
   const minimal = await connect([path.join(__dirname, 'minimal-server.js')], env);
+  const decide = (server) => () => server.client.callTool({ name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } });
   const ways = {
-    gateway: () => gw.client.callTool({ name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } }),
+    gateway: decide(gw),
     minimal: () => minimal.client.callTool({ name: 'decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } }),
+    ...(baseline && { baseline: decide(baseline) }),
   };
   for (const run of Object.values(ways)) await drive(200, 16, run);
   const perSecond = {};
@@ -26,6 +29,7 @@ async function stdioSessions() {
     }
   }
   await gw.close();
+  if (baseline) await baseline.close();
   await minimal.close();
   console.log('decisions per second through one stdio session (mock provider)');
   console.table(perSecond);

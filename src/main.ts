@@ -10,22 +10,27 @@ interface CommanderExit extends Error {
 
 type LeanStart = import('./lean/lean-start').LeanStart;
 
-type LeanPath = { entry: 'serve-mcp'; run: 'serveMcp'; longLived?: true } | { entry: 'claude-hooks'; run: 'routeHook' | 'spawnHook' };
+interface LeanPath {
+  entry: import('./lean/bundle-loader').LeanEntry;
+  /** The function of the bundle that runs the command. */
+  run: string;
+  /** The long-lived server: its heap policy is set around loading (see server-heap.ts). */
+  server?: true;
+}
 
 /**
  * The commands a client starts often and waits on (`mcp` at every session, the hooks at every prompt and
  * spawn) run from bundles with a code cache (see bundle-loader.ts), without nest-commander or the CLI.
  */
 const LEAN_PATHS: Record<string, LeanPath> = {
-  mcp: { entry: 'serve-mcp', run: 'serveMcp', longLived: true },
+  mcp: { entry: 'serve-mcp', run: 'serveMcp', server: true },
   'route-hook': { entry: 'claude-hooks', run: 'routeHook' },
   'spawn-hook': { entry: 'claude-hooks', run: 'spawnHook' },
 };
 
-function runLean(path: LeanPath): void {
-  const heap = 'longLived' in path ? (require('./lean/server-heap') as typeof import('./lean/server-heap')).serverHeap : undefined;
+function runLean({ entry, run, server }: LeanPath): void {
+  const heap = server ? (require('./lean/server-heap') as typeof import('./lean/server-heap')).serverHeap : undefined;
   heap?.beforeCompile();
-  const { entry, run } = path;
   const { loadLean } = require('./lean/bundle-loader') as typeof import('./lean/bundle-loader');
   type Entry = Record<string, (start: LeanStart) => Promise<void>> & { reportStartFailure(error: unknown): void };
   const { exports: lean, codeCache } = loadLean<Entry>(entry, { afterCompile: heap?.whileStarting });
