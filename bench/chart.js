@@ -19,7 +19,7 @@ chart.setOption({
     { text: 'Spawn to first answer / hook exit, median (ms)', left: 700, top: 8, textAlign: 'center', textStyle: { fontSize: 13 } },
     { text: 'Idle RSS (MB)', left: 1130, top: 8, textAlign: 'center', textStyle: { fontSize: 13 } },
   ],
-  legend: { bottom: 4, data: ['minimal SDK server', 'gateway'] },
+  legend: { bottom: 4, itemGap: 48, data: ['minimal SDK server', 'gateway'] },
   grid: [
     { left: 50, top: 50, width: 340, bottom: 60 },
     { left: 480, top: 50, width: 440, bottom: 60 },
