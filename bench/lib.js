@@ -40,7 +40,14 @@ async function connect(args, env) {
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
-const gateway = (env) => connect([MAIN, 'mcp'], env);
+const gateway = (env, main = MAIN) => connect([main, 'mcp'], env);
+
+/**
+ * Another build's dist/main.js to measure beside this one, interleaved (`BENCH_BASELINE_MAIN=... npm run
+ * bench -- startup memory soak`), for before/after figures from one run: for example a worktree of the
+ * commit before a change, built with `npm ci && npm run build`.
+ */
+const BASELINE_MAIN = process.env.BENCH_BASELINE_MAIN || undefined;
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -91,4 +98,4 @@ function save(name, result) {
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 
-module.exports = { ROOT, MAIN, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, machine, save, ms, percentile };
+module.exports = { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, machine, save, ms, percentile };

@@ -3,7 +3,7 @@
 // interleaved in one run. The gateway's overhead is its latency minus the direct call's, per percentile.
 'use strict';
 const path = require('node:path');
-const { fake, isolatedEnv, gateway, connect, summary, drive, save, ms } = require('./lib');
+const { fake, isolatedEnv, gateway, connect, summary, drive, save, ms, BASELINE_MAIN } = require('./lib');
 
 const ENGINE_MS = 20;
 const ROUNDS = 5;
@@ -16,35 +16,40 @@ async function main() {
   const url = (await engine.start()).origin;
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: url, SYSTEM1_MIN_CONFIDENCE: '0' });
   const gw = await gateway(env);
+  const baseline = BASELINE_MAIN && (await gateway(env, BASELINE_MAIN));
   const minimal = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url });
   const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } } });
   const ways = {
     direct: () => fetch(`${url}/v1/systemone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json()),
     minimal: () => minimal.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
     gateway: () => gw.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }),
+    ...(baseline && { baseline: () => baseline.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }) }),
   };
+  const names = Object.keys(ways);
   for (const run of Object.values(ways)) await drive(50, 4, run); // warm-up
 
   const result = { command: 'npm run bench -- overhead', engine_latency_ms: ENGINE_MS, levels: {} };
   for (const [inFlight, perRound] of [[1, 100], [64, 640]]) {
-    const samples = { direct: [], minimal: [], gateway: [] };
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, run] of Object.entries(ways)) samples[name].push(...(await drive(perRound, inFlight, run)));
     }
     const stats = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)]));
     const over = (name) => Object.fromEntries(['p50', 'p90', 'p99'].map((p) => [p, stats[name][p] - stats.direct[p]]));
-    result.levels[inFlight] = { ...stats, overhead_gateway: over('gateway'), overhead_minimal: over('minimal') };
+    result.levels[inFlight] = { ...stats, overhead_gateway: over('gateway'), overhead_minimal: over('minimal'), ...(baseline && { overhead_baseline: over('baseline') }) };
   }
   await gw.close();
+  if (baseline) await baseline.close();
   await minimal.close();
   await engine.stop();
 
   console.log(`overhead against a ${ENGINE_MS} ms engine (ms; overhead = latency minus the direct HTTP call's)`);
   const rows = {};
   for (const [inFlight, level] of Object.entries(result.levels)) {
-    for (const name of ['direct', 'minimal', 'gateway']) rows[`${name} @${inFlight}`] = { p50: ms(level[name].p50), p90: ms(level[name].p90), p99: ms(level[name].p99) };
+    for (const name of names) rows[`${name} @${inFlight}`] = { p50: ms(level[name].p50), p90: ms(level[name].p90), p99: ms(level[name].p99) };
     rows[`overhead minimal @${inFlight}`] = mapMs(level.overhead_minimal);
     rows[`overhead gateway @${inFlight}`] = mapMs(level.overhead_gateway);
+    if (level.overhead_baseline) rows[`overhead baseline @${inFlight}`] = mapMs(level.overhead_baseline);
   }
   console.table(rows);
   save('overhead', result);

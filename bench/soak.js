@@ -2,20 +2,20 @@
 // and a share of faults (the fallback answers those). Every request id must be answered exactly once, RSS
 // must settle after warm-up, and sockets and descriptors must not pile up.
 'use strict';
-const { fake, isolatedEnv, MAIN, rssMb, openFds, save } = require('./lib');
+const { fake, isolatedEnv, MAIN, BASELINE_MAIN, rssMb, openFds, save } = require('./lib');
 const { rawSession, decide } = require('./raw-session');
 
 const FAULTS = ['status-500', 'status-503', 'reset', 'truncated', 'non-json', 'hang'];
 
 async function soak(options = {}) {
-  const { total = 10_000, inFlight = 100, faultShare = 0.05, quiet = false } = options;
+  const { total = 10_000, inFlight = 100, faultShare = 0.05, quiet = false, main = MAIN } = options;
   const engine = fake('laya');
   let faults = 0;
   engine.latencyMs = () => 5 + Math.random() * 20;
   engine.chooseFault = () => (Math.random() < faultShare ? (faults++, FAULTS[Math.floor(Math.random() * FAULTS.length)]) : undefined);
   const url = await engine.start();
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: url.origin, SYSTEM1_FALLBACK: 'mock', SYSTEM1_TIMEOUT_S: '1', SYSTEM1_MIN_CONFIDENCE: '0' });
-  const session = rawSession([MAIN, 'mcp'], env);
+  const session = rawSession([main, 'mcp'], env);
   await session.ready;
   const pid = session.child.pid;
   const warmUp = Math.floor(total * (options.warmUpShare ?? 0.1));
@@ -52,7 +52,8 @@ async function soak(options = {}) {
   await session.close();
   await engine.stop();
   const result = {
-    command: `node bench/soak.js (total ${total}, ${inFlight} in flight, ${faultShare * 100}% faults)`,
+    command: `node bench/soak.js (total ${total}, ${inFlight} in flight, ${faultShare * 100}% faults, warm-up ${warmUp})`,
+    main,
     total,
     in_flight: inFlight,
     faults_injected: faults,
@@ -76,10 +77,13 @@ async function soak(options = {}) {
 module.exports = { soak };
 
 if (require.main === module) {
-  soak().then((result) => {
+  (async () => {
+    const result = await soak();
+    // Another build's soak for comparison; its figures are recorded, not held to the target.
+    if (BASELINE_MAIN) result.baseline = await soak({ main: BASELINE_MAIN });
     save('soak', result);
     const held = result.lost === 0 && result.duplicated === 0 && result.mismatched_request_ids === 0 && result.rss_mb.growth <= 20;
     console.log(held ? 'soak held' : 'soak FAILED');
     process.exitCode = held ? 0 : 1;
-  });
+  })();
 }

@@ -20,16 +20,14 @@ async function main() {
     process.env.SYSTEM1_PROVIDER = 'laya';
     process.env.SYSTEM1_LAYA_ENDPOINT = (await engine.start()).origin;
   }
-  const { NestFactory } = require('@nestjs/core');
-  const { RouteHookAppModule } = require(path.join(ROOT, 'dist', 'route-hook-app.module'));
-  const { FeatureReader } = require(path.join(ROOT, 'dist', 'routing', 'feature-reader.service'));
-  const { ProviderRegistry } = require(path.join(ROOT, 'dist', 'providers', 'provider-registry.service'));
+  const { createHookServices } = require(path.join(ROOT, 'dist', 'routing', 'hook-services.factory'));
+  const { GatewayLogger } = require(path.join(ROOT, 'dist', 'logging', 'gateway.logger'));
   const { askQuestion } = require(path.join(ROOT, 'dist', 'gateway', 'attempt.runner'));
   const { routeTier } = require(path.join(ROOT, 'dist', 'routing', 'routing-rule'));
-  const app = await NestFactory.createApplicationContext(RouteHookAppModule, { logger: false });
-  const [primary] = app.get(ProviderRegistry).chain();
+  // The hook's own services, its logs dropped.
+  const { registry, featureReader: reader } = createHookServices(process.env, new GatewayLogger(() => {}));
+  const [primary] = registry.chain();
   if (!primary?.provider) throw new Error(`provider ${primary?.name} is not usable: check the config`);
-  const reader = app.get(FeatureReader);
   const results = [];
 
   for (const [i, row] of rows('routing-seed.jsonl').entries()) {
@@ -44,7 +42,6 @@ async function main() {
     const answer = await askQuestion(primary.provider, { state: row.context, questions: [question] }, question, 10_000, `bench-y-${i}`);
     results.push({ set: 'yes-no', line: i + 1, label: row.label, answer: answer.kind === 'decision' ? answer.decision : null, confidence: answer.kind === 'decision' ? answer.confidence : null });
   }
-  await app.close();
   await engine?.stop();
 
   const routing = results.filter((r) => r.set === 'routing');

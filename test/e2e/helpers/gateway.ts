@@ -20,7 +20,7 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 /** Fails loudly (instead of with a spawn error per test) when the server was not built. */
 export function requireBuild(): void {
   if (!existsSync(MAIN)) {
-    throw new Error(`${MAIN} does not exist: build first (cd ${ROOT} && npx tsc -p tsconfig.build.json)`);
+    throw new Error(`${MAIN} does not exist: build first (cd ${ROOT} && npm run build)`);
   }
 }
 
