@@ -1,9 +1,10 @@
 /**
  * The secret sweep: every key variable set to a recognisable value, the server and the CLI driven through
- * faults, hostile input, a config with a key in it and a calibration run, then everything they wrote
- * (stdout, stderr, the log file, replies, calibration files) scanned for those values.
+ * faults, hostile input, a config with a key in it, the routing hook and a calibration run, then everything
+ * they wrote (stdout, stderr, the log file, replies, the routing log, calibration files) scanned for those
+ * values.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
 import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
@@ -16,6 +17,7 @@ const SECRETS = {
   SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-sweep-CLOUDFLARE-5e6f7a',
   SYSTEM1_OPENAI_API_KEY: 'sk-sweep-OPENAI-3a4b5c',
   ANTHROPIC_API_KEY: 'sk-ant-sweep-6d7e8f',
+  SYSTEM1_ROUTER_TOKEN: 'rt-sweep-ROUTER-8b9c0d',
 };
 const FILE_SECRET = 'sk-sweep-IN-FILE-9z9z9z';
 
@@ -60,6 +62,29 @@ it('finds none of the keys in anything the gateway writes', async () => {
     const smoke = await runCli(['smoke', '--json'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: broken }));
     seen.push(smoke.stdout, smoke.stderr);
 
+    // The routing hook, with the engine answering and refusing the key: its output and the routing log.
+    const repo = path.join(sandbox.dir, 'repo');
+    mkdirSync(repo);
+    const routingLog = path.join(sandbox.dir, 'logs', 'routing.jsonl');
+    const routed = sandbox.writeConfig(
+      `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${endpoint}"\n[routing]\nenabled = true\nlog_dirs = ["${repo}"]\nlog_file = "${routingLog}"\n`,
+      'routed.toml',
+    );
+    const prompt = 'Design the architecture for the new billing service and decide between a queue and cron jobs';
+    for (const fault of ['none', 'status-401'] as const) {
+      fake.fault = fault;
+      const hook = await runCli(['route-hook'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: routed, SYSTEM1_LOG_LEVEL: 'DEBUG' }), 20_000, {
+        session_id: 's-1',
+        hook_event_name: 'UserPromptSubmit',
+        cwd: repo,
+        prompt,
+      });
+      seen.push(hook.stdout, hook.stderr);
+      if (fault === 'status-401') expect(hook.stderr).toContain('401'); // the refusal is logged, without the key
+    }
+    fake.fault = 'none';
+    seen.push(readFileSync(routingLog, 'utf8'));
+
     // A calibration run writes files: scan them too.
     const data = path.join(sandbox.dir, 'data.jsonl');
     writeFileSync(data, readFileSync(path.join(ROOT, 'calibration', 'yes-no-seed.jsonl'), 'utf8'));
@@ -70,6 +95,7 @@ it('finds none of the keys in anything the gateway writes', async () => {
     const everything = seen.join('\n');
     expect(everything).toContain('sweep-status-401'); // the scan really covers the replies
     expect(readFileSync(logFile, 'utf8')).toContain('[sweep-reset]');
+    expect(readFileSync(routingLog, 'utf8').trim().split('\n')).toHaveLength(1); // the hook ran and logged (not when refused)
     const hits = [...Object.values(SECRETS), FILE_SECRET].filter((secret) => everything.includes(secret));
     expect(hits).toEqual([]);
   } finally {

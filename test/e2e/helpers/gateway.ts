@@ -194,13 +194,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `node dist/main.js <args>` with exactly `env`, without blocking the test's event loop. */
-export function runCli(args: string[], env: Env, timeoutMs = 60_000): Promise<CliResult> {
+/**
+ * Runs `node dist/main.js <args>` with exactly `env`, without blocking the test's event loop; `stdin`, when
+ * given, is sent as JSON (hook input).
+ */
+export function runCli(args: string[], env: Env, timeoutMs = 60_000, stdin?: unknown): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env, timeout: timeoutMs, cwd: tmpdir() }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [MAIN, ...args], { env, timeout: timeoutMs, cwd: tmpdir() }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
+    if (stdin !== undefined) child.stdin!.end(JSON.stringify(stdin));
   });
 }
 
