@@ -1,12 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import { ProvidersModule } from '../providers/providers.module';
-import { LIBRARY_OPTIONS, System1Options } from './library-options';
-import { QuestionChainService } from './question-chain.service';
-import { RuntimeProviders } from './runtime-providers';
+import type { System1Options } from './library-options';
+import { QuestionChainModule } from './question-chain.module';
 
 /** The config an embedding application gives (or the user's), in place of the CLI's process-wide one. */
 @Global()
@@ -33,8 +30,7 @@ export class LibraryModule {
   static with(config: LoadedConfig, env: Env, options: System1Options): DynamicModule {
     return {
       module: LibraryModule,
-      imports: [LibraryConfigModule.with(config, env), ProvidersModule],
-      providers: [{ provide: LIBRARY_OPTIONS, useValue: options }, RuntimeProviders, CalibrationService, QuestionChainService],
+      imports: [LibraryConfigModule.with(config, env), QuestionChainModule.with(options)],
     };
   }
 }

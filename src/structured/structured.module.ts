@@ -1,9 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CalibrationModule } from '../calibration/calibration.module';
-import { LIBRARY_OPTIONS } from '../library/library-options';
+import { QuestionChainModule } from '../library/question-chain.module';
 import { QuestionChainService } from '../library/question-chain.service';
-import { RuntimeProviders } from '../library/runtime-providers';
-import { ProvidersModule } from '../providers/providers.module';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouterService } from './openai-router.service';
 
@@ -13,12 +10,9 @@ import { OpenAiRouterService } from './openai-router.service';
  * from the user's config like the rest of the gateway.
  */
 @Module({
-  imports: [ProvidersModule, CalibrationModule],
+  imports: [QuestionChainModule.with()],
   providers: [
     OpenAiRouterService,
-    RuntimeProviders,
-    QuestionChainService,
-    { provide: LIBRARY_OPTIONS, useValue: {} },
     { provide: FAST_DECIDER, inject: [QuestionChainService], useFactory: (chain: QuestionChainService): FastDecider => (request) => chain.decide(request) },
   ],
   exports: [OpenAiRouterService],
