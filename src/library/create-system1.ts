@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '../config/config.loader';
 import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
-import { ProviderRegistry } from '../providers/provider-registry.service';
+import { ConfigStatus } from '../gateway/config-status.service';
 import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../providers/providers.token';
 import { System1InputError } from '../questions/input-error';
 import type { DecideRequest, DecideResult, ModelRef } from '../questions/question.types';
@@ -23,7 +23,7 @@ export interface System1 {
   registerProvider(name: string, provider: CustomProvider): () => void;
   /** The engines tried, in order, when a call names no model. */
   chain(): ModelRef[];
-  /** Problems in the config file or environment (the engines they concern answer `unavailable`). */
+  /** Problems in the config file, the environment or a provider's settings: while any is left, calls answer `unavailable`. */
   configErrors(): ConfigError[];
   /** Cancels calls in flight and releases the container. Idempotent. */
   close(): Promise<void>;
@@ -31,8 +31,9 @@ export interface System1 {
 
 /**
  * Builds the decision service over the gateway's own providers, registry and calibration, reading the
- * user's config (or `options.configFile`) the way the MCP server does. A broken config does not throw: the
- * engines it concerns answer `unavailable`, and {@link System1.configErrors} says why.
+ * user's config (or `options.configFile`) the way the MCP server does. A broken config does not throw:
+ * every call answers `unavailable` naming the problem (as `system1_decide` answers `config_error`), and
+ * {@link System1.configErrors} lists them all.
  */
 export async function createSystem1(options: System1Options = {}): Promise<System1> {
   const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
@@ -47,7 +48,6 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
   });
   const chainService = app.get(QuestionChainService);
   const runtime = app.get(RuntimeProviders);
-  const registry = app.get(ProviderRegistry);
   const definitions = app.get<ProviderDefinitions>(SYSTEM1_PROVIDERS);
   let closed = false;
 
@@ -59,7 +59,7 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
     registerProvider: (name, provider) =>
       runtime.register(name, provider, (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
     chain: () => chainService.chainFor({}),
-    configErrors: () => [...config.errors, ...registry.configErrors()],
+    configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {
       if (closed) return;
       closed = true;

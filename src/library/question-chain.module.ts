@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CalibrationModule } from '../calibration/calibration.module';
+import { ConfigStatus } from '../gateway/config-status.service';
 import { ProvidersModule } from '../providers/providers.module';
 import { LIBRARY_OPTIONS, System1Options } from './library-options';
 import { QuestionChainService } from './question-chain.service';
@@ -15,8 +16,8 @@ export class QuestionChainModule {
     return {
       module: QuestionChainModule,
       imports: [ProvidersModule, CalibrationModule],
-      providers: [{ provide: LIBRARY_OPTIONS, useValue: options }, RuntimeProviders, QuestionChainService],
-      exports: [QuestionChainService, RuntimeProviders],
+      providers: [{ provide: LIBRARY_OPTIONS, useValue: options }, ConfigStatus, RuntimeProviders, QuestionChainService],
+      exports: [QuestionChainService, RuntimeProviders, ConfigStatus],
     };
   }
 }

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
+import { ConfigStatus } from '../gateway/config-status.service';
 import { withDeadline } from '../gateway/deadline';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { AttemptContext, EvaluateReply, EvaluateRequest } from '../providers/provider.interface';
@@ -46,6 +47,7 @@ export class QuestionChainService {
     private readonly registry: ProviderRegistry,
     private readonly runtime: RuntimeProviders,
     private readonly calibration: CalibrationService,
+    private readonly configStatus: ConfigStatus,
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     @Inject(LIBRARY_OPTIONS) private readonly options: System1Options,
   ) {}
@@ -69,6 +71,10 @@ export class QuestionChainService {
     const chain = this.chainFor(request);
     if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs ?? this.config.gateway.timeout_s * 1000;
+    const broken = this.brokenConfig(request);
+    if (broken) {
+      return { answers: this.everyQuestion(request, broken), meta: this.meta(requestId, chain[0], [], started) };
+    }
 
     const attempts: FailedAttempt[] = [];
     let last: QuestionError = { code: 'cancelled', message: 'the caller cancelled the call' };
@@ -85,8 +91,24 @@ export class QuestionChainService {
       attempts.push({ ...ref, error: attempt.error });
     }
     if (request.signal?.aborted) last = { code: 'cancelled', message: 'the caller cancelled the call' };
-    const answers = Object.fromEntries(Object.keys(request.questions).map((id): [string, QuestionResult] => [id, { status: 'error', error: last }]));
-    return { answers, meta: this.meta(requestId, chain[0], attempts, started) };
+    return { answers: this.everyQuestion(request, last), meta: this.meta(requestId, chain[0], attempts, started) };
+  }
+
+  /**
+   * A config with problems answers nothing, as `system1_decide` answers `config_error`: running on defaults
+   * past a typo would ask an engine the user did not choose. An engine the application registered itself,
+   * named explicitly, needs no config and still runs.
+   */
+  private brokenConfig(request: DecideRequest): QuestionError | undefined {
+    if (request.model && this.runtime.get(request.model.provider)) return undefined;
+    const errors = this.configStatus.errors();
+    if (errors.length === 0) return undefined;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more: see configErrors())` : '';
+    return { code: 'unavailable', message: `the config is broken: ${errors[0].message}${more}` };
+  }
+
+  private everyQuestion(request: DecideRequest, error: QuestionError): Record<string, QuestionResult> {
+    return Object.fromEntries(Object.keys(request.questions).map((id): [string, QuestionResult] => [id, { status: 'error', error }]));
   }
 
   /** A provider by name: one the application registered, else one from the config (with the model asked). */

@@ -143,7 +143,7 @@ describe('engines that only pick among options', () => {
   });
 
   it('keeps a candidate’s description on its option label and maps the pick back to the key', async () => {
-    const system1 = await sandbox.open('[gateway]\nprovider = "team"');
+    const system1 = await sandbox.open('[gateway]\nprovider = "mock"', {}, { defaultModel: { provider: 'team' } });
     const seen: string[][] = [];
     system1.registerProvider('team', {
       capabilities: () => ({ batch: false, probabilities: false }),

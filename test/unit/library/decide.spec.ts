@@ -283,12 +283,24 @@ model = "jev-1.14.0"
     expect(laya.requests).toHaveLength(0);
   });
 
-  it('reports an unusable engine in the chain as unavailable and goes on to the next', async () => {
-    const system1 = await sandbox.open(config().replace('provider = "laya"', 'provider = "nonesuch"'));
+  it('answers unavailable, naming the problem, while the config is broken, as system1_decide answers config_error', async () => {
+    const system1 = await sandbox.open(config().replace('fallback = ["typesafe"]', 'fallback = ["typesafe", "nonesuch"]'));
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
-    expect(result.meta.attempts?.[0]).toMatchObject({ provider: 'nonesuch', error: { code: 'unavailable', message: expect.stringContaining('unknown provider "nonesuch"') } });
-    expect(result.meta.executed?.provider).toBe('typesafe');
-    expect(system1.configErrors().map((error) => error.key)).toContain('gateway.provider');
+    expect(result.answers.topic).toEqual({
+      status: 'error',
+      error: { code: 'unavailable', message: expect.stringMatching(/^the config is broken: .*gateway\.fallback names an unknown provider "nonesuch"/) },
+    });
+    expect(laya.requests).toHaveLength(0);
+    expect(typesafe.requests).toHaveLength(0);
+    expect(system1.configErrors().map((error) => error.key)).toEqual(['gateway.fallback']);
+  });
+
+  it('does not throw for a config file that is missing, and says so on every call', async () => {
+    const system1 = await sandbox.open(config(), {}, { configFile: path.join(sandbox.root, 'nowhere.toml') });
+    expect(system1.configErrors()).toEqual([expect.objectContaining({ key: '(file)', message: expect.stringContaining('does not exist') })]);
+    const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
+    expect(result.answers.topic).toMatchObject({ status: 'error', error: { code: 'unavailable', message: expect.stringContaining('nowhere.toml') } });
+    expect(laya.requests).toHaveLength(0);
   });
 });
 
