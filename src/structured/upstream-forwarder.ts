@@ -1,6 +1,7 @@
 import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { endpointUrl } from '../providers/http/endpoint';
+import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
 
 /** The caller's request as it arrived, to be sent on byte for byte. */
 export interface ForwardedCall {
@@ -37,8 +38,9 @@ const IDLE_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Sends the caller's request to the slow model untouched: the same method, body bytes and headers, the
- * caller's Authorization included, none of it logged. No system proxy is used and no redirect is followed
- * (a redirect would carry the caller's key somewhere the user never named). The answer comes back as a
+ * caller's Authorization included, none of it logged. An https upstream on another machine goes through the
+ * system proxy as a CONNECT tunnel when one is set (the proxy never reads the key); a loopback one goes
+ * direct. No redirect is followed (a redirect would carry the caller's key somewhere the user never named). The answer comes back as a
  * stream, compressed or not, exactly as the upstream sent it.
  */
 export class UpstreamForwarder {
@@ -49,7 +51,9 @@ export class UpstreamForwarder {
     target.search = call.query;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const outgoing = send(target, { method: call.method, headers: forwardedHeaders(call), signal: call.signal, timeout: IDLE_TIMEOUT_MS }, (response) => {
+      const agent = proxyTunnelFor(target);
+      const options = { method: call.method, headers: forwardedHeaders(call), signal: call.signal, timeout: IDLE_TIMEOUT_MS, ...(agent && { agent }) };
+      const outgoing = send(target, options, (response) => {
         const status = response.statusCode ?? 502;
         if (status >= 300 && status < 400) {
           response.resume();

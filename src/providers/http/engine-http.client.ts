@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { AxiosRequestConfig, AxiosStatic } from 'axios';
-import type { HttpsProxyAgent as HttpsProxyAgentType } from 'https-proxy-agent';
-import { getProxyForUrl } from 'proxy-from-env';
 import { GATEWAY_VERSION } from '../../gateway/version';
 import { isRecord } from '../../common/is-record';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from './engine-http.errors';
 import { isLoopbackHost } from './endpoint';
+import { proxyTunnelFor } from './proxy-tunnel';
 
 /** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -111,14 +110,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** How to route a request: loopback and plain http go direct; https may tunnel through the system proxy. */
+/**
+ * How to route a request: axios's own proxy support is always off (it forwards https requests in a way the
+ * proxy can read); a CONNECT tunnel is used where the system proxy applies (see proxyTunnelFor).
+ */
 function routeFor(url: URL): Pick<AxiosRequestConfig, 'proxy' | 'httpsAgent'> {
-  if (isLoopbackHost(url.hostname) || url.protocol !== 'https:') return { proxy: false };
-  const proxy = getProxyForUrl(url.href);
-  // axios's own proxy support forwards https requests in a way the proxy can read; a CONNECT tunnel cannot.
-  if (!proxy) return { proxy: false };
-  const { HttpsProxyAgent } = require('https-proxy-agent') as { HttpsProxyAgent: typeof HttpsProxyAgentType };
-  return { proxy: false, httpsAgent: new HttpsProxyAgent(proxy) };
+  const tunnel = proxyTunnelFor(url);
+  return tunnel ? { proxy: false, httpsAgent: tunnel } : { proxy: false };
 }
 
 /** Words for a failed connection, from the error code only: messages of the HTTP layer can quote headers. */

@@ -1,0 +1,51 @@
+import { OpenAiUpstreamFake } from '../../fakes/openai-upstream.fake';
+import { RecordingServer } from '../../fakes/recording-server';
+import { UpstreamForwarder } from '../../../src/structured/upstream-forwarder';
+
+const KEY = 'sk-caller-FORWARDER-KEY-31';
+
+const call = (signal = AbortSignal.timeout(5000)) => ({
+  method: 'POST',
+  path: '/chat/completions',
+  query: '',
+  headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', host: 'router' },
+  body: Buffer.from('{"model":"gpt-4o-mini","messages":[]}'),
+  signal,
+});
+
+describe('the upstream forwarder with HTTP_PROXY and HTTPS_PROXY set', () => {
+  const proxy = new RecordingServer();
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    const url = (await proxy.start()).href;
+    Object.assign(process.env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' });
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await proxy.stop();
+  });
+  beforeEach(() => (proxy.hits.length = 0));
+
+  it('tunnels an https upstream on another machine with CONNECT: the proxy never sees the request or the key', async () => {
+    const response = await new UpstreamForwarder(new URL('https://api.example.invalid/v1')).open(call());
+    response.resume();
+    // The recording proxy refuses the tunnel (502): that refusal is all the caller gets back.
+    expect(response.statusCode).toBe(502);
+    expect(proxy.hits.map((hit) => [hit.method, hit.url])).toEqual([['CONNECT', 'api.example.invalid:443']]);
+    expect(JSON.stringify(proxy.hits)).not.toContain(KEY);
+  });
+
+  it('calls a loopback upstream directly: the proxy sees nothing', async () => {
+    const upstream = new OpenAiUpstreamFake();
+    const base = await upstream.start();
+    try {
+      const response = await new UpstreamForwarder(new URL(base)).open(call());
+      response.resume();
+      expect(response.statusCode).toBe(200);
+      expect(proxy.hits).toEqual([]);
+      expect(upstream.hits[0].headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      await upstream.stop();
+    }
+  });
+});
