@@ -3,7 +3,7 @@
  * OpenAI upstream as the slow one, and the official `openai` client as the application.
  */
 import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
@@ -126,6 +126,28 @@ describe('serve-openai with a fast engine and an upstream', () => {
     expect(JSON.parse(pieces.join(''))).toEqual(upstream.answer);
     expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[0]);
     expect(await router.waitForStderr('ineligible; detail="option stream=true')).toContain('ineligible; detail="option stream=true');
+  });
+
+  it('answers the Responses API the same way: fast when eligible, and a stream passed through', async () => {
+    const router = await serve();
+    const openai = client(router);
+    const input = [
+      { role: 'system' as const, content: SYSTEM },
+      { role: 'user' as const, content: NETFLIX },
+    ];
+    const text = { format: zodTextFormat(Transaction, 'Transaction') };
+    const { data, response } = await openai.responses.parse({ model: 'gpt-4o-mini', input, text }).withResponse();
+    expect(response.headers.get('x-system1-route')).toBe('fast');
+    expect(data.output_parsed).toEqual(FAST_OBJECT);
+    expect(upstream.hits).toEqual([]);
+
+    const stream = await openai.responses.create({ model: 'gpt-4o-mini', input, text, stream: true });
+    const deltas: string[] = [];
+    for await (const event of stream) if (event.type === 'response.output_text.delta') deltas.push(event.delta);
+    expect(JSON.parse(deltas.join(''))).toEqual(upstream.answer);
+    expect(upstream.hits).toHaveLength(1);
+    expect(upstream.hits[0].url).toBe('/v1/responses');
+    expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[sentBodies.length - 1]);
   });
 
   it('falls back to the upstream with fast_model_error when the engine fails', async () => {
