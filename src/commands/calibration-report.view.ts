@@ -1,9 +1,9 @@
 import type { GroupReport } from '../calibration/calibration-report';
 import type { CalibrationReport } from '../calibration/calibration-runner.service';
+import { percent } from './number-format';
 
 const f = (value: number | null | undefined, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
 const ci = (interval: [number, number] | null) => (interval ? ` [${f(interval[0])}, ${f(interval[1])}]` : '');
-const pct = (value: number) => `${Math.round(value * 100)}%`;
 
 /** The human report of `system1 calibrate`: every figure of the JSON document, in plain lines. */
 export function renderCalibrationReport(report: CalibrationReport, savedTo: string | null, plot?: string): string {
@@ -37,10 +37,10 @@ function group(report: GroupReport, target: number): string[] {
     `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
       `noise floor at this n ${f(report.ece_noise_floor.mean)} (95%: ${f(report.ece_noise_floor.p95)})`,
     '  threshold  coverage  accuracy     n',
-    ...report.thresholds.map((row) => `  ${f(row.threshold, 2).padStart(9)}  ${pct(row.coverage).padStart(8)}  ${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`),
+    ...report.thresholds.map((row) => `  ${f(row.threshold, 2).padStart(9)}  ${percent(row.coverage).padStart(8)}  ${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`),
     report.recommended_threshold
-      ? `  recommended min_confidence for ${pct(target)} accuracy: ${f(report.recommended_threshold.threshold, 2)} (decides ${pct(report.recommended_threshold.coverage)}, accuracy ${f(report.recommended_threshold.accuracy)})`
-      : `  no threshold reaches ${pct(target)} accuracy`,
+      ? `  recommended min_confidence for ${percent(target)} accuracy: ${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, accuracy ${f(report.recommended_threshold.accuracy)})`
+      : `  no threshold reaches ${percent(target)} accuracy`,
   ];
   for (const warning of report.warnings) lines.push(`  ! ${warning}`);
   return lines;

@@ -6,6 +6,7 @@ import { system1Config } from '../config/system1.config';
 import { agreementReport, FEW_COMPARISONS } from '../structured/agreement-report';
 import { fraction } from './option-parsers';
 import { OutputWriter } from './output.writer';
+import { percent } from './number-format';
 
 interface ReportFlags {
   log?: string;
@@ -13,7 +14,7 @@ interface ReportFlags {
   json?: boolean;
 }
 
-const pct = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)}%`);
+const pct = (share: number | null) => percent(share, 1);
 
 @Command({ name: 'router-report', description: "read-only: the shadow log's agreement and fast share at candidate min_confidence thresholds" })
 export class RouterReportCommand extends CommandRunner {

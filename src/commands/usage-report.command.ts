@@ -6,6 +6,7 @@ import { defaultProjectsDir, transcriptFiles } from '../routing/transcripts';
 import { readPrices, SHIPPED_PRICES, usageReport } from '../routing/usage-report';
 import { positiveNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
+import { percent } from './number-format';
 
 interface UsageFlags {
   days: number;
@@ -14,7 +15,6 @@ interface UsageFlags {
   json?: boolean;
 }
 
-const pct = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value * 100)}%`);
 
 @Command({ name: 'usage-report', description: 'read-only: hint reach, adherence, subagent cost by tier and savings, from your transcripts (totals only)' })
 export class UsageReportCommand extends CommandRunner {
@@ -40,7 +40,7 @@ export class UsageReportCommand extends CommandRunner {
     this.output.out(
       [
         `usage-report: ${report.transcripts} sessions and ${report.subagent_transcripts} subagent runs in the last ${flags.days} days (${dir})`,
-        `  hints on ${report.hints} of ${report.prompts} prompts (${pct(report.hint_rate)}); ${report.spawns_after_hint} spawns after a hint, ${pct(report.adherence)} on the hinted tier`,
+        `  hints on ${report.hints} of ${report.prompts} prompts (${percent(report.hint_rate)}); ${report.spawns_after_hint} spawns after a hint, ${percent(report.adherence)} on the hinted tier`,
         `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
         `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
         '  A Claude Code subscription bills differently: these figures compare tiers, they are not your bill.',

@@ -33,6 +33,7 @@ const DEFAULTS = '(defaults)';
 @Injectable()
 export class ProviderRegistry {
   private built?: Built;
+  private readonly withModel = new Map<string, { provider: System1Provider | null; problem: string }>();
 
   constructor(
     @Inject(SYSTEM1_PROVIDERS) private readonly definitions: ProviderDefinitions,
@@ -66,9 +67,15 @@ export class ProviderRegistry {
    * setting. Null with a reason when the provider is unusable or serves one model only.
    */
   instanceWithModel(name: string, model: string): { provider: System1Provider | null; problem: string } {
-    const errors: ConfigError[] = [];
-    const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, errors, { overrides: { model } });
-    return { provider, problem: problemOf(name, errors) };
+    const key = JSON.stringify([name, model]);
+    let built = this.withModel.get(key);
+    if (!built) {
+      const errors: ConfigError[] = [];
+      const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, errors, { overrides: { model } });
+      // Built once per model, like the chain: the config does not change while the process runs.
+      this.withModel.set(key, (built = { provider, problem: problemOf(name, errors) }));
+    }
+    return built;
   }
 
   available(): ProviderDefinition[] {

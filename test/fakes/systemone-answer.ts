@@ -65,20 +65,18 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     if (refused) return refused;
     const answers: Record<string, unknown> = {};
     for (const question of questions!) {
-      if (Object.hasOwn(this.answersById, question.id)) {
-        answers[question.id] = this.answersById[question.id];
-        continue;
-      }
-      if (question.type !== 'choice') {
-        answers[question.id] = this.typedAnswer(question);
-        continue;
-      }
-      const truth = this.distortion === undefined ? undefined : truthOf(request.body, question.options.length);
-      const probabilities = this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
-      answers[question.id] = this.choiceAnswer(argmax(probabilities), probabilities);
+      answers[question.id] = Object.hasOwn(this.answersById, question.id) ? this.answersById[question.id] : this.answerFor(question, request.body);
     }
     const reply = this.envelope(request, answers);
     return this.reshape ? { ...reply, body: this.reshape(reply.body as Record<string, unknown>) } : reply;
+  }
+
+  /** One question's answer: a choice from `pick`, `probabilities` or `distortion`; the other types from typedAnswer. */
+  protected answerFor(question: FakeChoiceQuestion, body: unknown): Record<string, unknown> {
+    if (question.type !== 'choice') return this.typedAnswer(question);
+    const truth = this.distortion === undefined ? undefined : truthOf(body, question.options.length);
+    const probabilities = this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
+    return this.choiceAnswer(argmax(probabilities), probabilities);
   }
 
   /**

@@ -1,6 +1,5 @@
-import type { FakeReply, RecordedRequest } from './fake-engine';
 import { LlamaServerFake } from './systemone.fake';
-import { isObject, jevConfidence, round, SYSTEMONE_ROUTE } from './systemone-answer';
+import { FakeChoiceQuestion, jevConfidence, round } from './systemone-answer';
 
 /**
  * llama-server with a decision model that answers every typed question natively (wire-contracts §1.2):
@@ -20,19 +19,11 @@ export class TypedSystemOneFake extends LlamaServerFake {
   levelOf: Record<string, number> = {};
   scoreTop = 0.95;
 
-  protected override answer(request: RecordedRequest): FakeReply {
-    const body = request.body;
-    if (request.path !== SYSTEMONE_ROUTE || !isObject(body) || !isObject(body.questions)) return super.answer(request);
-    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey) return super.answer(request);
-    const answers: Record<string, unknown> = {};
-    for (const [id, question] of Object.entries(body.questions)) {
-      if (!isObject(question)) return super.answer(request);
-      if (question.type === 'noul') answers[id] = { type: 'noul', noul: this.noulOf[id] ?? this.noulDefault };
-      else if (question.type === 'score' && Array.isArray(question.criteria)) answers[id] = this.score(id, question.criteria);
-      else if (question.type === 'choice' && isObject(question.criteria)) answers[id] = this.choice(id, Object.keys(question.criteria));
-      else return super.answer(request);
-    }
-    return this.envelope(request, answers);
+  protected override answerFor(question: FakeChoiceQuestion, body: unknown): Record<string, unknown> {
+    if (question.type === 'noul') return { type: 'noul', noul: this.noulOf[question.id] ?? this.noulDefault };
+    if (question.type === 'score') return this.score(question.id, question.levels!);
+    if (question.type === 'choice') return this.choice(question.id, question.options);
+    return super.answerFor(question, body);
   }
 
   private choice(id: string, options: string[]): Record<string, unknown> {
@@ -42,7 +33,7 @@ export class TypedSystemOneFake extends LlamaServerFake {
     return { type: 'choice', choice: picked, probabilities, confidence: jevConfidence(probabilities) };
   }
 
-  private score(id: string, levels: unknown[]): Record<string, unknown> {
+  private score(id: string, levels: string[]): Record<string, unknown> {
     const top = this.levelOf[id] ?? 0;
     const rest = round((1 - this.scoreTop) / Math.max(1, levels.length - 1), 4);
     const shares = levels.map((_, i) => (i === top ? this.scoreTop : rest));

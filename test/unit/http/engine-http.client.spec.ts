@@ -3,6 +3,7 @@ import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../../../src/providers/http/endpoint';
 import { Fault, FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';
+import { useRecordingProxy } from '../../helpers/system-proxy';
 
 /** A minimal engine: POST /decide answers {"ok": true}; errors in FastAPI style. */
 class JsonFake extends FakeEngine {
@@ -143,16 +144,7 @@ describe('EngineHttpClient', () => {
   });
 
   describe('with HTTP_PROXY and HTTPS_PROXY set to a recording proxy', () => {
-    const proxy = new RecordingServer();
-    const saved = { ...process.env };
-    beforeAll(async () => {
-      const url = (await proxy.start()).href;
-      Object.assign(process.env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' });
-    });
-    afterAll(async () => {
-      process.env = saved;
-      await proxy.stop();
-    });
+    const proxy = useRecordingProxy();
 
     it.each(['127.0.0.1', 'localhost', '127.1'])('calls a loopback engine at %s directly: the proxy sees nothing', async (host) => {
       const url = new URL(`/decide`, base);

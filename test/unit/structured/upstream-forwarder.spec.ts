@@ -1,5 +1,5 @@
 import { OpenAiUpstreamFake } from '../../fakes/openai-upstream.fake';
-import { RecordingServer } from '../../fakes/recording-server';
+import { useRecordingProxy } from '../../helpers/system-proxy';
 import { UpstreamForwarder } from '../../../src/structured/upstream-forwarder';
 
 const KEY = 'sk-caller-FORWARDER-KEY-31';
@@ -14,17 +14,7 @@ const call = (signal = AbortSignal.timeout(5000)) => ({
 });
 
 describe('the upstream forwarder with HTTP_PROXY and HTTPS_PROXY set', () => {
-  const proxy = new RecordingServer();
-  const saved = { ...process.env };
-  beforeAll(async () => {
-    const url = (await proxy.start()).href;
-    Object.assign(process.env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' });
-  });
-  afterAll(async () => {
-    process.env = saved;
-    await proxy.stop();
-  });
-  beforeEach(() => (proxy.hits.length = 0));
+  const proxy = useRecordingProxy();
 
   it('tunnels an https upstream on another machine with CONNECT: the proxy never sees the request or the key', async () => {
     const response = await new UpstreamForwarder(new URL('https://api.example.invalid/v1')).open(call());
