@@ -1,22 +1,10 @@
 #!/bin/sh
-# Removes the installed gateway and its Claude Code registration. The config, engines and logs stay unless
-# --purge is given.
+# Removes the installed gateway, its Claude Code registration and the engine's start-at-login entry; the config,
+# engines and logs stay unless --purge is given. The steps are in scripts/uninstall.js, shared with
+# uninstall.ps1.
 set -eu
-dir="${SYSTEM1_INSTALL_DIR:-$HOME/.system1-gateway}"
-purge=false
-[ "${1:-}" = "--purge" ] && purge=true
-
-if command -v claude >/dev/null 2>&1; then
-  claude mcp remove --scope user system1 >/dev/null 2>&1 && echo "Unregistered system1 from Claude Code." || true
+if ! command -v node >/dev/null 2>&1; then
+  echo "uninstall.sh: node is not on PATH; the uninstaller runs on the gateway's Node.js 20 or later" >&2
+  exit 1
 fi
-rm -rf "$dir/app" "$dir/app.new"
-echo "Removed $dir/app."
-
-if [ "$purge" = true ]; then
-  config="${SYSTEM1_CONFIG:-${XDG_CONFIG_HOME:-$HOME/.config}/system1/config.toml}"
-  rm -f "$config"
-  rm -rf "$dir"
-  echo "Purged $dir and $config."
-else
-  echo "Kept the config, engines and logs (uninstall.sh --purge deletes them)."
-fi
+exec node "$(dirname "$0")/scripts/uninstall.js" "$@"

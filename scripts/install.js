@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+'use strict';
+// Installs (or upgrades) the System-1 gateway into <install dir>/app, so the installed copy does not depend on
+// this clone; creates the user config from config.example.toml when there is none; prints the command that
+// registers the server with Claude Code. install.sh and install.ps1 only find Node.js and run this, so every
+// platform takes the same steps. Re-run it to upgrade.
+require('./install/require-node');
+const fs = require('node:fs');
+const path = require('node:path');
+const { installDir, locateConfigFile } = require('../src/config/locations');
+const { runTool, InstallError, runScript } = require('./install/tools');
+const { readOptions } = require('./install/shell-options');
+
+const repo = path.resolve(__dirname, '..');
+/** What the installed copy needs at run time; its dependencies are installed from the lockfile. */
+const SHIPPED = ['package.json', 'package-lock.json', 'dist', 'schema', 'calibration', 'routing', 'config.example.toml'];
+
+function npm(args, cwd, what) {
+  const result = runTool('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, stdio: ['ignore', what.quiet ? 'ignore' : 'inherit', 'inherit'] });
+  if (!result.found) throw new InstallError('npm is not on PATH; it comes with Node.js (https://nodejs.org)');
+  if (!result.ok) throw new InstallError(`${what.step} failed (npm ${args.join(' ')} in ${cwd}); its output is above`);
+}
+
+function buildIfNeeded() {
+  if (fs.existsSync(path.join(repo, 'dist', 'main.js'))) return;
+  console.log(`Building the gateway in ${repo} ...`);
+  npm(['ci'], repo, { step: 'installing the build tools' });
+  npm(['run', 'build'], repo, { step: 'the build' });
+}
+
+/** Stages the new copy beside the old one and swaps at the end, so a failed upgrade leaves the old one working. */
+function installApp(dir) {
+  const app = path.join(dir, 'app');
+  const stage = path.join(dir, 'app.new');
+  const old = path.join(dir, 'app.old');
+  fs.rmSync(stage, { recursive: true, force: true });
+  fs.rmSync(old, { recursive: true, force: true });
+  fs.mkdirSync(stage, { recursive: true });
+  for (const item of SHIPPED) fs.cpSync(path.join(repo, item), path.join(stage, item), { recursive: true });
+  console.log(`Installing the runtime dependencies into ${app} ...`);
+  try {
+    // --prefer-offline: the lockfile pins every version, so npm's cache answers an upgrade without the network
+    npm(['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline'], stage, { step: 'installing the runtime dependencies', quiet: true });
+  } catch (error) {
+    fs.rmSync(stage, { recursive: true, force: true });
+    throw error;
+  }
+  try {
+    if (fs.existsSync(app)) fs.renameSync(app, old);
+    fs.renameSync(stage, app);
+  } catch (error) {
+    throw new InstallError(`could not replace ${app} (${error.code ?? error.message}); close the programs running the gateway from there (Claude Code, MCP clients) and run the installer again`);
+  }
+  fs.rmSync(old, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  return app;
+}
+
+function createConfigIfMissing() {
+  const config = locateConfigFile(process.env).path;
+  if (fs.existsSync(config)) return console.log(`Kept the config ${config}.`);
+  fs.mkdirSync(path.dirname(config), { recursive: true });
+  fs.copyFileSync(path.join(repo, 'config.example.toml'), config);
+  console.log(`Created the config ${config} (every key commented out: the defaults apply).`);
+}
+
+function printNextSteps(app, shell) {
+  const main = path.join(app, 'dist', 'main.js');
+  const version = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).version;
+  // PowerShell swallows a bare `--` on its way to the npm claude.ps1 shim, so there it is quoted
+  const separator = shell === 'powershell' ? "'--'" : '--';
+  console.log(`
+Installed System-1 gateway ${version} in ${app}.
+Register it with Claude Code (user scope):
+  claude mcp add --scope user --transport stdio system1 ${separator} node "${main}" mcp
+Check it:
+  node "${main}" smoke`);
+}
+
+runScript('install', () => {
+  const { shell } = readOptions(process.argv.slice(2), []);
+  buildIfNeeded();
+  const app = installApp(installDir(process.env));
+  createConfigIfMissing();
+  printNextSteps(app, shell);
+});

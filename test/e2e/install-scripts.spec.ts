@@ -1,0 +1,144 @@
+/**
+ * install.sh and uninstall.sh as a user runs them, in a throwaway HOME, with the real npm installing the
+ * runtime dependencies from the lockfile (npm's cache serves them). The argv the .ps1 wrappers pass
+ * (`--shell powershell`, `--purge`) goes through the same scripts here, since this machine has no PowerShell.
+ * `claude` and `systemctl` are stand-ins on PATH that record how they were called.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Env, requireBuild, Resources, ROOT } from './helpers/gateway';
+
+jest.setTimeout(120_000);
+const resources = Resources.perFile();
+const sandbox = resources.sandbox();
+const tools = path.join(sandbox.dir, 'tools');
+const calls = path.join(sandbox.dir, 'calls.txt');
+const app = path.join(sandbox.install, 'app');
+const config = path.join(sandbox.xdg, 'system1', 'config.toml');
+const loginEntry = path.join(sandbox.xdg, 'systemd', 'user', 'system1-laya.service');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: Env, cwd = ROOT): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { env, cwd, timeout: 110_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
+    );
+  });
+}
+
+function fakeTool(dir: string, name: string, body: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, name), `#!/bin/sh\n${body}\n`);
+  chmodSync(path.join(dir, name), 0o755);
+}
+
+/** The user's environment: recording stand-ins first on PATH, and npm's own cache, which HOME would move. */
+function userEnv(extra: Env = {}): Env {
+  const base = sandbox.env();
+  return { ...base, PATH: `${tools}${path.delimiter}${base.PATH}`, npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), '.npm'), ...extra };
+}
+
+beforeAll(() => {
+  requireBuild();
+  for (const tool of ['claude', 'systemctl']) fakeTool(tools, tool, `echo "${tool} $*" >> "${calls}"`);
+});
+
+describe('refusals, before anything is touched', () => {
+  it('names the Node.js version it needs when an older one runs the scripts', async () => {
+    const oldNode = path.join(sandbox.dir, 'old-node.js');
+    writeFileSync(oldNode, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\nObject.defineProperty(process, 'version', { value: 'v18.19.0' });\n");
+    for (const script of ['install.sh', 'uninstall.sh']) {
+      const refused = await run('sh', [script], userEnv({ NODE_OPTIONS: `--require ${oldNode}` }));
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toContain('Node.js 20 or later is needed; this is v18.19.0');
+    }
+    expect(existsSync(app)).toBe(false);
+  });
+
+  it('says Node.js is missing when node is not on PATH', async () => {
+    const refused = await run('/bin/sh', ['install.sh'], { ...userEnv(), PATH: path.join(sandbox.dir, 'empty') });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('install.sh: Node.js 20 or later is needed and node is not on PATH');
+  });
+
+  it('names an option it does not take', async () => {
+    const refused = await run('sh', ['install.sh', '--force'], userEnv());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('install: unknown option "--force" (it takes none)');
+    expect(existsSync(app)).toBe(false);
+  });
+});
+
+describe('install, upgrade, uninstall', () => {
+  it('installs a copy of its own with the runtime dependencies only, creates the config and prints the registration', async () => {
+    const installed = await run('sh', ['install.sh'], userEnv());
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+    const main = path.join(app, 'dist', 'main.js');
+    expect(installed.stdout).toContain(`claude mcp add --scope user --transport stdio system1 -- node "${main}" mcp`);
+    expect(installed.stdout).toContain(`Created the config ${config}`);
+    expect(readFileSync(config, 'utf8')).toBe(readFileSync(path.join(ROOT, 'config.example.toml'), 'utf8'));
+    expect(lstatSync(path.join(app, 'dist')).isSymbolicLink()).toBe(false);
+    expect(existsSync(path.join(app, 'node_modules', '@nestjs', 'core'))).toBe(true);
+    expect(existsSync(path.join(app, 'node_modules', 'jest'))).toBe(false);
+    expect(existsSync(path.join(sandbox.install, 'logs'))).toBe(true);
+
+    const smoke = await run(process.execPath, [main, 'smoke', '--provider', 'mock'], userEnv(), tmpdir());
+    expect(smoke.stdout).toContain('All layers pass');
+    expect(smoke.code).toBe(0);
+  });
+
+  it('upgrades on a re-run and keeps the user config; from PowerShell the printed separator is quoted', async () => {
+    writeFileSync(config, '# mine\n[gateway]\nprovider = "mock"\n');
+    // install.ps1 runs exactly this
+    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], userEnv());
+    expect(upgraded.code).toBe(0);
+    expect(upgraded.stdout).toContain(`Kept the config ${config}.`);
+    expect(upgraded.stdout).toContain(`system1 '--' node "${path.join(app, 'dist', 'main.js')}" mcp`);
+    expect(readFileSync(config, 'utf8')).toContain('# mine');
+    expect(existsSync(path.join(sandbox.install, 'app.old'))).toBe(false);
+  });
+
+  it('leaves the installed copy as it was when an upgrade fails', async () => {
+    const broken = path.join(sandbox.dir, 'broken-npm');
+    fakeTool(broken, 'npm', 'echo "npm error simulated: registry unreachable" >&2; exit 1');
+    const failed = await run('sh', ['install.sh'], userEnv({ PATH: `${broken}${path.delimiter}${userEnv().PATH}` }));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('npm error simulated');
+    expect(failed.stderr).toContain('install: installing the runtime dependencies failed');
+    expect(existsSync(path.join(sandbox.install, 'app.new'))).toBe(false);
+    const smoke = await run(process.execPath, [path.join(app, 'dist', 'main.js'), 'smoke'], userEnv(), tmpdir());
+    expect(smoke.code).toBe(0);
+  });
+
+  it('uninstalls: unregisters, removes the login entry and the copy, keeps config and logs', async () => {
+    mkdirSync(path.dirname(loginEntry), { recursive: true });
+    writeFileSync(loginEntry, readFileSync(path.join(ROOT, 'engines', 'laya', 'system1-laya.service')));
+    writeFileSync(calls, '');
+    // uninstall.ps1 without -Purge runs exactly this
+    const removed = await run(process.execPath, [path.join('scripts', 'uninstall.js'), '--shell', 'powershell'], userEnv());
+    expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['claude mcp remove --scope user system1', 'systemctl --user disable system1-laya']);
+    expect(removed.stdout).toContain('Unregistered system1 from Claude Code.');
+    expect(removed.stdout).toContain('Kept the config, engines and logs (-Purge deletes them).');
+    expect(existsSync(app)).toBe(false);
+    expect(existsSync(loginEntry)).toBe(false);
+    expect(existsSync(config)).toBe(true);
+    expect(existsSync(path.join(sandbox.install, 'logs'))).toBe(true);
+  });
+
+  it('purges the install dir and the config with --purge', async () => {
+    const purged = await run('sh', ['uninstall.sh', '--purge'], userEnv());
+    expect(purged).toMatchObject({ code: 0, stderr: '' });
+    expect(purged.stdout).toContain(`Purged ${sandbox.install} and ${config}.`);
+    expect(existsSync(sandbox.install)).toBe(false);
+    expect(existsSync(config)).toBe(false);
+  });
+});
