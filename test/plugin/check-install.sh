@@ -15,8 +15,9 @@ unset SYSTEM1_INSTALL_DIR SYSTEM1_CONFIG XDG_CONFIG_HOME || true
 main="$HOME/.system1-gateway/app/dist/main.js"
 step() { printf '\n== %s\n' "$*"; }
 
-step "claude plugin validate"
+step "claude plugin validate: the marketplace, then the plugin manifest"
 "$claude" plugin validate "$repo"
+"$claude" plugin validate "$repo/.claude-plugin/plugin.json"
 
 step "install.sh"
 sh "$repo/install.sh" | tail -4
