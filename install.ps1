@@ -2,7 +2,6 @@
 # ~\.system1-gateway, and prints the command that registers it with Claude Code. The steps are in
 # scripts\install.js, shared with install.sh; this only finds Node.js (the script checks for 20 or later).
 #   powershell -ExecutionPolicy Bypass -File .\install.ps1
-$ErrorActionPreference = 'Stop'
 $node = Get-Command node -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
 if (-not $node) {
   [Console]::Error.WriteLine('install.ps1: Node.js 20 or later is needed and node is not on PATH (https://nodejs.org)')

@@ -5,7 +5,6 @@
 param(
   [switch]$Purge
 )
-$ErrorActionPreference = 'Stop'
 $node = Get-Command node -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
 if (-not $node) {
   [Console]::Error.WriteLine("uninstall.ps1: node is not on PATH; the uninstaller runs on the gateway's Node.js 20 or later")

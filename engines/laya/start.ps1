@@ -5,7 +5,6 @@ param(
   [string]$Model,
   [int]$Port
 )
-$ErrorActionPreference = 'Stop'
 $node = Get-Command node -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
 if (-not $node) {
   [Console]::Error.WriteLine("start.ps1: node is not on PATH; the gateway's Node.js 20 or later starts the engine too")
