@@ -90,13 +90,15 @@ it('stays silent while paused, when the engine fails, and when it is not install
   expect(await hook(missing.env({ SYSTEM1_CONFIG: config }), { prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
 });
 
-it('keeps to its 1.5 s budget, start-up included, when the engine hangs', async () => {
+it('gives up at its own 1.5 s budget, not at the engine timeout of 30 s, when the engine hangs', async () => {
   fake.fault = 'hang';
   const sandbox = resources.sandbox();
   const { repo, env } = setUp(sandbox, { gateway: 'timeout_s = 30' });
   const result = await hook(env, { cwd: repo, prompt: DESIGN });
   expect(result).toMatchObject({ code: 0, stdout: '' });
-  expect(result.ms).toBeLessThan(2500); // the engine would hang for 30 s; the hook gave up at its budget
+  // The engine would hang for 30 s: ending well before that means the hook gave up at its own budget. How
+  // soon, start-up included, is bench/'s to measure; a loaded CI machine must not turn it into a failure.
+  expect(result.ms).toBeLessThan(10_000);
 });
 
 it('logs a prompt only when Claude Code works inside one of log_dirs', async () => {

@@ -7,7 +7,7 @@ import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {
   expectFaultHandled,
-  FAULT_GATEWAY,
+  faultGateway,
   FaultExpectation,
   gatewayFor,
   OPTIONS,
@@ -99,7 +99,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
   describe('success: false', () => {
     it('is a failure even on HTTP 200, named by the envelope\'s first error, and the fallback answers', async () => {
       fake.replyStyle = 'success-false';
-      const { gateway } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: "Cloudflare's reply says success: false: error 5006: Bad input" });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
@@ -107,7 +107,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
 
     it('never shows the token, even when the error message echoes it', async () => {
       fake.reshape = () => ({ success: false, errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }], messages: [], result: null });
-      const { gateway, logs } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const { gateway, logs } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0].detail).toBe("Cloudflare's reply says success: false: error 10000: token [redacted] is not allowed here");
       expect(JSON.stringify(reply) + logs.join('\n')).not.toContain(SECRET);
@@ -115,7 +115,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
 
     it('says so when the envelope lists no error', async () => {
       fake.reshape = () => ({ success: false, errors: [], messages: [] });
-      const { gateway } = await start({ env: KEY_ENV, gateway: FAULT_GATEWAY });
+      const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0]).toMatchObject({ outcome: 'error', detail: "Cloudflare's reply says success: false with no error listed" });
     });
@@ -195,7 +195,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
 
     it.each(CLOUDFLARE_FAULTS)('%s: attempt %s, the fallback answers, and the token shows nowhere', async (...expectation) => {
       fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: FAULT_GATEWAY, env: KEY_ENV });
+      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(fake.requestsTo(RUN_CLEF)[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'cloudflare', secret: SECRET });

@@ -6,7 +6,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
 import {
   expectFaultHandled,
-  FAULT_GATEWAY,
+  faultGateway,
   FaultExpectation,
   gatewayFor,
   OPTIONS,
@@ -243,7 +243,7 @@ describe('laya provider against a fake laya-serve', () => {
 
     it.each(LAYA_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
       fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: FAULT_GATEWAY, env: KEY_ENV });
+      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS, context: { note: 'faults' } });
       expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'laya', secret: SECRET });

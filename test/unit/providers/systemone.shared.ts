@@ -52,8 +52,14 @@ export const TRANSPORT_FAULTS: FaultExpectation[] = [
   ['wrong-shape', 'malformed', 'without an "answers" object'],
 ];
 
-/** The gateway settings of a fault test: a short timeout and the mock behind the engine. */
-export const FAULT_GATEWAY = 'timeout_s = 0.3\nfallback = ["mock"]';
+/**
+ * The gateway settings of a fault test: the mock behind the engine, and a short timeout for the faults that
+ * must end at it. Every other fault gets a long one, so that a busy machine reading a 5 MB body slowly still
+ * shows that fault's own error rather than a timeout.
+ */
+export function faultGateway(outcome: FaultExpectation[1]): string {
+  return `timeout_s = ${outcome === 'timeout' ? 0.3 : 5}\nfallback = ["mock"]`;
+}
 
 /**
  * Checks one fault's attempt: its outcome and detail, that a timed-out attempt ended near the timeout and

@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { VonFake } from '../../fakes/von.fake';
 import {
   expectFaultHandled,
-  FAULT_GATEWAY,
+  faultGateway,
   FaultExpectation,
   gatewayFor,
   OPTIONS,
@@ -110,7 +110,7 @@ describe('von provider against a fake von serve', () => {
     it.each(VON_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
       fake.apiKey = SECRET;
       fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: FAULT_GATEWAY, env: KEY_ENV });
+      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'von', secret: SECRET });
