@@ -12,6 +12,7 @@ import { readAnswer } from '../questions/answer-reader';
 import { askThroughChoices, typedCapabilities } from '../questions/choice-bridge';
 import { System1InputError } from '../questions/input-error';
 import { planQuestions } from '../questions/question-capabilities';
+import { widenScores } from '../questions/wide-scores';
 import {
   DecideMeta,
   DecideRequest,
@@ -31,7 +32,7 @@ import { LIBRARY_OPTIONS, type System1Options } from './library-options';
 import { calibrateAnswer } from './question-calibration';
 import { RuntimeProviders } from './runtime-providers';
 
-type Attempt = { ok: true; reply: EvaluateReply; model: string | null | undefined } | { ok: false; error: QuestionError };
+type Attempt = { ok: true; reply: EvaluateReply; model: string | null | undefined; notes: string[] } | { ok: false; error: QuestionError };
 
 /**
  * The library's `decide`: named typed questions about one state, asked of the first engine of the chain
@@ -130,7 +131,9 @@ export class QuestionChainService {
     const { provider } = resolved;
     try {
       const capabilities = provider.capabilities();
-      const plan = planQuestions(ref.provider, request, typedCapabilities(provider, capabilities), last);
+      const typed = typedCapabilities(provider, capabilities);
+      const widening = widenScores(ref.provider, request.questions, typed);
+      const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
       if (!plan.ok) return plan;
       const asked: EvaluateRequest = {
         state: request.state,
@@ -148,7 +151,8 @@ export class QuestionChainService {
         return { ok: false, error: { code: 'invalid_response', message: `${ref.provider} returned no answers object` } };
       }
       const errors = { ...plan.refused, ...(isRecord(reply.errors) ? reply.errors : {}) };
-      return { ok: true, reply: { ...reply, ...(Object.keys(errors).length > 0 && { errors }) }, model: capabilities.model };
+      const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
+      return { ok: true, reply: restored, model: capabilities.model, notes: widening.notes };
     } catch (error) {
       return { ok: false, error: attemptError(error, timeoutMs) };
     }
@@ -194,7 +198,7 @@ export class QuestionChainService {
       answers[id] = { status: 'ok', answer, belowThreshold: answer.confidence !== undefined && answer.confidence < threshold };
     }
     const unexpected = Object.keys(reply.answers).filter((id) => !Object.hasOwn(request.questions, id));
-    const warnings = unexpected.map((id) => `${ref.provider} answered a question that was not asked: ${JSON.stringify(id)} (ignored)`);
+    const warnings = [...attempt.notes, ...unexpected.map((id) => `${ref.provider} answered a question that was not asked: ${JSON.stringify(id)} (ignored)`)];
     const executedModel = reply.model ?? ref.model ?? model ?? undefined;
     return {
       answers,

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../fixtures/bank-transaction';
@@ -94,6 +95,23 @@ describe('serve-openai with a fast engine and an upstream', () => {
     });
     const line = /s1r_\S+ POST \/v1\/chat\/completions -> 200 fast/;
     expect(await router.waitForStderr(line)).toMatch(line);
+  });
+
+  it('answers a 0-10 rating fast on an engine that scores 10 levels, asking it as a choice among the 11', async () => {
+    engine.pickOption = { rating: '7' };
+    const Review = z.object({ rating: z.number().int().min(0).max(10).describe('How likely the customer is to recommend us') });
+    const router = await serve();
+    const { data, response } = await client(router)
+      .chat.completions.parse({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Rate this review: great support, fixed in minutes.' }], response_format: zodResponseFormat(Review, 'Review') })
+      .withResponse();
+    expect(response.headers.get('x-system1-route')).toBe('fast');
+    expect(data.choices[0].message.parsed).toEqual({ rating: 7 });
+    expect(upstream.hits).toEqual([]);
+    const [asked] = engine.requests.filter((r) => r.path === '/v1/systemone');
+    expect((asked.body as { questions: Record<string, unknown> }).questions.rating).toMatchObject({
+      type: 'choice',
+      criteria: Object.fromEntries(Array.from({ length: 11 }, (_, level) => [String(level), String(level)])),
+    });
   });
 
   it('sends a low-confidence request upstream untouched', async () => {

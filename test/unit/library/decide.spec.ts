@@ -168,12 +168,13 @@ model = "jev-1.14.0"
   });
 
   it('refuses a question over an engine limit before sending it, and falls back', async () => {
-    const levels = Array.from({ length: 12 }, (_, i) => `level ${i}`);
+    // More levels than its score takes and more than its choice takes (a narrower score is asked as a choice)
+    const levels = Array.from({ length: 256 }, (_, i) => `level ${i}`);
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: { fine: { type: 'score', instructions: 'How fine?', criteria: levels } }, model: { provider: 'typesafe' } });
     expect(result.answers.fine).toEqual({
       status: 'error',
-      error: { code: 'limit_exceeded', message: 'typesafe takes at most 10 levels per score question; "fine" has 12' },
+      error: { code: 'limit_exceeded', message: 'typesafe takes at most 10 levels per score question; "fine" has 256' },
     });
     expect(typesafe.requests).toHaveLength(0);
   });
