@@ -45,9 +45,9 @@ function portTaken(port) {
 /** laya-serve from the venv /system1:choose-model makes next to this file, else from PATH. */
 function findServe() {
   const inVenv = [path.join(here, 'venv', 'bin', 'laya-serve'), path.join(here, 'venv', 'Scripts', 'laya-serve.exe')];
-  const extensions = process.platform === 'win32' ? (process.env.PATHEXT || '.EXE;.CMD;.BAT').split(';') : [''];
-  const onPath = (process.env.PATH || '').split(path.delimiter).filter(Boolean)
-    .flatMap((dir) => extensions.map((extension) => path.join(dir, `laya-serve${extension}`)));
+  // pip makes an .exe on Windows; a .cmd stand-in would need a shell, which Node will not start it without
+  const program = process.platform === 'win32' ? 'laya-serve.exe' : 'laya-serve';
+  const onPath = (process.env.PATH || '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
   return [...inVenv, ...onPath].find((candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile());
 }
 
