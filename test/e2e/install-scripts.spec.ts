@@ -4,11 +4,10 @@
  * (`--shell powershell`, `--purge`) goes through the same scripts here, since this machine has no PowerShell.
  * `claude` and `systemctl` are stand-ins on PATH that record how they were called.
  */
-import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Env, requireBuild, Resources, ROOT } from './helpers/gateway';
+import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 
 jest.setTimeout(120_000);
 const resources = Resources.perFile();
@@ -19,18 +18,8 @@ const app = path.join(sandbox.install, 'app');
 const config = path.join(sandbox.xdg, 'system1', 'config.toml');
 const loginEntry = path.join(sandbox.xdg, 'systemd', 'user', 'system1-laya.service');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: Env, cwd = ROOT): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(command, args, { env, cwd, timeout: 110_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
+function run(command: string, args: string[], env: Env, cwd = ROOT): Promise<CliResult> {
+  return runCommand(command, args, { env, cwd, timeoutMs: 110_000 });
 }
 
 function fakeTool(dir: string, name: string, body: string): void {

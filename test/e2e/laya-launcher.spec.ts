@@ -3,12 +3,11 @@
  * laya-serve in the venv that reports the settings it was started with. (start.ps1 passes -Model and -Port
  * to the same start.js as --model and --port.)
  */
-import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ROOT } from './helpers/gateway';
+import { CliResult, ROOT, runCommand } from './helpers/gateway';
 
 const STAND_IN = `#!/usr/bin/env node
 const seen = { host: process.env.LAYA_HOST, port: process.env.LAYA_PORT, models: process.env.LAYA_MODELS, preload: process.env.LAYA_PRELOAD, pid: process.pid };
@@ -33,13 +32,8 @@ function enginesFolder(withServe: boolean): string {
   return folder;
 }
 
-function start(folder: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const base = { PATH: process.env.PATH ?? '', HOME: root };
-    execFile('sh', [path.join(folder, 'start.sh'), ...args], { env: { ...base, ...env }, timeout: 10_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
+function start(folder: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCommand('sh', [path.join(folder, 'start.sh'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: root, ...env }, timeoutMs: 10_000 });
 }
 
 function freePort(): Promise<number> {

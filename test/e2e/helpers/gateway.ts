@@ -195,17 +195,26 @@ export interface CliResult {
 }
 
 /**
- * Runs `node dist/main.js <args>` with exactly `env`, without blocking the test's event loop; `stdin`, when
- * given, is sent as JSON (hook input).
+ * Runs a program with exactly `env`, without blocking the test's event loop, and gives its exit code (null
+ * when it was killed) and output; `stdin`, when given, is sent as JSON (hook input).
  */
-export function runCli(args: string[], env: Env, timeoutMs = 60_000, stdin?: unknown): Promise<CliResult> {
+export function runCommand(
+  command: string,
+  args: string[],
+  { env, cwd = tmpdir(), timeoutMs = 60_000, stdin }: { env: Env; cwd?: string; timeoutMs?: number; stdin?: unknown },
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, ...args], { env, timeout: timeoutMs, cwd: tmpdir() }, (error, stdout, stderr) => {
+    const child = execFile(command, args, { env, timeout: timeoutMs, cwd }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
     if (stdin !== undefined) child.stdin!.end(JSON.stringify(stdin));
   });
+}
+
+/** Runs `node dist/main.js <args>` (see {@link runCommand}). */
+export function runCli(args: string[], env: Env, timeoutMs = 60_000, stdin?: unknown): Promise<CliResult> {
+  return runCommand(process.execPath, [MAIN, ...args], { env, timeoutMs, stdin });
 }
 
 export function readJson(relative: string): Json {
