@@ -49,7 +49,7 @@ function installApp(dir) {
     if (fs.existsSync(app)) fs.renameSync(app, old);
     fs.renameSync(stage, app);
   } catch (error) {
-    throw new InstallError(`could not replace ${app} (${error.code ?? error.message}); close the programs running the gateway from there (Claude Code, MCP clients) and run the installer again`);
+    throw new InstallError(`could not replace ${app} (${error.code || error.message}); close the programs running the gateway from there (Claude Code, MCP clients) and run the installer again`);
   }
   fs.rmSync(old, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });

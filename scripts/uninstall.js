@@ -21,7 +21,7 @@ function remove(target) {
     fs.rmSync(target, { recursive: true, force: true });
   } catch (error) {
     // Windows cannot delete the files of a running program, such as laya-serve.exe
-    throw new InstallError(`could not delete ${target} (${error.code ?? error.message}); stop the programs running from there (the engine, MCP clients) and run the uninstaller again`);
+    throw new InstallError(`could not delete ${target} (${error.code || error.message}); stop the programs running from there (the engine, MCP clients) and run the uninstaller again`);
   }
 }
 

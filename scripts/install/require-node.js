@@ -1,6 +1,6 @@
 'use strict';
-// Stops with a clear message on a Node.js older than the gateway needs. Written in the oldest JavaScript so
-// that an old Node.js gets this far, and loaded before anything else the scripts do.
+// Stops with a clear message on a Node.js older than the gateway needs. The scripts load it first, and they
+// and this file keep to syntax an old Node.js parses, so that it gets this far instead of to a syntax error.
 var MINIMUM = 20;
 var major = Number(process.versions.node.split('.')[0]);
 if (major < MINIMUM) {

@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process');
 function runTool(tool, args, options = {}) {
   const result = spawnSync(tool, args, {
     cwd: options.cwd,
-    stdio: options.quiet ? 'ignore' : options.stdio ?? 'inherit',
+    stdio: options.quiet ? 'ignore' : options.stdio || 'inherit',
     shell: process.platform === 'win32',
   });
   const found = !(result.error && result.error.code === 'ENOENT');
