@@ -9,10 +9,9 @@ import {
   expectFaultHandled,
   faultGateway,
   FaultExpectation,
-  gatewayFor,
+  engineUnderTest,
   OPTIONS,
   QUESTION,
-  StartedGateway,
   TIMEOUT_FAULTS,
   TRANSPORT_FAULTS,
 } from './systemone.shared';
@@ -24,26 +23,14 @@ const ACCOUNT_SETTING = `account_id = "${ACCOUNT}"`;
 const RUN_CLEF = `/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef`;
 
 describe('cloudflare provider against a fake Workers AI', () => {
-  let fake: CloudflareFake;
-  let started: StartedGateway | undefined;
-  const start = async ({ settings = ACCOUNT_SETTING, ...options }: Parameters<typeof gatewayFor>[2] = {}) =>
-    (started = await gatewayFor('cloudflare', fake, { settings, ...options }));
-
-  beforeEach(async () => {
-    fake = new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT });
-    await fake.start();
-  });
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await fake.stop();
-  });
+  const engine = engineUnderTest('cloudflare', () => new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT }), { settings: ACCOUNT_SETTING });
+  const { start } = engine;
 
   it("posts to the account's clef route with the short model name, the options as a self-described map and the token as a bearer, and unwraps the envelope", async () => {
     const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
     const reply = await gateway.decide({ question: 'Which team should handle this?', options: ['billing', 'shipping', 'technical'], context: { ticket: 'charged twice' } });
-    expect(fake.requests).toHaveLength(1);
-    const [sent] = fake.requestsTo(RUN_CLEF);
+    expect(engine.fake.requests).toHaveLength(1);
+    const [sent] = engine.fake.requestsTo(RUN_CLEF);
     expect(sent.method).toBe('POST');
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(sent.body).toEqual({
@@ -70,21 +57,21 @@ describe('cloudflare provider against a fake Workers AI', () => {
   it('runs clef-flash at its own route, with "clef-flash" in the body', async () => {
     const { gateway } = await start({ env: KEY_ENV, settings: `${ACCOUNT_SETTING}\nmodel = "clef-flash"` });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-    expect(fake.requestsTo(`/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef-flash`)[0].body).toMatchObject({ model: 'clef-flash' });
+    expect(engine.fake.requestsTo(`/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef-flash`)[0].body).toMatchObject({ model: 'clef-flash' });
     expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^cloudflare clef-flash: /) });
   });
 
   it('URL-encodes the account id into the path', async () => {
-    await fake.stop();
-    fake = new CloudflareFake({ apiKey: SECRET, accountId: 'team/a b?' });
-    await fake.start();
+    await engine.fake.stop();
+    engine.fake = new CloudflareFake({ apiKey: SECRET, accountId: 'team/a b?' });
+    await engine.fake.start();
     const { gateway } = await start({ env: KEY_ENV, settings: 'account_id = "team/a b?"' });
     expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
-    expect(fake.requests.map((request) => request.path)).toEqual(['/client/v4/accounts/team%2Fa%20b%3F/ai/run/@cf/cloudflare/clef']);
+    expect(engine.fake.requests.map((request) => request.path)).toEqual(['/client/v4/accounts/team%2Fa%20b%3F/ai/run/@cf/cloudflare/clef']);
   });
 
   it('reads a body without "success" as an unwrapped System One reply', async () => {
-    fake.replyStyle = 'unwrapped';
+    engine.fake.replyStyle = 'unwrapped';
     const { gateway } = await start({ env: KEY_ENV });
     expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare', decision: OPTIONS[0] });
   });
@@ -92,13 +79,13 @@ describe('cloudflare provider against a fake Workers AI', () => {
   it('asks a yes/no question as the choice between "yes" and "no"', async () => {
     const { gateway } = await start({ env: KEY_ENV });
     const reply = await gateway.decide({ question: 'Is this customer angry?' });
-    expect(fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({ state: {}, questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } } });
+    expect(engine.fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({ state: {}, questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } } });
     expect(reply).toMatchObject({ status: 'decided', decision: 'yes', confidence: 0.6667 });
   });
 
   describe('success: false', () => {
     it('is a failure even on HTTP 200, named by the envelope\'s first error, and the fallback answers', async () => {
-      fake.replyStyle = 'success-false';
+      engine.fake.replyStyle = 'success-false';
       const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: "Cloudflare's reply says success: false: error 5006: Bad input" });
@@ -106,7 +93,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
     });
 
     it('never shows the token, even when the error message echoes it', async () => {
-      fake.reshape = () => ({ success: false, errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }], messages: [], result: null });
+      engine.fake.reshape = () => ({ success: false, errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }], messages: [], result: null });
       const { gateway, logs } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0].detail).toBe("Cloudflare's reply says success: false: error 10000: token [redacted] is not allowed here");
@@ -114,7 +101,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
     });
 
     it('says so when the envelope lists no error', async () => {
-      fake.reshape = () => ({ success: false, errors: [], messages: [] });
+      engine.fake.reshape = () => ({ success: false, errors: [], messages: [] });
       const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0]).toMatchObject({ outcome: 'error', detail: "Cloudflare's reply says success: false with no error listed" });
@@ -139,14 +126,14 @@ describe('cloudflare provider against a fake Workers AI', () => {
     const question = (id: string): DecisionQuestion => ({ id, text: `question ${id}`, options: ['a', 'b'], yesNo: false });
     const provider = () =>
       new CloudflareProviderDefinition(new EngineHttpClient()).create(
-        { account_id: ACCOUNT, endpoint: fake.url.origin, model: 'clef' },
+        { account_id: ACCOUNT, endpoint: engine.fake.url.origin, model: 'clef' },
         { env: KEY_ENV },
       );
     const context = () => ({ signal: AbortSignal.timeout(5000), requestId: 'test' });
 
     it('answers several questions in one request', async () => {
       const answers = await provider().decide({ state: { diff: '+1 -1' }, questions: [question('q1'), question('q2')] }, context());
-      expect(fake.requests).toHaveLength(1);
+      expect(engine.fake.requests).toHaveLength(1);
       expect(Object.keys(answers)).toEqual(['q1', 'q2']);
     });
 
@@ -155,7 +142,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
       await expect(provider().decide({ state: undefined, questions }, context())).rejects.toThrow(
         new ProviderError('Workers AI takes at most 64 questions per request, and this batch has 65'),
       );
-      expect(fake.requests).toHaveLength(0);
+      expect(engine.fake.requests).toHaveLength(0);
     });
   });
 
@@ -166,14 +153,14 @@ describe('cloudflare provider against a fake Workers AI', () => {
       expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
       expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
-      expect(fake.requests).toHaveLength(0);
+      expect(engine.fake.requests).toHaveLength(0);
     });
 
     it.each([
       ['a wrong token (401)', 'status-401', /^HTTP 401 from 127\.0\.0\.1:\d+: Authentication error; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
       ['a token without the permission (403)', 'status-403', /^HTTP 403 from 127\.0\.0\.1:\d+: Authentication error: this token may not run Workers AI on this account; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
     ] as const)('reports %s as refused, naming the variable and never the token', async (_name, fault, words) => {
-      fake.fault = fault;
+      engine.fake.fault = fault;
       const { gateway, logs } = await start({ env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
@@ -194,10 +181,10 @@ describe('cloudflare provider against a fake Workers AI', () => {
     ];
 
     it.each(CLOUDFLARE_FAULTS)('%s: attempt %s, the fallback answers, and the token shows nowhere', async (...expectation) => {
-      fake.fault = expectation[0];
+      engine.fake.fault = expectation[0];
       const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(fake.requestsTo(RUN_CLEF)[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo(RUN_CLEF)[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'cloudflare', secret: SECRET });
     });
   });
@@ -211,7 +198,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
         ok: true,
         detail: 'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
       });
-      expect(fake.requests).toHaveLength(0);
+      expect(engine.fake.requests).toHaveLength(0);
     });
   });
 
@@ -239,7 +226,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
     it('takes the account from SYSTEM1_CLOUDFLARE_ACCOUNT_ID', async () => {
       const { gateway } = await start({ env: { ...KEY_ENV, SYSTEM1_CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, settings: '' });
       expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare' });
-      expect(fake.requestsTo(RUN_CLEF)).toHaveLength(1);
+      expect(engine.fake.requestsTo(RUN_CLEF)).toHaveLength(1);
     });
 
     it('takes the remote https endpoint by default, with no allow_remote', async () => {

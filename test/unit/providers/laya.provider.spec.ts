@@ -8,10 +8,9 @@ import {
   expectFaultHandled,
   faultGateway,
   FaultExpectation,
-  gatewayFor,
+  engineUnderTest,
   OPTIONS,
   QUESTION,
-  StartedGateway,
   TIMEOUT_FAULTS,
   TRANSPORT_FAULTS,
 } from './systemone.shared';
@@ -20,19 +19,8 @@ const SECRET = 'sk-test-LAYA-SECRET-42';
 const KEY_ENV = { SYSTEM1_LAYA_API_KEY: SECRET };
 
 describe('laya provider against a fake laya-serve', () => {
-  let fake: LayaFake;
-  let started: StartedGateway | undefined;
-  const start = async (options: Parameters<typeof gatewayFor>[2] = {}) => (started = await gatewayFor('laya', fake, options));
-
-  beforeEach(async () => {
-    fake = new LayaFake();
-    await fake.start();
-  });
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await fake.stop();
-  });
+  const engine = engineUnderTest('laya', () => new LayaFake());
+  const { start } = engine;
 
   it('is healthy and decides "Rerun the flaky pipeline or block the merge?" through laya', async () => {
     const { gateway, health } = await start();
@@ -54,10 +42,10 @@ describe('laya provider against a fake laya-serve', () => {
 
   describe('the request', () => {
     it('pins the checkpoint, sends the options as a list of labels and the context as state, with the key as a bearer', async () => {
-      fake.apiKey = SECRET;
+      engine.fake.apiKey = SECRET;
       const { gateway } = await start({ env: KEY_ENV });
       await gateway.decide({ question: QUESTION, options: OPTIONS, context: { branch: 'main', failures: 3 } });
-      const [sent] = fake.requestsTo('/v1/systemone');
+      const [sent] = engine.fake.requestsTo('/v1/systemone');
       expect(sent.method).toBe('POST');
       expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
       expect(sent.headers['content-type']).toBe('application/json');
@@ -71,26 +59,26 @@ describe('laya provider against a fake laya-serve', () => {
     it('sends no Authorization header without a key, and {} as state without a context (Laya refuses a missing state)', async () => {
       const { gateway } = await start();
       expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
-      const [sent] = fake.requestsTo('/v1/systemone');
+      const [sent] = engine.fake.requestsTo('/v1/systemone');
       expect(sent.headers.authorization).toBeUndefined();
       expect(sent.body).toMatchObject({ state: {} });
     });
 
     it('asks a yes/no question as the two-option choice ["yes", "no"], never as a noul', async () => {
-      fake.pick = 'no';
+      engine.fake.pick = 'no';
       const { gateway } = await start();
       const reply = await gateway.decide({ question: 'Is `git push --force` to main safe?' });
-      expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
+      expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
         questions: { decision: { type: 'choice', instructions: 'Is `git push --force` to main safe?', criteria: ['yes', 'no'] } },
       });
       expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.6667, probabilities: { yes: 0.3333, no: 0.6667 } });
     });
 
     it('lets Laya route with model = "": no model is sent and the rationale names the checkpoint Laya chose', async () => {
-      fake.autoRoute = 'english';
+      engine.fake.autoRoute = 'english';
       const { gateway } = await start({ settings: 'model = ""' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(Object.keys(fake.requestsTo('/v1/systemone')[0].body as object)).not.toContain('model');
+      expect(Object.keys(engine.fake.requestsTo('/v1/systemone')[0].body as object)).not.toContain('model');
       expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya english \(auto-routed\): /) });
     });
 
@@ -114,8 +102,8 @@ describe('laya provider against a fake laya-serve', () => {
         },
         { signal: AbortSignal.timeout(2000), requestId: 'batch' },
       );
-      expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
-      expect(Object.keys((fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['tier', 'risky']);
+      expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
+      expect(Object.keys((engine.fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['tier', 'risky']);
       expect(answers).toEqual({
         tier: { decision: 'small', confidence: 0.5, probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 }, rationale: expect.any(String) },
         risky: { decision: 'yes', confidence: 0.6667, probabilities: { yes: 0.6667, no: 0.3333 }, rationale: expect.any(String) },
@@ -125,8 +113,8 @@ describe('laya provider against a fake laya-serve', () => {
 
   describe('the answer', () => {
     it("takes confidence from answer_confidence, not Laya's entropy confidence, and lists probabilities best first", async () => {
-      fake.probabilities = { 'rerun the pipeline': 0.48, 'block the merge': 0.52 };
-      fake.reshape = (body) => {
+      engine.fake.probabilities = { 'rerun the pipeline': 0.48, 'block the merge': 0.52 };
+      engine.fake.reshape = (body) => {
         Object.assign((body.answers as Record<string, Record<string, unknown>>).decision, { answer_confidence: 0.53 });
         return body;
       };
@@ -142,8 +130,8 @@ describe('laya provider against a fake laya-serve', () => {
     });
 
     it('under LAYA_JEV_STRICT uses probabilities[choice] and says the checkpoint could not be verified', async () => {
-      fake.strict = true;
-      fake.probabilities = { 'rerun the pipeline': 0.3, 'block the merge': 0.7 };
+      engine.fake.strict = true;
+      engine.fake.probabilities = { 'rerun the pipeline': 0.3, 'block the merge': 0.7 };
       const { gateway } = await start();
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply).toMatchObject({ status: 'decided', decision: 'block the merge', confidence: 0.7 });
@@ -153,7 +141,7 @@ describe('laya provider against a fake laya-serve', () => {
     });
 
     it('rejects an answer from another checkpoint than the pinned one (Laya auto-routed), and the fallback answers', async () => {
-      fake.routeTo = 'english';
+      engine.fake.routeTo = 'english';
       const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.attempts[0]).toMatchObject({
@@ -167,7 +155,7 @@ describe('laya provider against a fake laya-serve', () => {
     it('accepts the HF id of a checkpoint as the pinned model', async () => {
       const { gateway } = await start({ settings: 'model = "convaiinnovations/laya-multilingual"' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'convaiinnovations/laya-multilingual' });
+      expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'convaiinnovations/laya-multilingual' });
       expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya multilingual: /) });
     });
 
@@ -176,7 +164,7 @@ describe('laya provider against a fake laya-serve', () => {
       ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the options sent'],
       ['an answer_confidence above 1', (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }), 'answer_confidence is 1.4'],
     ])('reports %s as malformed_response', async (_name, tamper, detail) => {
-      fake.reshape = (body) => {
+      engine.fake.reshape = (body) => {
         const answers = body.answers as Record<string, Record<string, unknown>>;
         answers.decision = tamper(answers.decision);
         return body;
@@ -194,7 +182,7 @@ describe('laya provider against a fake laya-serve', () => {
       expect(reply).toMatchObject({ status: 'abstained', provider: 'laya', decision: null });
       expect(reply.rationale).toMatch(/100% of the letters .* are not Latin.*English-only.*model = "multilingual"/);
       expect(reply.attempts.map((a) => a.provider)).toEqual(['laya']);
-      expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
+      expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
     });
 
     it('counts the context too, and asks the multilingual checkpoint about non-Latin text', async () => {
@@ -205,7 +193,7 @@ describe('laya provider against a fake laya-serve', () => {
 
       const multilingual = await start({ settings: 'model = "multilingual"' });
       expect(await multilingual.gateway.decide({ question: 'Refund?', context })).toMatchObject({ status: 'decided', provider: 'laya' });
-      expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
+      expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
     });
 
     it('declares at most 20 options, so the gateway passes 21 to the fallback, and decide itself refuses them', async () => {
@@ -222,14 +210,14 @@ describe('laya provider against a fake laya-serve', () => {
       );
       await expect(direct).rejects.toThrow(ProviderError);
       await expect(direct).rejects.toThrow('laya accepts at most 20 options per question and question "q" has 21');
-      expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
+      expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
     });
   });
 
   describe('faults', () => {
     beforeEach(() => {
-      fake.apiKey = SECRET;
-      fake.slowMs = 5000;
+      engine.fake.apiKey = SECRET;
+      engine.fake.slowMs = 5000;
     });
 
     const LAYA_FAULTS: FaultExpectation[] = [
@@ -242,10 +230,10 @@ describe('laya provider against a fake laya-serve', () => {
     ];
 
     it.each(LAYA_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      fake.fault = expectation[0];
+      engine.fake.fault = expectation[0];
       const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS, context: { note: 'faults' } });
-      expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'laya', secret: SECRET });
       if (expectation[0] === 'status-500') expect(reply.attempts[0].detail).toContain('inference failed');
     });
@@ -261,11 +249,11 @@ describe('laya provider against a fake laya-serve', () => {
 
   describe('health', () => {
     it('sends the key to /health and warns when the pinned checkpoint is not preloaded', async () => {
-      fake.apiKey = SECRET;
-      fake.loaded = ['english'];
+      engine.fake.apiKey = SECRET;
+      engine.fake.loaded = ['english'];
       const { health } = await start({ env: KEY_ENV });
       const report = await health.health();
-      expect(fake.requestsTo('/health')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
+      expect(engine.fake.requestsTo('/health')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
       expect(report.providers[0]).toMatchObject({
         ok: true,
         detail: 'laya-serve up on cpu; loaded: english; warning: typed-decisions is not preloaded, so the first decision will be slow (add it to LAYA_MODELS)',
@@ -274,7 +262,7 @@ describe('laya provider against a fake laya-serve', () => {
     });
 
     it('is not ok when laya-serve hides its checkpoints because the key is wrong, and says which variable to fix', async () => {
-      fake.apiKey = 'the-real-key';
+      engine.fake.apiKey = 'the-real-key';
       const { health, logs } = await start({ env: KEY_ENV });
       const report = await health.health();
       expect(report.status).toBe('down');
@@ -284,13 +272,13 @@ describe('laya provider against a fake laya-serve', () => {
 
     it('is not ok when laya-serve is down or busy, with the reason', async () => {
       const down = await start();
-      await fake.stop();
+      await engine.fake.stop();
       expect((await down.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('connection refused: is the engine running?') });
       await down.app.close();
 
-      await fake.start();
-      fake.fault = 'status-503';
-      fake.faultEverywhere = true;
+      await engine.fake.start();
+      engine.fake.fault = 'status-503';
+      engine.fake.faultEverywhere = true;
       const busy = await start();
       expect((await busy.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 503') });
     });

@@ -6,10 +6,9 @@ import {
   expectFaultHandled,
   faultGateway,
   FaultExpectation,
-  gatewayFor,
+  engineUnderTest,
   OPTIONS,
   QUESTION,
-  StartedGateway,
   TIMEOUT_FAULTS,
   TRANSPORT_FAULTS,
 } from './systemone.shared';
@@ -18,26 +17,15 @@ const SECRET = 'sk-test-SYSTEMONE-SECRET-42';
 const KEY_ENV = { SYSTEM1_SYSTEMONE_API_KEY: SECRET };
 
 describe('systemone provider against a fake llama-server', () => {
-  let fake: LlamaServerFake;
-  let started: StartedGateway | undefined;
-  const start = async (options: Parameters<typeof gatewayFor>[2] = {}) => (started = await gatewayFor('systemone', fake, options));
-
-  beforeEach(async () => {
-    fake = new LlamaServerFake();
-    await fake.start();
-  });
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await fake.stop();
-  });
+  const engine = engineUnderTest('systemone', () => new LlamaServerFake());
+  const { start } = engine;
 
   it('sends no model by default, the options as a self-described map, and names the model the server loaded', async () => {
-    fake.apiKey = SECRET;
-    fake.probabilities = { 'rerun the pipeline': 0.2, 'block the merge': 0.8 };
+    engine.fake.apiKey = SECRET;
+    engine.fake.probabilities = { 'rerun the pipeline': 0.2, 'block the merge': 0.8 };
     const { gateway } = await start({ env: KEY_ENV });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS, context: { branch: 'main' } });
-    const [sent] = fake.requestsTo('/v1/systemone');
+    const [sent] = engine.fake.requestsTo('/v1/systemone');
     expect(sent.method).toBe('POST');
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(sent.body).toEqual({
@@ -63,16 +51,16 @@ describe('systemone provider against a fake llama-server', () => {
   it('sends model when set (a router-mode llama-server picks the child by it), and no bearer without a key', async () => {
     const { gateway } = await start({ settings: 'model = "d1-3B"' });
     await gateway.decide({ question: QUESTION, options: OPTIONS });
-    const [sent] = fake.requestsTo('/v1/systemone');
+    const [sent] = engine.fake.requestsTo('/v1/systemone');
     expect(sent.body).toMatchObject({ model: 'd1-3B' });
     expect(sent.headers.authorization).toBeUndefined();
   });
 
   it('asks a yes/no question as the choice between "yes" and "no", with {} as state (llama-server refuses no state)', async () => {
-    fake.pick = 1;
+    engine.fake.pick = 1;
     const { gateway } = await start();
     const reply = await gateway.decide({ question: 'Does this diff touch the database schema?' });
-    expect(fake.requestsTo('/v1/systemone')[0].body).toEqual({
+    expect(engine.fake.requestsTo('/v1/systemone')[0].body).toEqual({
       state: {},
       questions: { decision: { type: 'choice', instructions: 'Does this diff touch the database schema?', criteria: { yes: 'yes', no: 'no' } } },
     });
@@ -80,7 +68,7 @@ describe('systemone provider against a fake llama-server', () => {
   });
 
   it("declares no option limit of its own and reports the server's refusal of too many options", async () => {
-    fake.maxOptions = 3;
+    engine.fake.maxOptions = 3;
     const { gateway, app } = await start();
     expect(app.get(CapabilitiesService).capabilities().providers.systemone).toEqual({
       batch: true,
@@ -95,7 +83,7 @@ describe('systemone provider against a fake llama-server', () => {
   });
 
   it('says so when the server has loaded a text model, not a decision model (501)', async () => {
-    fake.mode = 'not-decision-model';
+    engine.fake.mode = 'not-decision-model';
     const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply.attempts[0]).toMatchObject({ provider: 'systemone', outcome: 'error' });
@@ -105,7 +93,7 @@ describe('systemone provider against a fake llama-server', () => {
   });
 
   it('reports probabilities that do not add up as malformed_response', async () => {
-    fake.probabilities = { 'rerun the pipeline': 0.2, 'block the merge': 0.5 };
+    engine.fake.probabilities = { 'rerun the pipeline': 0.2, 'block the merge': 0.5 };
     const { gateway } = await start();
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response' } });
@@ -123,11 +111,11 @@ describe('systemone provider against a fake llama-server', () => {
     ];
 
     it.each(LLAMA_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      fake.apiKey = SECRET;
-      fake.fault = expectation[0];
+      engine.fake.apiKey = SECRET;
+      engine.fake.fault = expectation[0];
       const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'systemone', secret: SECRET });
     });
   });
@@ -141,7 +129,7 @@ describe('systemone provider against a fake llama-server', () => {
     });
 
     it('is not ok while the model is loading (503 Loading model), and decisions fail with the reason', async () => {
-      fake.mode = 'loading';
+      engine.fake.mode = 'loading';
       const { health, gateway } = await start();
       expect((await health.health()).providers[0]).toMatchObject({
         ok: false,
@@ -154,7 +142,7 @@ describe('systemone provider against a fake llama-server', () => {
 
     it('is not ok when the server is down', async () => {
       const { health } = await start();
-      await fake.stop();
+      await engine.fake.stop();
       expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('connection refused: is the engine running?') });
     });
   });

@@ -20,15 +20,39 @@ export interface StartedGateway {
 }
 
 /** The gateway with `provider = <name>` at the fake's endpoint, plus any extra TOML lines. */
-export async function gatewayFor(
-  provider: string,
-  fake: FakeEngine,
-  { gateway = '', settings = '', env = {} }: { gateway?: string; settings?: string; env?: Record<string, string> } = {},
-): Promise<StartedGateway> {
+export interface GatewayOptions {
+  gateway?: string;
+  settings?: string;
+  env?: Record<string, string>;
+}
+
+export async function gatewayFor(provider: string, fake: FakeEngine, { gateway = '', settings = '', env = {} }: GatewayOptions = {}): Promise<StartedGateway> {
   const logs: string[] = [];
   const toml = `[gateway]\nprovider = "${provider}"\n${gateway}\n[providers.${provider}]\nendpoint = "${fake.url.origin}"\n${settings}`;
   const app = await gatewayApp({ toml, env, logs });
   return { app, gateway: app.get(GatewayService), health: app.get(HealthService), logs };
+}
+
+/**
+ * The set-up every engine suite shares: a fresh fake started before each test, and after it the gateway
+ * `start()` built in front of the fake closed and the fake stopped. A test may swap `fake` for one of its own.
+ */
+export function engineUnderTest<F extends FakeEngine>(provider: string, makeFake: () => F, defaults: GatewayOptions = {}) {
+  let started: StartedGateway | undefined;
+  const suite = {
+    fake: undefined as unknown as F,
+    start: async (options: GatewayOptions = {}) => (started = await gatewayFor(provider, suite.fake, { ...defaults, ...options })),
+  };
+  beforeEach(async () => {
+    suite.fake = makeFake();
+    await suite.fake.start();
+  });
+  afterEach(async () => {
+    await started?.app.close();
+    started = undefined;
+    await suite.fake.stop();
+  });
+  return suite;
 }
 
 export type FaultExpectation = [fault: Fault, outcome: 'timeout' | 'error' | 'malformed', detail: string | RegExp];

@@ -6,10 +6,9 @@ import {
   expectFaultHandled,
   faultGateway,
   FaultExpectation,
-  gatewayFor,
+  engineUnderTest,
   OPTIONS,
   QUESTION,
-  StartedGateway,
   TIMEOUT_FAULTS,
   TRANSPORT_FAULTS,
 } from './systemone.shared';
@@ -18,24 +17,13 @@ const SECRET = 'sk-test-TYPESAFE-SECRET-42';
 const KEY_ENV = { SYSTEM1_TYPESAFE_API_KEY: SECRET };
 
 describe('typesafe provider against a fake TypeSafe API', () => {
-  let fake: TypeSafeFake;
-  let started: StartedGateway | undefined;
-  const start = async (options: Parameters<typeof gatewayFor>[2] = {}) => (started = await gatewayFor('typesafe', fake, options));
-
-  beforeEach(async () => {
-    fake = new TypeSafeFake({ apiKey: SECRET });
-    await fake.start();
-  });
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await fake.stop();
-  });
+  const engine = engineUnderTest('typesafe', () => new TypeSafeFake({ apiKey: SECRET }));
+  const { start } = engine;
 
   it('sends the model, the options as a self-described map and the key as a bearer, and names the versioned model that answered', async () => {
     const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
     const reply = await gateway.decide({ question: 'Which team should handle this?', options: ['billing', 'shipping', 'technical'], context: { ticket: 'charged twice' } });
-    const [sent] = fake.requestsTo('/v1/systemone');
+    const [sent] = engine.fake.requestsTo('/v1/systemone');
     expect(sent.method).toBe('POST');
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(sent.body).toEqual({
@@ -60,17 +48,17 @@ describe('typesafe provider against a fake TypeSafe API', () => {
   });
 
   it('tolerates 2-decimal rounding (a sum of 0.99) and takes confidence as probabilities[choice]', async () => {
-    fake.probabilities = { 'rerun the pipeline': 0.33, 'block the merge': 0.66 };
+    engine.fake.probabilities = { 'rerun the pipeline': 0.33, 'block the merge': 0.66 };
     const { gateway } = await start({ env: KEY_ENV, settings: 'model = "jev-1.13.0"' });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-    expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'jev-1.13.0' });
+    expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'jev-1.13.0' });
     expect(reply).toMatchObject({ status: 'decided', decision: 'block the merge', confidence: 0.66, rationale: 'typesafe jev-1.13.0: block the merge=0.66, rerun the pipeline=0.33' });
   });
 
   it('asks a yes/no question as the choice between "yes" and "no"', async () => {
     const { gateway } = await start({ env: KEY_ENV });
     const reply = await gateway.decide({ question: 'Is this customer angry?' });
-    expect(fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
+    expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
       state: {},
       questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } },
     });
@@ -94,17 +82,17 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       expect(reply.attempts[0]).toMatchObject({ provider: 'typesafe', outcome: 'error', detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY') });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
       expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY') });
-      expect(fake.requests).toHaveLength(0);
+      expect(engine.fake.requests).toHaveLength(0);
     });
 
     it('reports a wrong key (401) as refused, never showing it, in decisions and health', async () => {
-      fake.apiKey = 'the-real-key';
+      engine.fake.apiKey = 'the-real-key';
       const { gateway, health, logs } = await start({ env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
       expect(reply.attempts[0].detail).toMatch(/^HTTP 401 from 127\.0\.0\.1:\d+: Invalid API key\.; TypeSafe refused the API key: check SYSTEM1_TYPESAFE_API_KEY$/);
       const report = await health.health();
-      expect(fake.requestsTo('/v1/models')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/v1/models')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expect(report.providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('TypeSafe refused the API key') });
       expect(JSON.stringify(reply) + JSON.stringify(report) + logs.join('\n')).not.toContain(SECRET);
     });
@@ -122,10 +110,10 @@ describe('typesafe provider against a fake TypeSafe API', () => {
     ];
 
     it.each(TYPESAFE_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      fake.fault = expectation[0];
+      engine.fake.fault = expectation[0];
       const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'typesafe', secret: SECRET });
     });
   });
@@ -136,12 +124,12 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       const report = await health.health();
       expect(report.status).toBe('ok');
       expect(report.providers[0]).toMatchObject({ ok: true, detail: 'TypeSafe API reachable and the key accepted; model jev-latest' });
-      expect(fake.requestsTo('/v1/models')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
+      expect(engine.fake.requestsTo('/v1/models')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
     });
 
     it('is not ok when the API fails, with the reason', async () => {
-      fake.fault = 'status-503';
-      fake.faultEverywhere = true;
+      engine.fake.fault = 'status-503';
+      engine.fake.faultEverywhere = true;
       const { health } = await start({ env: KEY_ENV });
       expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 503') });
     });

@@ -6,10 +6,9 @@ import {
   expectFaultHandled,
   faultGateway,
   FaultExpectation,
-  gatewayFor,
+  engineUnderTest,
   OPTIONS,
   QUESTION,
-  StartedGateway,
   TIMEOUT_FAULTS,
   TRANSPORT_FAULTS,
 } from './systemone.shared';
@@ -18,25 +17,14 @@ const SECRET = 'sk-test-VON-SECRET-42';
 const KEY_ENV = { SYSTEM1_VON_API_KEY: SECRET };
 
 describe('von provider against a fake von serve', () => {
-  let fake: VonFake;
-  let started: StartedGateway | undefined;
-  const start = async (options: Parameters<typeof gatewayFor>[2] = {}) => (started = await gatewayFor('von', fake, options));
-
-  beforeEach(async () => {
-    fake = new VonFake();
-    await fake.start();
-  });
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await fake.stop();
-  });
+  const engine = engineUnderTest('von', () => new VonFake());
+  const { start } = engine;
 
   it('sends the options as a {option: option} map with the model hint, the context as state and the key as a bearer', async () => {
-    fake.apiKey = SECRET;
+    engine.fake.apiKey = SECRET;
     const { gateway } = await start({ env: KEY_ENV });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS, context: { branch: 'main' } });
-    const [sent] = fake.requestsTo('/v1/systemone');
+    const [sent] = engine.fake.requestsTo('/v1/systemone');
     expect(sent.method).toBe('POST');
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(sent.body).toEqual({
@@ -54,10 +42,10 @@ describe('von provider against a fake von serve', () => {
   });
 
   it("takes confidence as probabilities[choice], not Von's margin, and names the version that served", async () => {
-    fake.probabilities = { 'rerun the pipeline': 0.3, 'block the merge': 0.7 };
+    engine.fake.probabilities = { 'rerun the pipeline': 0.3, 'block the merge': 0.7 };
     const { gateway } = await start();
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-    expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBeUndefined();
+    expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBeUndefined();
     expect(reply).toMatchObject({
       status: 'decided',
       decision: 'block the merge',
@@ -68,10 +56,10 @@ describe('von provider against a fake von serve', () => {
   });
 
   it('asks a yes/no question as the choice between "yes" and "no", with {} as state when there is no context', async () => {
-    fake.pick = 'no';
+    engine.fake.pick = 'no';
     const { gateway } = await start();
     const reply = await gateway.decide({ question: 'Is rm -rf / safe?' });
-    expect(fake.requestsTo('/v1/systemone')[0].body).toEqual({
+    expect(engine.fake.requestsTo('/v1/systemone')[0].body).toEqual({
       model: 'von-1.3',
       state: {},
       questions: { decision: { type: 'choice', instructions: 'Is rm -rf / safe?', criteria: { yes: 'yes', no: 'no' } } },
@@ -90,7 +78,7 @@ describe('von provider against a fake von serve', () => {
   });
 
   it('reports a reply that breaks the protocol as malformed_response, naming the question', async () => {
-    fake.reshape = (body) => ({ ...body, answers: { other: (body.answers as Record<string, unknown>).decision } });
+    engine.fake.reshape = (body) => ({ ...body, answers: { other: (body.answers as Record<string, unknown>).decision } });
     const { gateway } = await start();
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response' } });
@@ -108,16 +96,16 @@ describe('von provider against a fake von serve', () => {
     ];
 
     it.each(VON_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      fake.apiKey = SECRET;
-      fake.fault = expectation[0];
+      engine.fake.apiKey = SECRET;
+      engine.fake.fault = expectation[0];
       const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expectFaultHandled(reply, logs, expectation, { provider: 'von', secret: SECRET });
     });
 
     it('says which variable holds the refused key', async () => {
-      fake.apiKey = 'the-real-key';
+      engine.fake.apiKey = 'the-real-key';
       const { gateway, logs } = await start({ env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.error!.message).toContain('HTTP 401');
@@ -131,14 +119,14 @@ describe('von provider against a fake von serve', () => {
       const { health } = await start({ env: KEY_ENV });
       const report = await health.health();
       expect(report.providers[0]).toMatchObject({ name: 'von', ok: true, detail: 'von serve up' });
-      expect(fake.requestsTo('/health')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(engine.fake.requestsTo('/health')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
       expect(JSON.stringify(report)).not.toContain(SECRET);
     });
 
     it.each([
-      ['down', async () => fake.stop(), 'connection refused'],
-      ['answering text', async () => ((fake.fault = 'non-json'), (fake.faultEverywhere = true)), 'malformed: the reply from 127.0.0.1'],
-      ['failing', async () => ((fake.fault = 'status-500'), (fake.faultEverywhere = true)), 'error: HTTP 500'],
+      ['down', async () => engine.fake.stop(), 'connection refused'],
+      ['answering text', async () => ((engine.fake.fault = 'non-json'), (engine.fake.faultEverywhere = true)), 'malformed: the reply from 127.0.0.1'],
+      ['failing', async () => ((engine.fake.fault = 'status-500'), (engine.fake.faultEverywhere = true)), 'error: HTTP 500'],
     ])('is not ok when von serve is %s, with the reason', async (_name, breakIt, detail) => {
       const { health } = await start();
       await breakIt();
