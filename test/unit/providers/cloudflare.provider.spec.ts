@@ -6,7 +6,7 @@ import { CloudflareProviderDefinition } from '../../../src/providers/systemone/c
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {
-  expectFaultHandled,
+  itHandlesEachFault,
   faultGateway,
   FaultExpectation,
   engineUnderTest,
@@ -180,13 +180,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
       ...TRANSPORT_FAULTS,
     ];
 
-    it.each(CLOUDFLARE_FAULTS)('%s: attempt %s, the fallback answers, and the token shows nowhere', async (...expectation) => {
-      engine.fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
-      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(engine.fake.requestsTo(RUN_CLEF)[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expectFaultHandled(reply, logs, expectation, { provider: 'cloudflare', secret: SECRET });
-    });
+    itHandlesEachFault(engine, CLOUDFLARE_FAULTS, { provider: 'cloudflare', secret: SECRET, env: KEY_ENV, route: RUN_CLEF });
   });
 
   describe('health', () => {

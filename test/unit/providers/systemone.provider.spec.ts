@@ -3,8 +3,7 @@ import { GatewayService } from '../../../src/gateway/gateway.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import {
-  expectFaultHandled,
-  faultGateway,
+  itHandlesEachFault,
   FaultExpectation,
   engineUnderTest,
   OPTIONS,
@@ -110,14 +109,8 @@ describe('systemone provider against a fake llama-server', () => {
       ...TRANSPORT_FAULTS,
     ];
 
-    it.each(LLAMA_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      engine.fake.apiKey = SECRET;
-      engine.fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
-      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expectFaultHandled(reply, logs, expectation, { provider: 'systemone', secret: SECRET });
-    });
+    beforeEach(() => (engine.fake.apiKey = SECRET));
+    itHandlesEachFault(engine, LLAMA_FAULTS, { provider: 'systemone', secret: SECRET, env: KEY_ENV });
   });
 
   describe('health', () => {

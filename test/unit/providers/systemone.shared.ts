@@ -107,3 +107,21 @@ export function expectFaultHandled(
   expect(logs.join('\n')).not.toContain(secret);
   expect(logs.join('\n')).toEqual(matching); // the failure is logged, in the same words
 }
+
+/**
+ * One test per fault: the engine plays it, and {@link expectFaultHandled} holds. The key went to the engine as
+ * a bearer on `route`, so its absence from the reply and the logs means something.
+ */
+export function itHandlesEachFault(
+  engine: ReturnType<typeof engineUnderTest>,
+  faults: FaultExpectation[],
+  { provider, secret, env, route = '/v1/systemone' }: { provider: string; secret: string; env: Record<string, string>; route?: string },
+): void {
+  it.each(faults)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
+    engine.fake.fault = expectation[0];
+    const { gateway, logs } = await engine.start({ gateway: faultGateway(expectation[1]), env });
+    const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+    expect(engine.fake.requestsTo(route)[0].headers.authorization).toBe(`Bearer ${secret}`);
+    expectFaultHandled(reply, logs, expectation, { provider, secret });
+  });
+}

@@ -3,8 +3,7 @@ import { GatewayService } from '../../../src/gateway/gateway.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import {
-  expectFaultHandled,
-  faultGateway,
+  itHandlesEachFault,
   FaultExpectation,
   engineUnderTest,
   OPTIONS,
@@ -109,13 +108,7 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       ...TRANSPORT_FAULTS,
     ];
 
-    it.each(TYPESAFE_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      engine.fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
-      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expectFaultHandled(reply, logs, expectation, { provider: 'typesafe', secret: SECRET });
-    });
+    itHandlesEachFault(engine, TYPESAFE_FAULTS, { provider: 'typesafe', secret: SECRET, env: KEY_ENV });
   });
 
   describe('health', () => {

@@ -3,8 +3,7 @@ import { GatewayService } from '../../../src/gateway/gateway.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { VonFake } from '../../fakes/von.fake';
 import {
-  expectFaultHandled,
-  faultGateway,
+  itHandlesEachFault,
   FaultExpectation,
   engineUnderTest,
   OPTIONS,
@@ -95,14 +94,8 @@ describe('von provider against a fake von serve', () => {
       ...TRANSPORT_FAULTS,
     ];
 
-    it.each(VON_FAULTS)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
-      engine.fake.apiKey = SECRET;
-      engine.fake.fault = expectation[0];
-      const { gateway, logs } = await start({ gateway: faultGateway(expectation[1]), env: KEY_ENV });
-      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(engine.fake.requestsTo('/v1/systemone')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expectFaultHandled(reply, logs, expectation, { provider: 'von', secret: SECRET });
-    });
+    beforeEach(() => (engine.fake.apiKey = SECRET));
+    itHandlesEachFault(engine, VON_FAULTS, { provider: 'von', secret: SECRET, env: KEY_ENV });
 
     it('says which variable holds the refused key', async () => {
       engine.fake.apiKey = 'the-real-key';
