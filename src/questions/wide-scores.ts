@@ -25,7 +25,9 @@ export function widenScores(engine: string, questions: Record<string, Question>,
     questions: { ...questions, ...Object.fromEntries(wide.map(([id, question]) => [id, levelChoice(question)])) },
     notes: wide.map(([id]) => `${engine} scores at most ${capabilities.max_levels} levels, so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`),
     restore: (answers) =>
-      Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer])),
+      levels.size === 0
+        ? answers // the common case: nothing was widened, so nothing to copy
+        : Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer])),
   };
 }
 
