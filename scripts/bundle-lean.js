@@ -1,4 +1,4 @@
-// Build step after tsc (npm run build): bundles each lean path (src/lean/*.ts as compiled to dist/lean/)
+// Build step after tsc (npm run build): bundles each lean path (src/entrypoints/*.ts as compiled to dist/entrypoints/)
 // into dist/bundle/<entry>.js with esbuild, then runs each bundle once the way clients run it, with
 // SYSTEM1_WRITE_CODE_CACHE=1, so V8 writes the code cache of what start-up and a first answer compile.
 // It bundles the compiled JavaScript, not the TypeScript: esbuild cannot emit the decorator metadata that
@@ -25,7 +25,7 @@ function bundle(entry) {
     // Wrapped as the function the loader calls (what Node wraps a CommonJS file in), with the build id first.
     banner: { js: `/* system1 build ${BUILD_ID} */ (function (exports, require, module, __filename, __dirname) {` },
     footer: { js: '})' },
-    entryPoints: [path.join(ROOT, 'dist', 'lean', `${entry}.js`)],
+    entryPoints: [path.join(ROOT, 'dist', 'entrypoints', `${entry}.js`)],
     outfile: path.join(ROOT, 'dist', 'bundle', `${entry}.js`),
     bundle: true,
     platform: 'node',

@@ -4,13 +4,13 @@
  */
 export { createSystem1 } from './library/create-system1';
 export type { System1 } from './library/create-system1';
-export type { System1Options } from './library/library-options';
-export type { CustomProvider } from './library/custom-provider';
-export { System1ProviderError } from './library/attempt-error';
-export { System1InputError } from './questions/input-error';
-export type { QuestionCapabilities } from './questions/question-capabilities';
-export * from './questions/question.types';
-export { MalformedResponseError, ProviderError, ProviderSettingError } from './providers/provider.interface';
+export type { System1Options } from './decisions/decision-options';
+export type { CustomProvider } from './decisions/custom-provider';
+export { System1ProviderError } from './decisions/attempt-error';
+export { System1InputError } from './decisions/input-error';
+export type { QuestionCapabilities } from './decisions/question-capabilities';
+export * from './decisions/question.types';
+export { MalformedResponseError, ProviderError, ProviderSettingError } from './decisions/provider.interface';
 export type {
   AttemptContext,
   EvaluateReply,
@@ -19,5 +19,5 @@ export type {
   ProviderCapabilities,
   ProviderDefinition,
   System1Provider,
-} from './providers/provider.interface';
-export { SYSTEM1_PROVIDERS, System1Engine } from './providers/providers.token';
+} from './decisions/provider.interface';
+export { SYSTEM1_PROVIDERS, System1Engine } from './decisions/providers.token';

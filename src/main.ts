@@ -8,10 +8,10 @@ interface CommanderExit extends Error {
   exitCode?: number;
 }
 
-type LeanStart = import('./lean/lean-start').LeanStart;
+type LeanStart = import('./entrypoints/lean-start').LeanStart;
 
 interface LeanPath {
-  entry: import('./lean/bundle-loader').LeanEntry;
+  entry: import('./entrypoints/bundle-loader').LeanEntry;
   /** The function of the bundle that runs the command. */
   run: string;
   /** The long-lived server: its heap policy is set around loading (see server-heap.ts). */
@@ -29,9 +29,9 @@ const LEAN_PATHS: Record<string, LeanPath> = {
 };
 
 function runLean({ entry, run, server }: LeanPath): void {
-  const heap = server ? (require('./lean/server-heap') as typeof import('./lean/server-heap')).serverHeap : undefined;
+  const heap = server ? (require('./entrypoints/server-heap') as typeof import('./entrypoints/server-heap')).serverHeap : undefined;
   heap?.beforeCompile();
-  const { loadLean } = require('./lean/bundle-loader') as typeof import('./lean/bundle-loader');
+  const { loadLean } = require('./entrypoints/bundle-loader') as typeof import('./entrypoints/bundle-loader');
   type Entry = Record<string, (start: LeanStart) => Promise<void>> & { reportStartFailure(error: unknown): void };
   const { exports: lean, codeCache } = loadLean<Entry>(entry, { afterCompile: heap?.whileStarting });
   lean[run]({ codeCache }).catch((error: unknown) => lean.reportStartFailure(error));
@@ -42,8 +42,8 @@ async function runCommand(): Promise<void> {
   require('reflect-metadata');
   const { CommandFactory } = require('nest-commander') as typeof import('nest-commander');
   const { Commander } = require('nest-commander/src/constants') as typeof import('nest-commander/src/constants');
-  const { AppModule } = require('./app.module') as typeof import('./app.module');
-  const { GATEWAY_VERSION } = require('./gateway/version') as typeof import('./gateway/version');
+  const { AppModule } = require('./entrypoints/app.module') as typeof import('./entrypoints/app.module');
+  const { GATEWAY_VERSION } = require('./common/version') as typeof import('./common/version');
   const { gatewayLogger } = require('./logging/gateway.logger') as typeof import('./logging/gateway.logger');
   const app = await CommandFactory.createWithoutRunning(AppModule, {
     logger: gatewayLogger,

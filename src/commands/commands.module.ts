@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CalibrationModule } from '../calibration/calibration.module';
-import { GatewayModule } from '../gateway/gateway.module';
+import { GatewayModule } from '../system1/gateway.module';
 import { McpModule } from '../mcp/mcp.module';
 import { ProvidersModule } from '../providers/providers.module';
-import { SmokeService } from '../mcp/smoke.service';
-import { StructuredModule } from '../structured/structured.module';
-import { CalibrateCommand } from './calibrate.command';
+import { SmokeService } from './smoke/smoke.service';
+import { StructuredModule } from '../openai-router/structured.module';
+import { CalibrateCommand } from './calibrate/calibrate.command';
 import { EvaluateCommand } from './evaluate.command';
 import { McpCommand } from './mcp.command';
 import { OutcomesCommand } from './outcomes.command';
@@ -14,7 +14,7 @@ import { RouterReportCommand } from './router-report.command';
 import { SchemaCommand } from './schema.command';
 import { ServeOpenAiCommand } from './serve-openai.command';
 import { SessionCheckCommand } from './session-check.command';
-import { SmokeCommand } from './smoke.command';
+import { SmokeCommand } from './smoke/smoke.command';
 import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 

@@ -3,7 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { readFileSync } from 'node:fs';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { agreementReport, FEW_COMPARISONS } from '../structured/agreement-report';
+import { agreementReport, FEW_COMPARISONS } from '../openai-router/agreement-report';
 import { fraction } from './option-parsers';
 import { OutputWriter } from './output.writer';
 import { percent } from './number-format';

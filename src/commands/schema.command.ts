@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureDir } from '../config/ensure-dir';
 import { PACKAGE_ROOT } from '../config/paths';
-import { SchemaService } from '../gateway/schema/schema.service';
+import { SchemaService } from '../mcp/schema/schema.service';
 import { OutputWriter } from './output.writer';
 
 export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schema');

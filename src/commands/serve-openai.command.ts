@@ -3,8 +3,8 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import { OpenAiRouterService } from '../structured/openai-router.service';
-import { ROUTER_TOKEN_VARIABLE, ServeFlags, settleRouterOptions } from '../structured/router-options';
+import { OpenAiRouterService } from '../openai-router/openai-router.service';
+import { ROUTER_TOKEN_VARIABLE, ServeFlags, settleRouterOptions } from '../openai-router/router-options';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 

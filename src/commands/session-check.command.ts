@@ -3,8 +3,8 @@ import { Command, CommandRunner } from 'nest-commander';
 import { readFileSync } from 'node:fs';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { ConfigStatus } from '../gateway/config-status.service';
-import { HealthService } from '../gateway/health.service';
+import { ConfigStatus } from '../decisions/config-status.service';
+import { HealthService } from '../decisions/health.service';
 import { OutputWriter } from './output.writer';
 
 /** Logged prompts without labels after which calibration is worth suggesting. */

@@ -3,14 +3,14 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '../config/config.loader';
 import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
-import { ConfigStatus } from '../gateway/config-status.service';
-import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../providers/providers.token';
-import { System1InputError } from '../questions/input-error';
-import type { DecideRequest, DecideResult, ModelRef } from '../questions/question.types';
-import { CustomProvider } from './custom-provider';
-import { System1Options } from './library-options';
-import { QuestionChainService } from './question-chain.service';
-import { RuntimeProviders } from './runtime-providers';
+import { ConfigStatus } from '../decisions/config-status.service';
+import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../decisions/providers.token';
+import { System1InputError } from '../decisions/input-error';
+import type { DecideRequest, DecideResult, ModelRef } from '../decisions/question.types';
+import { CustomProvider } from '../decisions/custom-provider';
+import { System1Options } from '../decisions/decision-options';
+import { QuestionChainService } from '../decisions/decision.service';
+import { RuntimeProviders } from '../decisions/runtime-providers';
 
 /** The System-1 decision service for a Node application. */
 export interface System1 {

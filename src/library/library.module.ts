@@ -2,8 +2,8 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import type { System1Options } from './library-options';
-import { QuestionChainModule } from './question-chain.module';
+import type { System1Options } from '../decisions/decision-options';
+import { QuestionChainModule } from '../system1/question-chain.module';
 
 /** The config an embedding application gives (or the user's), in place of the CLI's process-wide one. */
 @Global()

@@ -8,7 +8,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_VERSION } from '../gateway/version';
+import { GATEWAY_VERSION } from '../common/version';
 import { answerMisshapenToolCalls } from './misshapen-call.guard';
 import { guardStdin } from './stdin-guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';

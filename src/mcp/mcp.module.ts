@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { GatewayModule } from '../gateway/gateway.module';
+import { GatewayModule } from '../system1/gateway.module';
 import { McpServerService } from './mcp-server.service';
 import { CapabilitiesTool } from './tools/capabilities.tool';
 import { DecideTool } from './tools/decide.tool';

@@ -3,12 +3,12 @@ import type { EngineHttpClient } from './http/engine-http.client';
 import { MockProviderDefinition } from './mock.provider';
 import { OllamaProviderDefinition } from './ollama/ollama.provider';
 import { OpenAiProviderDefinition } from './openai/openai.provider';
-import type { ProviderDefinition } from './provider.interface';
-import { CloudflareProviderDefinition } from './systemone/cloudflare.provider';
-import { LayaProviderDefinition } from './systemone/laya.provider';
-import { SystemOneProviderDefinition } from './systemone/systemone.provider';
-import { TypeSafeProviderDefinition } from './systemone/typesafe.provider';
-import { VonProviderDefinition } from './systemone/von.provider';
+import type { ProviderDefinition } from '../decisions/provider.interface';
+import { CloudflareProviderDefinition } from './system-one/cloudflare.provider';
+import { LayaProviderDefinition } from './system-one/laya.provider';
+import { SystemOneProviderDefinition } from './system-one/systemone.provider';
+import { TypeSafeProviderDefinition } from './system-one/typesafe.provider';
+import { VonProviderDefinition } from './system-one/von.provider';
 
 /**
  * The built-in engines, one line each: the Nest container registers them (ProvidersModule), and the hook

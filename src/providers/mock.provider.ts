@@ -10,8 +10,8 @@ import {
   ProviderError,
   ProviderSettingSpec,
   System1Provider,
-} from './provider.interface';
-import { System1Engine } from './providers.token';
+} from '../decisions/provider.interface';
+import { System1Engine } from '../decisions/providers.token';
 
 interface MockSettings {
   confidence: number;

@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { BUILT_IN_PROVIDERS } from './built-in';
 import { EngineHttpClient } from './http/engine-http.client';
-import { ProviderRegistry } from './provider-registry.service';
-import { providerDefinitionsToken, SYSTEM1_PROVIDERS } from './providers.token';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { providerDefinitionsToken, SYSTEM1_PROVIDERS } from '../decisions/providers.token';
 
 @Module({
   imports: [DiscoveryModule],

@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { checkAnswer } from '../gateway/answer-check';
-import { runAttempt } from '../gateway/attempt.runner';
-import { DecisionBatch, System1Provider } from '../providers/provider.interface';
-import { ProviderRegistry } from '../providers/provider-registry.service';
+import { checkAnswer } from '../decisions/answer-check';
+import { runAttempt } from '../decisions/attempt.runner';
+import { DecisionBatch, System1Provider } from '../decisions/provider.interface';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { Feature, featureQuestions } from './routing-features';
 
 export interface FeatureAnswer {

@@ -1,4 +1,4 @@
-import { DecisionQuestion } from '../providers/provider.interface';
+import { DecisionQuestion } from '../decisions/provider.interface';
 
 /**
  * The four yes/no features the routing hook reads off a prompt. Asking "which model?" directly scored

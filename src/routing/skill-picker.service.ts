@@ -3,8 +3,8 @@ import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import { askQuestion } from '../gateway/attempt.runner';
-import { ProviderRegistry } from '../providers/provider-registry.service';
+import { askQuestion } from '../decisions/attempt.runner';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { listSkills } from './skills';
 
 export const SKILL_QUESTION = 'Which skill fits this task best?';

@@ -3,7 +3,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { System1ConfigModule } from '../../src/config/config.module';
 import { loadConfig } from '../../src/config/config.loader';
 import { PROCESS_ENV, system1Config } from '../../src/config/system1.config';
-import { GatewayModule } from '../../src/gateway/gateway.module';
+import { GatewayModule } from '../../src/system1/gateway.module';
 import { GatewayLogger } from '../../src/logging/gateway.logger';
 
 export interface GatewayAppOptions {

@@ -6,8 +6,8 @@ import {
   HealthProbeResult,
   ProviderDefinition,
   System1Provider,
-} from '../../src/providers/provider.interface';
-import { System1Engine } from '../../src/providers/providers.token';
+} from '../../src/decisions/provider.interface';
+import { System1Engine } from '../../src/decisions/providers.token';
 
 export type Script = (batch: DecisionBatch, context: AttemptContext, instance: string) => Promise<Record<string, unknown>>;
 

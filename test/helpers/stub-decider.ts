@@ -1,5 +1,5 @@
-import type { Answer, DecideRequest, DecideResult, QuestionResult } from '../../src/questions/question.types';
-import type { FastDecider } from '../../src/structured/fast-decider';
+import type { Answer, DecideRequest, DecideResult, QuestionResult } from '../../src/decisions/question.types';
+import type { FastDecider } from '../../src/openai-router/fast-decider';
 
 export const choice = (value: string, confidence: number): Answer => ({ type: 'choice', value, probabilities: { [value]: confidence }, confidence, calibrated: false });
 export const noul = (probabilityTrue: number): Answer => ({ type: 'noul', value: probabilityTrue >= 0.5, probabilityTrue, confidence: Math.abs(2 * probabilityTrue - 1), calibrated: false });

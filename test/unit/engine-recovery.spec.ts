@@ -1,5 +1,5 @@
 import { TestingModule } from '@nestjs/testing';
-import { GatewayService } from '../../src/gateway/gateway.service';
+import { GatewayService } from '../../src/mcp/decide/decide.service';
 import { LayaFake } from '../fakes/laya.fake';
 import { gatewayApp } from '../helpers/gateway-app';
 

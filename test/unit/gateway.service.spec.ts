@@ -3,17 +3,17 @@ import { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CapabilitiesService } from '../../src/gateway/capabilities.service';
-import { GatewayService } from '../../src/gateway/gateway.service';
-import { PauseState } from '../../src/gateway/pause-state.service';
+import { CapabilitiesService } from '../../src/mcp/capabilities.service';
+import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { PauseState } from '../../src/decisions/pause-state.service';
 import {
   DecisionBatch,
   MalformedResponseError,
   ProviderDefinition,
   ProviderError,
   System1Provider,
-} from '../../src/providers/provider.interface';
-import { System1Engine } from '../../src/providers/providers.token';
+} from '../../src/decisions/provider.interface';
+import { System1Engine } from '../../src/decisions/providers.token';
 import { gatewayApp } from '../helpers/gateway-app';
 import { answer, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
 

@@ -2,9 +2,10 @@ import { TestingModule } from '@nestjs/testing';
 import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
-import { CONTEXT_MAX_DEPTH, jsonDepthExceeds } from '../../src/gateway/dto/json-limits.decorator';
-import { GatewayService } from '../../src/gateway/gateway.service';
-import { buildSchemas } from '../../src/gateway/schema/schema-export';
+import { jsonDepthExceeds } from '../../src/common/json-depth';
+import { CONTEXT_MAX_DEPTH } from '../../src/mcp/dto/json-limits.decorator';
+import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { buildSchemas } from '../../src/mcp/schema/schema-export';
 import { ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
 import { gatewayApp } from '../helpers/gateway-app';
 

@@ -1,7 +1,7 @@
 import { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../src/gateway/config-status.service';
-import { GatewayService } from '../../src/gateway/gateway.service';
-import { ProviderRegistry } from '../../src/providers/provider-registry.service';
+import { ConfigStatus } from '../../src/decisions/config-status.service';
+import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { ProviderRegistry } from '../../src/decisions/provider-registry.service';
 import { gatewayApp, TEST_CONFIG_FILE } from '../helpers/gateway-app';
 
 describe('ProviderRegistry', () => {

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { render } from '../../src/commands/schema.command';
 import { PACKAGE_ROOT } from '../../src/config/paths';
-import { checkDecideRequest } from '../../src/gateway/request-validation';
-import { buildSchemas } from '../../src/gateway/schema/schema-export';
+import { checkDecideRequest } from '../../src/mcp/decide/request-validation';
+import { buildSchemas } from '../../src/mcp/schema/schema-export';
 import { SPEC_REQUEST, specResponse } from '../fixtures/spec-example';
 
 const committed = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'schema', name), 'utf8');

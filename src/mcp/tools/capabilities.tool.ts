@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CapabilitiesService } from '../../gateway/capabilities.service';
+import { CapabilitiesService } from '../capabilities.service';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';
 
 @Injectable()

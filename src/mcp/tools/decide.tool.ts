@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GatewayService } from '../../gateway/gateway.service';
-import { SchemaService } from '../../gateway/schema/schema.service';
+import { GatewayService } from '../decide/decide.service';
+import { SchemaService } from '../schema/schema.service';
 import { McpTool } from './mcp-tool';
 
 @Injectable()

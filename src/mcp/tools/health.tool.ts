@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HealthService } from '../../gateway/health.service';
+import { HealthService } from '../../decisions/health.service';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';
 
 @Injectable()

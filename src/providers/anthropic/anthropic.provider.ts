@@ -14,8 +14,8 @@ import {
   ProviderError,
   ProviderSettingSpec,
   System1Provider,
-} from '../provider.interface';
-import { System1Engine } from '../providers.token';
+} from '../../decisions/provider.interface';
+import { System1Engine } from '../../decisions/providers.token';
 import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
 import { answerFromMessage } from './anthropic.reply';
 import { anthropicHeaders, messagesRequest } from './anthropic.request';

@@ -1,6 +1,6 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
-import { DecisionQuestion, MalformedResponseError, ProviderAnswer } from '../provider.interface';
+import { DecisionQuestion, MalformedResponseError, ProviderAnswer } from '../../decisions/provider.interface';
 import { CHOOSE_TOOL, RANKING_MAX } from './anthropic.request';
 
 export interface ReplyContext {

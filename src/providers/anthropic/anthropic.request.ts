@@ -1,4 +1,4 @@
-import { DecisionQuestion } from '../provider.interface';
+import { DecisionQuestion } from '../../decisions/provider.interface';
 
 /** The API version every call pins (wire-contracts 3.1); a newer one may change the reply's shape. */
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AxiosRequestConfig, AxiosStatic } from 'axios';
-import { GATEWAY_VERSION } from '../../gateway/version';
+import { GATEWAY_VERSION } from '../../common/version';
 import { isRecord } from '../../common/is-record';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from './engine-http.errors';
 import { isLoopbackHost } from './endpoint';

@@ -1,4 +1,4 @@
-import { MalformedResponseError, ProviderError } from '../provider.interface';
+import { MalformedResponseError, ProviderError } from '../../decisions/provider.interface';
 
 /** The engine could not be reached or the connection broke (refused, reset, DNS, TLS, cut-off reply). */
 export class EngineTransportError extends ProviderError {}

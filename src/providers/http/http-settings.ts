@@ -1,5 +1,5 @@
 import { flag, text } from '../../config/setting-types';
-import { ProviderSettingError, ProviderSettingSpec } from '../provider.interface';
+import { ProviderSettingError, ProviderSettingSpec } from '../../decisions/provider.interface';
 import { EndpointError, EndpointRules, parseEndpoint } from './endpoint';
 
 /** The settings every HTTP engine shares: where it listens, and the opt-in for another machine. */

@@ -1,6 +1,6 @@
 import { text } from '../../config/setting-types';
 import { httpEngineSettings } from '../http/http-settings';
-import { ProviderCapabilities, ProviderSettingError, ProviderSettingSpec } from '../provider.interface';
+import { ProviderCapabilities, ProviderSettingError, ProviderSettingSpec } from '../../decisions/provider.interface';
 import { MAX_LETTER_OPTIONS } from './letter-choice';
 
 /** The settings of a chat-model adapter: where the server listens, and which model to ask (no default). */

@@ -6,7 +6,7 @@ import {
   MalformedResponseError,
   ProviderAnswer,
   ProviderError,
-} from '../provider.interface';
+} from '../../decisions/provider.interface';
 
 /**
  * The letter technique shared by the chat-model adapters (`ollama`, `openai`): a chat model sees the options

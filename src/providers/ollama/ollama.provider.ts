@@ -16,8 +16,8 @@ import {
   ProviderCapabilities,
   ProviderDefinition,
   System1Provider,
-} from '../provider.interface';
-import { System1Engine } from '../providers.token';
+} from '../../decisions/provider.interface';
+import { System1Engine } from '../../decisions/providers.token';
 import { hasLogprobs, OLLAMA_MIN_VERSION, withTag } from './ollama-version';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:11434';

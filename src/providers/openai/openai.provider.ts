@@ -19,8 +19,8 @@ import {
   ProviderDefinition,
   ProviderSettingSpec,
   System1Provider,
-} from '../provider.interface';
-import { System1Engine } from '../providers.token';
+} from '../../decisions/provider.interface';
+import { System1Engine } from '../../decisions/providers.token';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 const MODEL_HINT = 'the name the server serves, see GET /v1/models';

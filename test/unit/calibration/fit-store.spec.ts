@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calibration.service';
 import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';

@@ -1,7 +1,7 @@
-import { System1ProviderError } from '../../../src/library/attempt-error';
-import { CustomProvider } from '../../../src/library/custom-provider';
-import { EvaluateRequest } from '../../../src/providers/provider.interface';
-import { System1InputError } from '../../../src/questions/input-error';
+import { System1ProviderError } from '../../../src/decisions/attempt-error';
+import { CustomProvider } from '../../../src/decisions/custom-provider';
+import { EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { System1InputError } from '../../../src/decisions/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';
 
 /** A team's engine: answers every choice with its first candidate, unless told to wait for its signal. */

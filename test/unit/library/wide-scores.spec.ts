@@ -3,9 +3,9 @@
  * as a choice among its levels and answered as a score; one the engine's choice cannot carry either is
  * refused as over its limit.
  */
-import { CustomProvider } from '../../../src/library/custom-provider';
-import { EvaluateRequest } from '../../../src/providers/provider.interface';
-import { ScoreQuestion } from '../../../src/questions/question.types';
+import { CustomProvider } from '../../../src/decisions/custom-provider';
+import { EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { ScoreQuestion } from '../../../src/decisions/question.types';
 import { VonFake } from '../../fakes/von.fake';
 import { LibrarySandbox } from './library-setup';
 

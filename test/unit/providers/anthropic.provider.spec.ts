@@ -1,10 +1,10 @@
 import { TestingModule } from '@nestjs/testing';
 import { PROCESS_ENV } from '../../../src/config/system1.config';
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { ConfigStatus } from '../../../src/gateway/config-status.service';
-import { DecideResponseDto } from '../../../src/gateway/dto/decide-response.dto';
-import { GatewayService } from '../../../src/gateway/gateway.service';
-import { HealthService } from '../../../src/gateway/health.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { HealthService } from '../../../src/decisions/health.service';
 import { AnthropicProviderDefinition } from '../../../src/providers/anthropic/anthropic.provider';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { AnthropicFake, AnthropicMode } from '../../fakes/anthropic.fake';

@@ -1,8 +1,8 @@
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { DecisionQuestion, ProviderError } from '../../../src/providers/provider.interface';
-import { CloudflareProviderDefinition } from '../../../src/providers/systemone/cloudflare.provider';
+import { DecisionQuestion, ProviderError } from '../../../src/decisions/provider.interface';
+import { CloudflareProviderDefinition } from '../../../src/providers/system-one/cloudflare.provider';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {

@@ -1,7 +1,7 @@
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
-import { ProviderError } from '../../../src/providers/provider.interface';
-import { ProviderRegistry } from '../../../src/providers/provider-registry.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { ProviderError } from '../../../src/decisions/provider.interface';
+import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
 import {

@@ -4,7 +4,7 @@ import {
   letterMessages,
   LetterReading,
 } from '../../../src/providers/letters/letter-choice';
-import { DecisionQuestion, MalformedResponseError, ProviderError } from '../../../src/providers/provider.interface';
+import { DecisionQuestion, MalformedResponseError, ProviderError } from '../../../src/decisions/provider.interface';
 import { expectedShare } from './letter-chat.shared';
 
 const question = (options: string[], id = 'q'): DecisionQuestion => ({ id, text: 'Which?', options, yesNo: false });

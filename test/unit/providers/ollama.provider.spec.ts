@@ -1,9 +1,9 @@
 import { TestingModule } from '@nestjs/testing';
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { ConfigStatus } from '../../../src/gateway/config-status.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
-import { HealthService } from '../../../src/gateway/health.service';
-import { ProviderRegistry } from '../../../src/providers/provider-registry.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { HealthService } from '../../../src/decisions/health.service';
+import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
 import { OllamaFake } from '../../fakes/ollama.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {

@@ -1,8 +1,8 @@
 import { TestingModule } from '@nestjs/testing';
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { ConfigStatus } from '../../../src/gateway/config-status.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
-import { HealthService } from '../../../src/gateway/health.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { HealthService } from '../../../src/decisions/health.service';
 import { OpenAiFake } from '../../fakes/openai.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {

@@ -1,9 +1,9 @@
-import { DecisionQuestion, MalformedResponseError } from '../../../src/providers/provider.interface';
+import { DecisionQuestion, MalformedResponseError } from '../../../src/decisions/provider.interface';
 import {
   probabilitiesBestFirst,
   readSystemOneReply,
   systemOneRequest,
-} from '../../../src/providers/systemone/systemone-protocol';
+} from '../../../src/providers/system-one/systemone-protocol';
 
 const MERGE: DecisionQuestion = { id: 'decision', text: 'Rerun or block?', options: ['rerun', 'block'], yesNo: false };
 const DESTRUCTIVE: DecisionQuestion = { id: 'destructive', text: 'Is rm -rf / destructive?', options: ['yes', 'no'], yesNo: true };

@@ -1,5 +1,5 @@
-import { CapabilitiesService } from '../../../src/gateway/capabilities.service';
-import { GatewayService } from '../../../src/gateway/gateway.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import {

@@ -4,8 +4,8 @@
  * for each.
  */
 import { TestingModule } from '@nestjs/testing';
-import { GatewayService } from '../../../src/gateway/gateway.service';
-import { HealthService } from '../../../src/gateway/health.service';
+import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { HealthService } from '../../../src/decisions/health.service';
 import { Fault, FakeEngine } from '../../fakes/fake-engine';
 import { gatewayApp } from '../../helpers/gateway-app';
 

@@ -1,10 +1,10 @@
 /** Answers back to JSON, the route header, and the agreement report that picks min_confidence. */
-import type { Answer, DecideResult, QuestionResult } from '../../../src/questions/question.types';
-import { agreementReport } from '../../../src/structured/agreement-report';
-import { buildObject, FastAnswerError, fieldsBelow, readFieldAnswers } from '../../../src/structured/answers-to-json';
-import { routeHeader } from '../../../src/structured/route-report';
-import { NULL_OPTION, schemaToQuestions } from '../../../src/structured/schema-to-questions';
-import { compareFields } from '../../../src/structured/shadow-log';
+import type { Answer, DecideResult, QuestionResult } from '../../../src/decisions/question.types';
+import { agreementReport } from '../../../src/openai-router/agreement-report';
+import { buildObject, FastAnswerError, fieldsBelow, readFieldAnswers } from '../../../src/openai-router/answers-to-json';
+import { routeHeader } from '../../../src/openai-router/route-report';
+import { NULL_OPTION, schemaToQuestions } from '../../../src/openai-router/schema-to-questions';
+import { compareFields } from '../../../src/openai-router/shadow-log';
 import { choice, noul, score } from '../../helpers/stub-decider';
 
 const plan = schemaToQuestions(

@@ -1,6 +1,6 @@
 /** serve-openai's settings: [router], SYSTEM1_ROUTER_*, flags; loopback unless opted in; the token from the environment only. */
 import { loadConfig } from '../../../src/config/config.loader';
-import { settleRouterOptions } from '../../../src/structured/router-options';
+import { settleRouterOptions } from '../../../src/openai-router/router-options';
 
 const load = (toml: string | null, env: Record<string, string> = {}) =>
   loadConfig({

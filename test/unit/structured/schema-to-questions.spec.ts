@@ -1,6 +1,6 @@
 /** The mapping table of spec/lazycontroller-schemas.txt, row by row, and every schema the page sends upstream. */
-import { Ineligible } from '../../../src/structured/ineligible';
-import { humanise, NULL_OPTION, schemaToQuestions } from '../../../src/structured/schema-to-questions';
+import { Ineligible } from '../../../src/openai-router/ineligible';
+import { humanise, NULL_OPTION, schemaToQuestions } from '../../../src/openai-router/schema-to-questions';
 
 const objectOf = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',

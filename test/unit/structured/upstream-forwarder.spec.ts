@@ -1,6 +1,6 @@
 import { OpenAiUpstreamFake } from '../../fakes/openai-upstream.fake';
 import { useRecordingProxy } from '../../helpers/system-proxy';
-import { UpstreamForwarder } from '../../../src/structured/upstream-forwarder';
+import { UpstreamForwarder } from '../../../src/openai-router/upstream-forwarder';
 
 const KEY = 'sk-caller-FORWARDER-KEY-31';
 

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as path from 'node:path';
+import { PACKAGE_ROOT } from '../../config/paths';
+import { DeadlineExceeded, withDeadline } from '../../common/deadline';
+import { TOOL_NAMES } from '../../mcp/tool-names';
+import { GATEWAY_VERSION } from '../../common/version';
+
+export type SmokeLayer = 'start' | 'handshake' | 'tools' | 'health' | 'decision';
+
+export interface LayerVerdict {
+  layer: SmokeLayer;
+  ok: boolean;
+  /** Plain words: what was seen, and on failure what to do about it. */
+  detail: string;
+}
+
+export interface SmokeReport {
+  ok: boolean;
+  command: string[];
+  layers: LayerVerdict[];
+  health?: Record<string, unknown>;
+  decision?: Record<string, unknown>;
+}
+
+export interface SmokeOptions {
+  question?: string;
+  options?: string[];
+  env: Record<string, string>;
+  /** Per step, generous: a cold Node start on a busy machine takes seconds. */
+  stepTimeoutMs?: number;
+}
+
+/** The server as clients register it. */
+export const SERVER_COMMAND = [process.execPath, path.join(PACKAGE_ROOT, 'dist', 'main.js'), 'mcp'];
+
+/**
+ * Launches the gateway exactly as an MCP client does (same command, same environment) and checks one
+ * layer at a time, stopping at the first that fails, so the verdict says where the problem is.
+ */
+@Injectable()
+export class SmokeService {
+  async run({ question, options, env, stepTimeoutMs = 30_000 }: SmokeOptions): Promise<SmokeReport> {
+    const [command, ...args] = SERVER_COMMAND;
+    const report: SmokeReport = { ok: false, command: SERVER_COMMAND, layers: [] };
+    const verdict = (layer: SmokeLayer, ok: boolean, detail: string) => {
+      report.layers.push({ layer, ok, detail });
+      return ok;
+    };
+    const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+    const serverLog: string[] = [];
+    transport.stderr?.on('data', (chunk: Buffer) => serverLog.push(chunk.toString('utf8')));
+    const tail = () => lastLines(serverLog.join(''), 8);
+    const client = new Client({ name: 'system1-smoke', version: GATEWAY_VERSION });
+    const step = <T>(work: () => Promise<T>) => withDeadline(() => work(), stepTimeoutMs);
+
+    try {
+      try {
+        await step(() => client.connect(transport));
+      } catch (error) {
+        if (transport.pid === null) {
+          verdict('start', false, `the command does not start: ${describe(error)}. Is Node.js on PATH and dist/ built (npm run build)?`);
+        } else {
+          verdict('start', true, `started (pid ${transport.pid})`);
+          verdict('handshake', false, `HANDSHAKE FAILED: ${describe(error)}${tail() ? `; server stderr:\n${tail()}` : ''}`);
+        }
+        return report;
+      }
+      verdict('start', true, `started (pid ${transport.pid})`);
+      const server = client.getServerVersion();
+      verdict('handshake', true, `${server?.name} ${server?.version} answered initialize`);
+
+      const { tools } = await step(() => client.listTools());
+      const missing = TOOL_NAMES.filter((name) => !tools.some((tool) => tool.name === name));
+      if (!verdict('tools', missing.length === 0, missing.length ? `missing tools: ${missing.join(', ')}` : tools.map((t) => t.name).join(', '))) {
+        return report;
+      }
+
+      const health = structured(await step(() => client.callTool({ name: 'system1_health', arguments: {} })));
+      report.health = health;
+      if (!verdict('health', health.status === 'ok' || health.status === 'degraded', describeHealth(health))) return report;
+
+      if (question !== undefined) {
+        const args = { question, ...(options && options.length > 0 ? { options } : {}), request_id: `smoke-${process.pid}` };
+        const decision = structured(await step(() => client.callTool({ name: 'system1_decide', arguments: args })));
+        report.decision = decision;
+        verdict('decision', decision.status !== 'error', describeDecision(decision));
+      }
+      report.ok = report.layers.every((layer) => layer.ok);
+      return report;
+    } catch (error) {
+      // The layer being checked when it broke is the first without a verdict.
+      verdict(ORDER[report.layers.length] ?? 'decision', false, `${describe(error)}${tail() ? `; server stderr:\n${tail()}` : ''}`);
+      return report;
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }
+}
+
+const ORDER: SmokeLayer[] = ['start', 'handshake', 'tools', 'health', 'decision'];
+
+function structured(result: unknown): Record<string, unknown> {
+  const content = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
+  if (!content) throw new Error('the tool result has no structuredContent');
+  return content;
+}
+
+function describeHealth(health: Record<string, unknown>): string {
+  const providers = (health.providers as { name: string; role: string; ok: boolean; detail: string }[]) ?? [];
+  const probes = providers.map((p) => `${p.name} (${p.role}) ${p.ok ? 'up' : 'DOWN'}: ${p.detail}`).join('; ');
+  const errors = (health.config_errors as { message: string }[]) ?? [];
+  switch (health.status) {
+    case 'ok':
+      return `ok; ${probes}`;
+    case 'degraded':
+      return `degraded: the primary is down and a fallback is up; fix the primary. ${probes}`;
+    case 'paused':
+      return 'paused: System-1 is switched off; "system1 toggle on" resumes it';
+    default:
+      return errors.length > 0
+        ? `down: the config is broken: ${errors.map((e) => e.message).join('; ')}`
+        : `down: no provider answers its health check. ${probes}`;
+  }
+}
+
+function describeDecision(decision: Record<string, unknown>): string {
+  const error = decision.error as { code: string; message: string } | null;
+  if (decision.status === 'error') return `error ${error?.code}: ${error?.message}`;
+  if (decision.status === 'abstained') return `abstained (${decision.rationale}); the engine answered but below the threshold`;
+  return `decided ${JSON.stringify(decision.decision)} with confidence ${decision.confidence} from ${decision.provider}`;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof DeadlineExceeded) return 'no answer in time';
+  return error instanceof Error ? error.message : String(error);
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
+}

@@ -1,0 +1,23 @@
+import { AttemptCancelled } from '../decisions/attempt-error';
+
+/**
+ * Settles with `work`, or rejects with {@link AttemptCancelled} as soon as one of `signals` aborts, even when
+ * `work` ignores its signal (a timeout cannot stop non-cooperative code; the caller must not wait on it).
+ */
+export function abortable<T>(work: Promise<T>, signals: readonly (AbortSignal | undefined)[]): Promise<T> {
+  const live = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (live.length === 0) return work;
+  work.catch(() => undefined); // the loser of the race must not surface as an unhandled rejection
+  return new Promise<T>((resolve, reject) => {
+    const cancel = (signal: AbortSignal) =>
+      reject(signal.reason instanceof AttemptCancelled ? signal.reason : new AttemptCancelled('the caller cancelled the call'));
+    const already = live.find((signal) => signal.aborted);
+    if (already) return cancel(already);
+    const listeners = live.map((signal) => {
+      const listener = () => cancel(signal);
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    });
+    work.then(resolve, reject).finally(() => listeners.forEach((remove) => remove()));
+  });
+}

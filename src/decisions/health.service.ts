@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { ConfigError } from '../config/config-error';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
+import { classify } from './attempt.runner';
+import { ConfigStatus } from './config-status.service';
+import { withDeadline } from '../common/deadline';
+import { PauseState } from './pause-state.service';
+import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
+
+export type HealthStatus = 'ok' | 'degraded' | 'down' | 'paused';
+
+export interface ProviderProbe {
+  name: string;
+  role: ChainRole;
+  ok: boolean;
+  latency_ms: number;
+  detail: string;
+}
+
+export interface HealthReport {
+  status: HealthStatus;
+  gateway_version: string;
+  schema_version: string;
+  schema_versions: typeof SCHEMA_VERSIONS;
+  config_file: string | null;
+  config_errors: ConfigError[];
+  paused: boolean;
+  providers: ProviderProbe[];
+}
+
+/** `system1_health`: probes every provider in the chain at once, each under the attempt timeout. */
+@Injectable()
+export class HealthService {
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly registry: ProviderRegistry,
+    private readonly configStatus: ConfigStatus,
+    private readonly pause: PauseState,
+  ) {}
+
+  async health(): Promise<HealthReport> {
+    const configErrors = this.configStatus.errors();
+    const probes = await Promise.all(this.registry.chain().map((member) => this.probe(member)));
+    const paused = this.pause.isPaused();
+    return {
+      status: overallStatus(configErrors.length > 0, paused, probes),
+      gateway_version: GATEWAY_VERSION,
+      schema_version: SCHEMA_VERSIONS.response,
+      schema_versions: SCHEMA_VERSIONS,
+      config_file: this.config.configFile,
+      config_errors: configErrors,
+      paused,
+      providers: probes,
+    };
+  }
+
+  private async probe({ name, role, provider }: ChainMember): Promise<ProviderProbe> {
+    if (!provider) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
+    const started = performance.now();
+    const timeoutMs = this.config.gateway.timeout_s * 1000;
+    try {
+      const result = await withDeadline((signal) => provider.health({ signal, requestId: 'health' }), timeoutMs);
+      return { name, role, ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: String(result.detail) };
+    } catch (error) {
+      const [failure, detail] = classify(error, timeoutMs);
+      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failure}: ${detail}` };
+    }
+  }
+}
+
+function overallStatus(configBroken: boolean, paused: boolean, probes: ProviderProbe[]): HealthStatus {
+  if (configBroken) return 'down';
+  if (paused) return 'paused';
+  const [primary, ...fallbacks] = probes;
+  if (primary?.ok) return 'ok';
+  return fallbacks.some((probe) => probe.ok) ? 'degraded' : 'down';
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { System1InputError } from './input-error';
+import { AttemptCancelled } from './attempt-error';
+import { CustomProvider } from './custom-provider';
+
+interface Registration {
+  provider: CustomProvider;
+  /** One controller per call in flight, aborted when the registration is disposed. */
+  inFlight: Set<AbortController>;
+}
+
+/** Engines registered by the embedding application, by name, with their calls in flight. */
+@Injectable()
+export class RuntimeProviders {
+  private readonly registrations = new Map<string, Registration>();
+
+  /**
+   * Adds an engine under `name` and returns its disposer: idempotent, it removes the engine and cancels
+   * its calls in flight (they end as `cancelled`, and their chains stop).
+   */
+  register(name: string, provider: CustomProvider, taken: (name: string) => boolean): () => void {
+    if (typeof name !== 'string' || name.trim() === '') throw new System1InputError('the provider name', 'must be a non-empty string');
+    if (this.registrations.has(name) || taken(name)) throw new System1InputError(JSON.stringify(name), 'is already a provider name');
+    if (typeof provider?.capabilities !== 'function' || (typeof provider.evaluate !== 'function' && typeof provider.decide !== 'function')) {
+      throw new System1InputError(JSON.stringify(name), 'must implement capabilities() and evaluate() or decide()');
+    }
+    const registration: Registration = { provider, inFlight: new Set() };
+    this.registrations.set(name, registration);
+    return () => {
+      if (this.registrations.get(name) !== registration) return;
+      this.registrations.delete(name);
+      for (const controller of registration.inFlight) controller.abort(new AttemptCancelled(`provider ${name} was unregistered during the call`));
+    };
+  }
+
+  get(name: string): CustomProvider | undefined {
+    return this.registrations.get(name)?.provider;
+  }
+
+  names(): string[] {
+    return [...this.registrations.keys()];
+  }
+
+  /**
+   * A signal that aborts when `name` is unregistered, held for the duration of `work`. Undefined signal
+   * for engines that are not registered at run time.
+   */
+  async track<T>(name: string, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const registration = this.registrations.get(name);
+    if (!registration) return work(undefined);
+    const controller = new AbortController();
+    registration.inFlight.add(controller);
+    try {
+      return await work(controller.signal);
+    } finally {
+      registration.inFlight.delete(controller);
+    }
+  }
+
+  /** Cancels every call in flight and forgets every engine (the service is closing). */
+  clear(): void {
+    for (const [name, registration] of this.registrations) {
+      for (const controller of registration.inFlight) controller.abort(new AttemptCancelled(`the service closed during the call to ${name}`));
+    }
+    this.registrations.clear();
+  }
+}

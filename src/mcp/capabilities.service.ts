@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
+import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { System1Provider } from '../decisions/provider.interface';
+import { typedCapabilities } from '../decisions/choice-bridge';
+import { ConfigStatus } from '../decisions/config-status.service';
+import { SchemaService } from './schema/schema.service';
+import { TOOL_NAMES } from './tool-names';
+import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
+
+/** `system1_capabilities`: what this gateway is, how it is set up, and the contract it speaks. */
+@Injectable()
+export class CapabilitiesService {
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly registry: ProviderRegistry,
+    private readonly configStatus: ConfigStatus,
+    private readonly schemas: SchemaService,
+    private readonly calibration: CalibrationService,
+  ) {}
+
+  private calibrationSummary() {
+    const { fits, problems } = this.calibration.load();
+    return {
+      user_file: this.calibration.userFile,
+      shipped_file: SHIPPED_FITS,
+      fits: fits.map(({ provider, model, question, option_count, temperature, n, at_bound, source, file }) => ({
+        provider,
+        model,
+        ...(question !== undefined ? { question } : { option_count }),
+        temperature,
+        n,
+        at_bound,
+        source,
+        file,
+      })),
+      problems,
+    };
+  }
+
+  capabilities() {
+    const chain = this.registry.chain();
+    const { request, response } = this.schemas.get();
+    return {
+      gateway_version: GATEWAY_VERSION,
+      schema_version: SCHEMA_VERSIONS.response,
+      schema_versions: SCHEMA_VERSIONS,
+      tools: [...TOOL_NAMES],
+      provider_chain: chain.map(({ name, role }) => ({ name, role })),
+      timeout_s: this.config.gateway.timeout_s,
+      min_confidence: this.config.gateway.min_confidence,
+      providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider ? withQuestionTypes(provider) : null])),
+      calibration: this.calibrationSummary(),
+      available_providers: this.registry.available().map((definition) => ({
+        name: definition.name,
+        description: definition.description,
+        key_variable: definition.keyVariable ?? null,
+        settings: Object.fromEntries(
+          Object.entries(definition.settings).map(([key, spec]) => [
+            key,
+            { default: spec.default ?? null, accepts: spec.type.expects, describe: spec.describe },
+          ]),
+        ),
+      })),
+      config_errors: this.configStatus.errors(),
+      request_schema: request,
+      response_schema: response,
+    };
+  }
+}
+
+/** A provider's facts, with the typed questions the library can ask it (natively or as choices). */
+function withQuestionTypes(provider: System1Provider) {
+  const capabilities = provider.capabilities();
+  return { ...capabilities, questions: typedCapabilities(provider, capabilities) };
+}

@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { isRecord } from '../../common/is-record';
+import { shown, text } from '../../config/setting-types';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
+import {
+  AttemptContext,
+  DecisionBatch,
+  HealthProbeResult,
+  MalformedResponseError,
+  ProviderAnswer,
+  ProviderCapabilities,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderError,
+  ProviderSettingError,
+  ProviderSettingSpec,
+  System1Provider,
+} from '../../decisions/provider.interface';
+import { System1Engine } from '../../decisions/providers.token';
+import { NON_LATIN_LIMIT, nonLatinShare, textsOfQuestion } from './laya-script';
+import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
+import { isProbability } from '../../decisions/distribution';
+import { QuestionCapabilities } from '../../decisions/question-capabilities';
+import { SystemOneChoice, SystemOneReply } from './systemone-protocol';
+
+/** The names that pin a Laya checkpoint, and the checkpoint each one means. Any other name auto-routes. */
+const CHECKPOINTS: Readonly<Record<string, string>> = {
+  english: 'english',
+  multilingual: 'multilingual',
+  'typed-decisions': 'typed-decisions',
+  'convaiinnovations/laya-multilingual': 'multilingual',
+  'convaiinnovations/laya-typed-decisions': 'typed-decisions',
+};
+
+/** The checkpoint a name means (a name Laya would auto-route is returned as it is). */
+function checkpointOf(name: string): string {
+  return Object.hasOwn(CHECKPOINTS, name) ? CHECKPOINTS[name] : name;
+}
+
+/** More options than this exhaust Laya's decision head (model card). */
+export const LAYA_MAX_OPTIONS = 20;
+
+interface LayaSettings {
+  endpoint: string;
+  allow_remote: boolean;
+  model: string;
+}
+
+/**
+ * Laya through `laya-serve` (verified against laya 0.3.20; current docs of 0.4.x): the System One
+ * protocol, `POST {endpoint}/v1/systemone`, health `GET {endpoint}/health` (wire-contracts §1.4 B).
+ *
+ * Settings: `endpoint` (`http://127.0.0.1:8765`, the launcher's port; laya-serve's own default is 8000),
+ * `model` (`typed-decisions`; one of english, multilingual, typed-decisions or the HF ids
+ * convaiinnovations/laya-multilingual and convaiinnovations/laya-typed-decisions; `""` lets Laya route, and
+ * then no `model` is sent at all), `allow_remote` (false). Key: `SYSTEM1_LAYA_API_KEY` (laya-serve's
+ * `LAYA_API_KEY`), sent as `Authorization: Bearer` on decisions AND on health, which hides its checkpoint
+ * list from a caller without the key.
+ *
+ * Mapping: every question of the batch in one request; question -> `questions.<id>.instructions`; options
+ * -> a `choice` question whose `criteria` is the list of labels; yes/no -> the two-option choice
+ * `["yes", "no"]`, never Laya's `noul`, which follows its labels rather than the input; context -> `state`
+ * (`{}` without one: laya-serve answers 400 to a missing or null state). `confidence` is the answer's
+ * `answer_confidence` (the probability of the returned answer; Laya's own `confidence` is an entropy scale),
+ * or `probabilities[choice]` under `LAYA_JEV_STRICT`, which drops it. The rationale lists the probabilities
+ * best first: `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`.
+ *
+ * Known limitations, handled:
+ * - over 20 options: `max_options = 20`, and `decide` refuses such a batch with a provider error;
+ * - English-only checkpoints are confidently wrong on non-Latin text: with more than 30% non-Latin letters
+ *   in a question, its options and the context's strings, that question is abstained (not asked) with a
+ *   rationale pointing at `model = "multilingual"`. Not checked for multilingual, nor for `""`, where
+ *   Laya's own language detection picks the checkpoint;
+ * - Laya silently auto-routes a name it does not know, so a pinned checkpoint is verified against the
+ *   reply's `routing.model`: another checkpoint is `malformed_response`. Under `LAYA_JEV_STRICT` there is
+ *   no `routing` block: the answer is accepted and its rationale says the checkpoint was not verified.
+ */
+@Injectable()
+@System1Engine()
+export class LayaProviderDefinition implements ProviderDefinition {
+  readonly keyVariable = 'SYSTEM1_LAYA_API_KEY';
+  readonly name = 'laya';
+  readonly description = 'Laya through laya-serve (POST /v1/systemone); at most 20 options; one pass per batch';
+  readonly settings: Record<keyof LayaSettings, ProviderSettingSpec> = {
+    ...httpEngineSettings('http://127.0.0.1:8765'),
+    model: {
+      type: text(),
+      default: 'typed-decisions',
+      describe: 'checkpoint to pin: english, multilingual, typed-decisions (or its HF id); "" lets Laya route',
+    },
+  };
+
+  constructor(private readonly http: EngineHttpClient) {}
+
+  create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
+    const settings = raw as unknown as LayaSettings;
+    const base = configuredEndpoint(raw);
+    if (settings.model !== '' && !Object.hasOwn(CHECKPOINTS, settings.model)) {
+      const known = Object.keys(CHECKPOINTS).map((name) => JSON.stringify(name)).join(', ');
+      throw new ProviderSettingError(
+        'model',
+        `names no Laya checkpoint (got ${shown(settings.model)}); laya-serve would silently auto-route it to another checkpoint. Use one of ${known}, or "" to let Laya route on purpose`,
+      );
+    }
+    return new LayaProvider(
+      {
+      http: this.http,
+      base,
+      allowRemote: settings.allow_remote,
+      keyVariable: this.keyVariable,
+      context,
+      },
+      settings.model,
+    );
+  }
+}
+
+class LayaProvider extends SystemOneAdapter {
+  readonly name = 'laya';
+  protected readonly criteria = 'labels';
+  /** The pinned checkpoint's short name; null when Laya routes. */
+  private readonly checkpoint: string | null;
+
+  constructor(connection: SystemOneConnection, model: string) {
+    super(connection, model);
+    this.checkpoint = model === '' ? null : checkpointOf(model);
+  }
+
+  override capabilities(): ProviderCapabilities {
+    return { ...super.capabilities(), max_options: LAYA_MAX_OPTIONS };
+  }
+
+  /** Laya's `noul` follows its labels rather than the input, so yes/no goes as a two-candidate choice. */
+  protected override readonly noulAsChoice = true;
+
+  /** laya-serve's limits (413 above them), with the 20-candidate limit of its decision head. */
+  protected override questionCapabilities(): QuestionCapabilities {
+    return { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: LAYA_MAX_OPTIONS, max_total_options: 512, max_levels: 32 };
+  }
+
+  protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {
+    const tooMany = batch.questions.find((question) => question.options.length > LAYA_MAX_OPTIONS);
+    if (tooMany) {
+      throw new ProviderError(
+        `laya accepts at most ${LAYA_MAX_OPTIONS} options per question and question ${shown(tooMany.id)} has ${tooMany.options.length}: more exhaust Laya's decision head (split the choice coarse-to-fine, or let a fallback answer)`,
+      );
+    }
+    const abstentions = new Map<string, ProviderAnswer>();
+    if (this.checkpoint === null || this.checkpoint === 'multilingual') return abstentions;
+    for (const question of batch.questions) {
+      const share = nonLatinShare(textsOfQuestion(question, batch.state));
+      if (share > NON_LATIN_LIMIT) {
+        abstentions.set(question.id, {
+          abstain: true,
+          rationale: `laya ${this.checkpoint}: ${Math.round(share * 100)}% of the letters in the question, options and context are not Latin, and this checkpoint is English-only (confidently wrong on such text); set model = "multilingual" in [providers.laya] for it`,
+        });
+      }
+    }
+    return abstentions;
+  }
+
+  protected override confidenceOf(answer: SystemOneChoice): number {
+    const stated = answer.raw.answer_confidence;
+    if (stated === undefined) return super.confidenceOf(answer); // LAYA_JEV_STRICT drops it
+    if (!isProbability(stated)) {
+      throw new MalformedResponseError(`laya answer to question ${shown(answer.id)}: answer_confidence is ${shown(stated)}, not a number in [0, 1]`);
+    }
+    return stated;
+  }
+
+  protected attribution(reply: SystemOneReply): string {
+    const routing = reply.body.routing;
+    if (routing === undefined) {
+      return `laya ${this.checkpoint ?? 'auto-routed'} (checkpoint not verified: the reply has no routing block, as under LAYA_JEV_STRICT)`;
+    }
+    const answered = isRecord(routing) ? routing.model : undefined;
+    if (typeof answered !== 'string' || answered === '') {
+      throw new MalformedResponseError(`laya reply has a routing block without the checkpoint that answered (routing.model is ${shown(answered)})`);
+    }
+    if (this.checkpoint === null) return `laya ${answered} (auto-routed)`;
+    if (checkpointOf(answered) !== this.checkpoint) {
+      throw new MalformedResponseError(
+        `Laya answered with checkpoint ${shown(answered)} instead of ${shown(this.checkpoint)}: laya-serve auto-routes a model it does not serve, so this laya-serve lacks ${shown(this.checkpoint)} (upgrade it, or set model = "" to accept its routing)`,
+      );
+    }
+    return `laya ${this.checkpoint}`;
+  }
+
+  async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
+    const { body } = await this.call('GET', '/health', signal);
+    if (!isRecord(body) || body.status !== 'ok') {
+      return { ok: false, detail: `laya-serve /health answered status ${shown(isRecord(body) ? body.status : body)}, not "ok"` };
+    }
+    const loaded = body.loaded;
+    if (!Array.isArray(loaded)) {
+      // laya-serve shows only {"status":"ok"} to a caller without its LAYA_API_KEY; decisions would get 401.
+      return { ok: false, detail: `laya-serve is up but withheld its checkpoint list, which it does for a caller without its key: ${this.keyAdvice()}` };
+    }
+    const names = loaded.filter((name): name is string => typeof name === 'string');
+    const device = typeof body.device === 'string' ? ` on ${body.device}` : '';
+    const detail = `laya-serve up${device}; loaded: ${names.join(', ') || 'none yet'}`;
+    if (this.checkpoint !== null && !names.some((name) => checkpointOf(name) === this.checkpoint)) {
+      return {
+        ok: true,
+        detail: `${detail}; warning: ${this.checkpoint} is not preloaded, so the first decision will be slow (add it to LAYA_MODELS)`,
+      };
+    }
+    return { ok: true, detail };
+  }
+}
