@@ -4,13 +4,18 @@
  */
 export { createSystem1 } from './library/create-system1';
 export type { System1 } from './library/create-system1';
-export type { System1Options } from './decisions/decision-options';
-export type { CustomProvider } from './decisions/custom-provider';
-export { System1ProviderError } from './decisions/attempt-error';
+export type { System1Options } from './library/library-options';
+export type { CustomProvider, PickingProvider } from './library/custom-provider';
+export type { ChoiceAsk, ChoiceState } from './providers/choice/choice-engine';
+export { ChoiceEngine } from './providers/choice/choice-engine';
+export { DecisionErrorCode, MalformedResponseError, ProviderError, System1ProviderError } from './decisions/decision-error';
+export { System1Module } from './system1/system1.module';
+export type { System1ModuleOptions } from './system1/system1.module';
 export { System1InputError } from './decisions/input-error';
 export type { QuestionCapabilities } from './decisions/question-capabilities';
 export * from './decisions/question.types';
-export { MalformedResponseError, ProviderError, ProviderSettingError } from './decisions/provider.interface';
+export * from './library/library.types';
+export { ProviderSettingError } from './decisions/provider.interface';
 export type {
   AttemptContext,
   EvaluateReply,

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CalibrationModule } from '../calibration/calibration.module';
-import { GatewayModule } from '../system1/gateway.module';
 import { McpModule } from '../mcp/mcp.module';
-import { ProvidersModule } from '../providers/providers.module';
 import { SmokeService } from './smoke/smoke.service';
 import { StructuredModule } from '../openai-router/structured.module';
 import { CalibrateCommand } from './calibrate/calibrate.command';
+import { CalibrationRunner } from './calibrate/calibration-runner.service';
 import { EvaluateCommand } from './evaluate.command';
 import { McpCommand } from './mcp.command';
 import { OutcomesCommand } from './outcomes.command';
@@ -19,7 +17,7 @@ import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 
 @Module({
-  imports: [GatewayModule, McpModule, CalibrationModule, ProvidersModule, StructuredModule],
-  providers: [OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, RouterReportCommand],
+  imports: [McpModule, StructuredModule],
+  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, RouterReportCommand],
 })
 export class CommandsModule {}

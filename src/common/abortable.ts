@@ -1,4 +1,7 @@
-import { AttemptCancelled } from '../decisions/attempt-error';
+/** Why the caller's side ended an attempt: it cancelled, or the engine was unregistered meanwhile. */
+export class AttemptCancelled extends Error {
+  override readonly name = 'AttemptCancelled';
+}
 
 /**
  * Settles with `work`, or rejects with {@link AttemptCancelled} as soon as one of `signals` aborts, even when

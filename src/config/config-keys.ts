@@ -21,6 +21,8 @@ export const GATEWAY_KEYS = {
   fallback: { type: list(','), default: [] as string[] },
   timeout_s: { type: decimal({ min: 0, max: 300, minExclusive: true }), default: 5.0 },
   min_confidence: { type: threshold, default: 0.6 },
+  // A provider that timed out, or failed three times running, is skipped this long; 0 turns it off.
+  cooldown_s: { type: decimal({ min: 0, max: 3600 }), default: 30 },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
 } satisfies Record<string, KeySpec>;

@@ -3,7 +3,7 @@ import { shown } from '../config/setting-types';
 import { isProbability, kindOf, readDistribution } from './distribution';
 import { Answer, Question } from './question.types';
 
-export type ReadAnswer = { ok: true; answer: Answer } | { ok: false; problem: string };
+export type ReadAnswer = { ok: true; answer: Answer; rationale?: string } | { ok: false; problem: string };
 
 /**
  * Reads one engine answer in the System One shape (wire-contracts §1.2) for the question it answers, and
@@ -13,6 +13,11 @@ export type ReadAnswer = { ok: true; answer: Answer } | { ok: false; problem: st
  * own formula, so one threshold means the same on every engine.
  */
 export function readAnswer(raw: unknown, question: Question): ReadAnswer {
+  const read = readTyped(raw, question);
+  return read.ok && isRecord(raw) && typeof raw.rationale === 'string' ? { ...read, rationale: raw.rationale } : read;
+}
+
+function readTyped(raw: unknown, question: Question): ReadAnswer {
   const wrong = (problem: string): ReadAnswer => ({ ok: false, problem });
   if (raw === undefined) return wrong('missing from the reply');
   if (!isRecord(raw)) return wrong(`not an object (got ${kindOf(raw)})`);

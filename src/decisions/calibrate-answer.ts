@@ -1,6 +1,6 @@
 import { CalibrationService } from '../calibration/calibration.service';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answer-reader';
-import { render } from './choice-bridge';
+import { render } from './question-text';
 import { Answer, Question } from './question.types';
 
 /**

@@ -1,63 +1,54 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { abortable } from '../common/abortable';
+import { withDeadline } from '../common/deadline';
+import { isRecord } from '../common/is-record';
 import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { ConfigStatus } from './config-status.service';
-import { withDeadline } from '../common/deadline';
-import { ProviderRegistry } from './provider-registry.service';
-import { AttemptContext, EvaluateReply, EvaluateRequest } from './provider.interface';
 import { readAnswer } from './answer-reader';
-import { askThroughChoices, typedCapabilities } from './choice-bridge';
-import { System1InputError } from './input-error';
-import { planQuestions } from './question-capabilities';
-import { widenScores } from './wide-scores';
-import {
-  DecideMeta,
-  DecideRequest,
-  DecideResult,
-  FailedAttempt,
-  ModelRef,
-  QUESTION_ERROR_CODES,
-  QuestionError,
-  QuestionResult,
-} from './question.types';
-import { checkDecideRequest } from './request-check';
-import { isRecord } from '../common/is-record';
-import { abortable } from '../common/abortable';
-import { attemptError, FALLBACK_CODES } from './attempt-error';
-import { CustomProvider } from './custom-provider';
-import { LIBRARY_OPTIONS, type System1Options } from './decision-options';
 import { calibrateAnswer } from './calibrate-answer';
+import { ConfigStatus } from './config-status.service';
+import { CooldownService } from './cooldown.service';
+import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
+import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
+import { PauseState } from './pause-state.service';
+import type { AttemptContext, EvaluateReply, System1Provider } from './provider.interface';
+import { ProviderRegistry } from './provider-registry.service';
+import { planQuestions, questionCapabilitiesOf } from './question-capabilities';
+import type { ModelRef } from './question.types';
 import { RuntimeProviders } from './runtime-providers';
+import { widenScores } from './wide-scores';
 
-type Attempt = { ok: true; reply: EvaluateReply; model: string | null | undefined; notes: string[] } | { ok: false; error: QuestionError };
+type Attempt = { ok: true; reply: EvaluateReply; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError };
+
+const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
 
 /**
- * The library's `decide`: named typed questions about one state, asked of the first engine of the chain
- * that can take them. The chain moves on when a whole attempt fails (unavailable, unsupported, over a
- * limit, timed out, an engine error, an unreadable reply); a bad answer to one question inside a readable
- * reply is that question's error and the others stand. Cancellation ends the chain.
+ * THE decision pipeline: named typed questions about one state, asked of the first engine of the chain
+ * that can take them, read, calibrated and held to the threshold. Every surface (the MCP tools, the
+ * library, the OpenAI router, the routing hook, the skill picker, calibrate) is a thin adapter over it.
  */
 @Injectable()
-export class QuestionChainService {
-  private readonly logger = new Logger('Library');
+export class DecisionService {
+  private readonly logger = new Logger('Decisions');
 
   constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
     private readonly runtime: RuntimeProviders,
     private readonly calibration: CalibrationService,
     private readonly configStatus: ConfigStatus,
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
-    @Inject(LIBRARY_OPTIONS) private readonly options: System1Options,
+    private readonly pause: PauseState,
+    private readonly cooldown: CooldownService,
   ) {}
 
-  /** The engines tried in order: an explicit model alone, else the defaults with duplicates removed. */
-  chainFor(request: Pick<DecideRequest, 'model'>): ModelRef[] {
-    if (request.model) return [request.model];
+  /** The engines tried in order: an explicit model alone, else the chain with duplicates removed. */
+  chainFor(model: ModelRef | undefined, policy: Pick<DecisionPolicy, 'chain'> = {}): ModelRef[] {
+    if (model) return [model];
     const { provider, fallback } = this.config.gateway;
-    const refs: ModelRef[] = [this.options.defaultModel ?? { provider }, ...(this.options.fallbackModels ?? fallback.map((name) => ({ provider: name })))];
+    const refs = policy.chain ?? [{ provider }, ...fallback.map((name) => ({ provider: name }))];
     const seen = new Set<string>();
     return refs.filter((ref) => {
       const key = JSON.stringify([ref.provider, ref.model ?? null]);
@@ -65,96 +56,121 @@ export class QuestionChainService {
     });
   }
 
-  async decide(request: DecideRequest): Promise<DecideResult> {
-    checkDecideRequest(request);
+  async decide(request: DecisionRequest, policy: DecisionPolicy = {}): Promise<DecisionOutcome> {
     const started = performance.now();
-    const requestId = randomUUID();
-    const chain = this.chainFor(request);
-    if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
-    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs ?? this.config.gateway.timeout_s * 1000;
-    const broken = this.brokenConfig(request);
-    if (broken) {
-      return { answers: this.everyQuestion(request, broken), meta: this.meta(requestId, chain[0], [], started) };
+    const requestId = request.requestId ?? randomUUID();
+    const chain = this.chainFor(request.model, policy);
+    const threshold = request.minConfidence ?? policy.minConfidence ?? this.config.gateway.min_confidence;
+    const outcome = (answers: Record<string, QuestionOutcome>, attempts: AttemptRecord[]): DecisionOutcome => ({
+      requestId,
+      answers,
+      requested: chain[0],
+      attempts,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      threshold,
+    });
+    const unanswered = this.whyNotAsked(request);
+    if (unanswered) {
+      this.logger.warn(`[${requestId}] ${unanswered.code}: ${unanswered.message}`);
+      return outcome(everyQuestion(request, unanswered), []);
     }
 
-    const attempts: FailedAttempt[] = [];
-    let last: QuestionError = { code: 'cancelled', message: 'the caller cancelled the call' };
-    for (const [index, ref] of chain.entries()) {
-      if (request.signal?.aborted) break;
-      const attempt = await this.attempt(ref, request, timeoutMs, requestId, index === chain.length - 1);
-      if (attempt.ok) {
-        const meta = this.meta(requestId, chain[0], attempts, started);
-        return this.answered(ref, attempt, request, meta);
+    const deadline = policy.budgetMs === undefined ? Infinity : started + policy.budgetMs;
+    const attempts: AttemptRecord[] = [];
+    let last: DecisionError = { code: DecisionErrorCode.Unavailable, message: 'no engine could answer in time' };
+    for (const ref of chain) {
+      if (request.signal?.aborted || performance.now() >= deadline) break;
+      const coolingMs = this.cooldown.remainingMs(ref.provider);
+      if (coolingMs > 0) {
+        last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(coolingMs / 1000)} s left` };
+        attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
+        continue;
       }
-      last = attempt.error;
-      this.logger.warn(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${attempt.error.code}: ${attempt.error.message}`);
-      if (!FALLBACK_CODES.has(attempt.error.code)) break;
-      attempts.push({ ...ref, error: attempt.error });
+      const attemptStarted = performance.now();
+      const timeoutMs = Math.max(1, Math.min(request.timeoutMs ?? policy.timeoutMs ?? this.config.gateway.timeout_s * 1000, deadline - attemptStarted));
+      const attempt = await this.attempt(ref, request, timeoutMs, requestId, ref === chain[chain.length - 1]);
+      const latencyMs = performance.now() - attemptStarted;
+      if (attempt.ok) {
+        const answers = this.readReply(ref, attempt, request, threshold, policy.calibrate !== false);
+        const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
+        if (!unreadable) {
+          this.cooldown.succeeded(ref.provider);
+          attempts.push({ ...ref, outcome: 'answered', latencyMs });
+          return { ...outcome(answers, attempts), ...this.replyMeta(ref, attempt, request) };
+        }
+        last = unreadable;
+      } else {
+        last = attempt.error;
+      }
+      attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
+      this.cooldown.failed(ref.provider, last.code);
+      this.logger.warn(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
+      if (!FALLBACK_CODES.has(last.code)) break;
     }
-    if (request.signal?.aborted) last = { code: 'cancelled', message: 'the caller cancelled the call' };
-    return { answers: this.everyQuestion(request, last), meta: this.meta(requestId, chain[0], attempts, started) };
+    if (request.signal?.aborted) last = CANCELLED;
+    return outcome(everyQuestion(request, last), attempts);
   }
 
   /**
-   * A config with problems answers nothing, as `system1_decide` answers `config_error`: running on defaults
-   * past a typo would ask an engine the user did not choose. An engine the application registered itself,
+   * A config with problems answers nothing (running on defaults past a typo would ask an engine the user
+   * did not choose), and neither does a paused System-1. An engine the application registered itself,
    * named explicitly, needs no config and still runs.
    */
-  private brokenConfig(request: DecideRequest): QuestionError | undefined {
+  private whyNotAsked(request: DecisionRequest): DecisionError | undefined {
     if (request.model && this.runtime.get(request.model.provider)) return undefined;
     const errors = this.configStatus.errors();
-    if (errors.length === 0) return undefined;
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more: see configErrors())` : '';
-    return { code: 'unavailable', message: `the config is broken: ${errors[0].message}${more}` };
-  }
-
-  private everyQuestion(request: DecideRequest, error: QuestionError): Record<string, QuestionResult> {
-    return Object.fromEntries(Object.keys(request.questions).map((id): [string, QuestionResult] => [id, { status: 'error', error }]));
+    if (errors.length > 0) {
+      return { code: DecisionErrorCode.ConfigError, message: `the configuration is broken: ${errors.map((e) => e.message).join('; ')}` };
+    }
+    if (this.pause.isPaused()) return { code: DecisionErrorCode.Paused, message: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself' };
+    return undefined;
   }
 
   /** A provider by name: one the application registered, else one from the config (with the model asked). */
-  resolve(ref: ModelRef): { provider: CustomProvider; name: string } | { problem: string } {
+  resolve(ref: ModelRef): { provider: System1Provider } | { problem: string } {
     const custom = this.runtime.get(ref.provider);
-    if (custom) return { provider: custom, name: ref.provider };
+    if (custom) return { provider: custom };
     const built = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider);
-    if (built.provider) return { provider: built.provider, name: ref.provider };
+    if (built.provider) return { provider: built.provider };
     return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${built.problem}` };
+  }
+
+  /** The capabilities of the engine behind `ref`, when it is usable. */
+  resolveCapabilities(ref: ModelRef): ReturnType<System1Provider['capabilities']> | undefined {
+    const resolved = this.resolve(ref);
+    return 'provider' in resolved ? resolved.provider.capabilities() : undefined;
   }
 
   /**
    * One engine's attempt. Questions of a type the engine does not answer move the whole request to the next
    * engine; the last engine of the chain answers the others, and those questions are `unsupported`.
    */
-  private async attempt(ref: ModelRef, request: DecideRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
+  private async attempt(ref: ModelRef, request: DecisionRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
     const resolved = this.resolve(ref);
-    if ('problem' in resolved) return { ok: false, error: { code: 'unavailable', message: resolved.problem } };
+    if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem } };
     const { provider } = resolved;
     try {
       const capabilities = provider.capabilities();
-      const typed = typedCapabilities(provider, capabilities);
+      const typed = questionCapabilitiesOf(capabilities);
       const widening = widenScores(ref.provider, request.questions, typed);
       const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
       if (!plan.ok) return plan;
-      const asked: EvaluateRequest = {
-        state: request.state,
+      const asked = {
+        ...(request.state !== undefined && { state: request.state }),
         questions: plan.questions,
         ...(request.images && { images: request.images }),
         ...(request.longContext && { longContext: true }),
         ...(ref.model && { model: ref.model }),
       };
-      const ask = (context: AttemptContext) =>
-        provider.evaluate
-          ? provider.evaluate(asked, context)
-          : askThroughChoices({ capabilities: () => capabilities, decide: provider.decide!.bind(provider) }, asked, context);
-      const reply = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, ask);
+      const reply = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) => provider.evaluate(asked, context));
       if (!isRecord(reply) || !isRecord(reply.answers)) {
-        return { ok: false, error: { code: 'invalid_response', message: `${ref.provider} returned no answers object` } };
+        return { ok: false, error: { code: DecisionErrorCode.InvalidResponse, message: `${ref.provider} returned no answers object` } };
       }
       const errors = { ...plan.refused, ...(isRecord(reply.errors) ? reply.errors : {}) };
       const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
       return { ok: true, reply: restored, model: capabilities.model, notes: widening.notes };
     } catch (error) {
-      return { ok: false, error: attemptError(error, timeoutMs) };
+      return { ok: false, error: toDecisionError(error, timeoutMs) };
     }
   }
 
@@ -172,53 +188,71 @@ export class QuestionChainService {
     return this.runtime.track(engine, (unregistered) =>
       withDeadline((deadline) => {
         const cancels = [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined);
+        if (cancels.length === 0) return ask({ signal: deadline, requestId });
         return abortable(Promise.resolve(ask({ signal: AbortSignal.any([deadline, ...cancels]), requestId })), cancels);
       }, timeoutMs),
     );
   }
 
-  private answered(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecideRequest, meta: DecideMeta): DecideResult {
+  /** Each question's answer read against it, calibrated and held to the threshold; a bad one fails alone. */
+  private readReply(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest, threshold: number, calibrate: boolean): Record<string, QuestionOutcome> {
     const { reply, model } = attempt;
-    const threshold = request.minConfidence ?? this.options.minConfidence ?? this.config.gateway.min_confidence;
-    const answers: Record<string, QuestionResult> = {};
+    const answers: Record<string, QuestionOutcome> = {};
     for (const [id, question] of Object.entries(request.questions)) {
       const declined = reply.errors && Object.hasOwn(reply.errors, id) ? reply.errors[id] : undefined;
       if (declined) {
-        const known = isRecord(declined) && QUESTION_ERROR_CODES.includes(declined.code) && typeof declined.message === 'string';
-        const unknown = { code: 'invalid_response' as const, message: `${ref.provider} declined ${JSON.stringify(id)} without a known error code` };
-        answers[id] = { status: 'error', error: known ? declined : unknown };
+        answers[id] = { status: 'error', error: knownError(declined, ref.provider, id) };
         continue;
       }
       const read = readAnswer(Object.hasOwn(reply.answers, id) ? reply.answers[id] : undefined, question);
       if (!read.ok) {
-        answers[id] = { status: 'error', error: { code: 'invalid_response', message: `${ref.provider} answer to ${JSON.stringify(id)}: ${read.problem}` } };
+        answers[id] = { status: 'error', error: { code: DecisionErrorCode.InvalidResponse, message: `${ref.provider} answer to ${JSON.stringify(id)}: ${read.problem}` } };
         continue;
       }
-      const answer = calibrateAnswer(this.calibration, ref.provider, model, question, read.answer);
-      answers[id] = { status: 'ok', answer, belowThreshold: answer.confidence !== undefined && answer.confidence < threshold };
+      const raw = reply.approximate === true || !calibrate;
+      const answer = raw ? read.answer : calibrateAnswer(this.calibration, ref.provider, model, question, read.answer);
+      answers[id] = {
+        status: 'ok',
+        answer,
+        belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,
+        ...(read.rationale !== undefined && { rationale: read.rationale }),
+        ...(reply.approximate === true && { approximate: true }),
+      };
     }
-    const unexpected = Object.keys(reply.answers).filter((id) => !Object.hasOwn(request.questions, id));
-    const warnings = [...attempt.notes, ...unexpected.map((id) => `${ref.provider} answered a question that was not asked: ${JSON.stringify(id)} (ignored)`)];
-    const executedModel = reply.model ?? ref.model ?? model ?? undefined;
-    return {
-      answers,
-      meta: {
-        ...meta,
-        executed: { provider: ref.provider, ...(executedModel && { model: executedModel }) },
-        ...(reply.usage && { usage: reply.usage }),
-        ...(reply.approximate !== undefined && { approximate: reply.approximate }),
-        ...(reply.degraded !== undefined && { degraded: reply.degraded }),
-        ...(warnings.length > 0 && { warnings }),
-      },
-    };
+    return answers;
   }
 
-  private meta(requestId: string, requested: ModelRef, attempts: FailedAttempt[], started: number): DecideMeta {
+  private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest): Partial<DecisionOutcome> {
+    const { reply, model, notes } = attempt;
+    const unexpected = Object.keys(reply.answers).filter((id) => !Object.hasOwn(request.questions, id));
+    const warnings = [...notes, ...unexpected.map((id) => `${ref.provider} answered a question that was not asked: ${JSON.stringify(id)} (ignored)`)];
+    const executedModel = reply.model ?? ref.model ?? model ?? undefined;
     return {
-      requestId,
-      requested,
-      ...(attempts.length > 0 && { attempts: [...attempts] }),
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      executed: { provider: ref.provider, ...(executedModel && { model: executedModel }) },
+      ...(reply.usage && { usage: reply.usage }),
+      ...(reply.approximate !== undefined && { approximate: reply.approximate }),
+      ...(reply.degraded !== undefined && { degraded: reply.degraded }),
+      ...(warnings.length > 0 && { warnings }),
     };
   }
 }
+
+function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {
+  return Object.fromEntries(Object.keys(request.questions).map((id): [string, QuestionOutcome] => [id, { status: 'error', error }]));
+}
+
+/** An engine's own error for one question, if it uses our words; else an unreadable reply. */
+function knownError(declined: unknown, engine: string, id: string): DecisionError {
+  const codes: readonly unknown[] = Object.values(DecisionErrorCode);
+  if (isRecord(declined) && codes.includes(declined.code) && typeof declined.message === 'string') return declined as unknown as DecisionError;
+  return { code: DecisionErrorCode.InvalidResponse, message: `${engine} declined ${JSON.stringify(id)} without a known error code` };
+}
+
+/** The first answer that could not be read (abstentions and refusals are answers of a kind, not failures). */
+function firstUnreadable(answers: Record<string, QuestionOutcome>): DecisionError | undefined {
+  for (const outcome of Object.values(answers)) {
+    if (outcome.status === 'error' && outcome.error.code === DecisionErrorCode.InvalidResponse) return outcome.error;
+  }
+  return undefined;
+}
+

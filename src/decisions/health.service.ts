@@ -4,7 +4,8 @@ import { ConfigError } from '../config/config-error';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
-import { classify } from './attempt.runner';
+import { CooldownService } from './cooldown.service';
+import { toDecisionError } from './decision-error';
 import { ConfigStatus } from './config-status.service';
 import { withDeadline } from '../common/deadline';
 import { PauseState } from './pause-state.service';
@@ -39,6 +40,7 @@ export class HealthService {
     private readonly registry: ProviderRegistry,
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,
+    private readonly cooldown: CooldownService,
   ) {}
 
   async health(): Promise<HealthReport> {
@@ -61,12 +63,19 @@ export class HealthService {
     if (!provider) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
     const started = performance.now();
     const timeoutMs = this.config.gateway.timeout_s * 1000;
+    const cooling = this.cooldown.remainingMs(name);
     try {
-      const result = await withDeadline((signal) => provider.health({ signal, requestId: 'health' }), timeoutMs);
-      return { name, role, ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: String(result.detail) };
+      if (!provider.health) return { name, role, ok: true, latency_ms: 0, detail: 'this engine has no health probe' };
+      const result = await withDeadline((signal) => provider.health!({ signal, requestId: 'health' }), timeoutMs);
+      const ok = result.ok === true;
+      // A probe that succeeds ends a cooldown at once: the engine is back.
+      if (ok) this.cooldown.succeeded(name);
+      const detail = !ok && cooling > 0 ? `${String(result.detail)}; cooling down: ${Math.ceil(cooling / 1000)} s left` : String(result.detail);
+      return { name, role, ok, latency_ms: Math.round(performance.now() - started), detail };
     } catch (error) {
-      const [failure, detail] = classify(error, timeoutMs);
-      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failure}: ${detail}` };
+      const { code, message } = toDecisionError(error, timeoutMs);
+      const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
+      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${code}: ${message}${note}` };
     }
   }
 }

@@ -1,10 +1,11 @@
 import { SettingType } from '../config/setting-types';
+import type { DecisionError } from './decision-error';
 import type { QuestionCapabilities } from './question-capabilities';
-import type { DecisionState, ImageAttachment, Question, QuestionError } from './question.types';
+import type { DecisionState, ImageAttachment, Question } from './question.types';
 
 /**
- * The contract between the gateway and one engine. Providers translate a batch of questions into one
- * engine's API and back; they never apply thresholds, fallbacks or calibration (the gateway does).
+ * The contract between the gateway and one engine. Providers translate a batch of typed questions into one
+ * engine's API and back; they never apply thresholds, fallbacks or calibration (the decision pipeline does).
  *
  * To add an engine, write one injectable class implementing {@link ProviderDefinition} and provide it
  * under the `SYSTEM1_PROVIDERS` multi-token from your own module: no gateway code changes.
@@ -44,27 +45,23 @@ export interface ProviderCreateContext {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** A configured engine. */
+/**
+ * A configured engine: the one interface of built-in engines, a team's class under `SYSTEM1_PROVIDERS` and
+ * an object given to `registerProvider`. Engines that only pick among options extend `ChoiceEngine`.
+ */
 export interface System1Provider {
-  readonly name: string;
-  /** Non-secret facts about the engine, shown by `system1_capabilities` and used by the gateway. */
+  readonly name?: string;
+  /** Non-secret facts about the engine, shown by `system1_capabilities` and used by the pipeline. */
   capabilities(): ProviderCapabilities;
   /**
-   * Answers every question of the batch about one state. The result maps question id to an answer; the
-   * gateway checks it (see {@link ProviderAnswer}), so a provider may pass an engine's reply through.
-   * Throw {@link ProviderError} for a transport or engine failure and {@link MalformedResponseError} for a
-   * reply that cannot be read. `signal` aborts at the attempt's timeout: pass it to every I/O call.
+   * Answers every question of the request about one state. Answers are in the System One wire shape
+   * (wire-contracts §1.2) and the pipeline reads each one against its question. Throw `ProviderError` for
+   * a transport or engine failure and `MalformedResponseError` for a reply that cannot be read as a whole.
+   * `context.signal` aborts at the attempt's deadline and on the caller's cancel: pass it to every I/O call.
    */
-  decide(batch: DecisionBatch, context: AttemptContext): Promise<Record<string, unknown>>;
-  /**
-   * Answers typed questions (choice, noul, score, box) natively, for engines that take them (the System One
-   * protocol). Without it the library asks typed questions through `decide` as choices. The answers are in
-   * the System One wire shape (wire-contracts §1.2) and the gateway checks each one; throw
-   * {@link MalformedResponseError} only when the reply as a whole cannot be read.
-   */
-  evaluate?(request: EvaluateRequest, context: AttemptContext): Promise<EvaluateReply>;
+  evaluate(request: EvaluateRequest, context: AttemptContext): Promise<EvaluateReply>;
   /** A cheap liveness probe. Must honour `signal`. */
-  health(context: AttemptContext): Promise<HealthProbeResult>;
+  health?(context: AttemptContext): Promise<HealthProbeResult>;
 }
 
 export interface ProviderCapabilities {
@@ -76,29 +73,15 @@ export interface ProviderCapabilities {
   probabilities: boolean;
   /** The model or checkpoint asked, when the provider pins one. */
   model?: string | null;
-  /** Which typed questions `evaluate` takes and its limits; absent when the provider has no `evaluate`. */
+  /** Which typed questions `evaluate` takes and its limits; absent = choice, noul and score, no limits. */
   questions?: QuestionCapabilities;
   [fact: string]: unknown;
 }
 
-export interface DecisionQuestion {
-  /** Unique within the batch; answers are keyed by it. */
-  id: string;
-  text: string;
-  /** Two or more candidates; a yes/no question arrives as `["yes", "no"]` with `yesNo` set. */
-  options: string[];
-  yesNo: boolean;
-}
-
-export interface DecisionBatch {
-  /** The state every question is about: the request's `context`. */
-  state: Record<string, unknown> | undefined;
-  questions: DecisionQuestion[];
-}
-
 /** Typed questions about one state, for {@link System1Provider.evaluate}. Treat it as read-only. */
 export interface EvaluateRequest {
-  state: DecisionState;
+  /** Absent when the caller gave no context (an engine that needs one sends `{}`). */
+  state?: DecisionState;
   questions: Readonly<Record<string, Question>>;
   images?: readonly ImageAttachment[];
   longContext?: boolean;
@@ -110,13 +93,17 @@ export interface EvaluateRequest {
 }
 
 export interface EvaluateReply {
-  /** Question id to the engine's answer as received (System One shape); checked by the gateway. */
+  /**
+   * Question id to the engine's answer as received (System One shape, plus an optional `rationale` text);
+   * read and checked by the pipeline.
+   */
   answers: Record<string, unknown>;
-  /** Questions the engine declined or could not answer, while it answered the others. */
-  errors?: Record<string, QuestionError>;
+  /** Questions the engine declined (`abstained`) or could not answer, while it answered the others. */
+  errors?: Record<string, DecisionError>;
   /** The model that actually answered, when the engine says. */
   model?: string;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** Probabilities spread from a lone confidence rather than given by the engine. */
   approximate?: boolean;
   degraded?: boolean;
 }
@@ -126,29 +113,9 @@ export interface AttemptContext {
   requestId: string;
 }
 
-/**
- * What the gateway accepts per question. Anything else is `malformed_response`.
- * - a decision: `decision` is one of the question's options, `confidence` in [0, 1], optional
- *   `probabilities` over the options and a `rationale`;
- * - an abstention: `{ abstain: true, rationale }` ("reason it through yourself"; never a fallback).
- */
-export type ProviderAnswer =
-  | { decision: string; confidence: number; probabilities?: Record<string, number>; rationale?: string }
-  | { abstain: true; rationale?: string };
-
 export interface HealthProbeResult {
   ok: boolean;
   detail: string;
-}
-
-/** A transport or engine failure; the message is shown to users, so it must not contain secrets. */
-export class ProviderError extends Error {
-  override readonly name = 'ProviderError';
-}
-
-/** An engine reply the provider cannot read; the message is shown to users. */
-export class MalformedResponseError extends Error {
-  override readonly name = 'MalformedResponseError';
 }
 
 /** An unusable setting, reported as a config error on `providers.<name>.<key>`. */

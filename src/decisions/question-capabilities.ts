@@ -1,5 +1,7 @@
 import { shown } from '../config/setting-types';
-import { DecideRequest, ImageMediaType, Question, QuestionError, QuestionType } from './question.types';
+import { DecisionError, DecisionErrorCode } from './decision-error';
+import type { DecisionRequest } from './decision.types';
+import { ImageMediaType, Question, QuestionType } from './question.types';
 
 /**
  * What an engine's `evaluate` takes, as `system1_capabilities` and the library report it. A limit left out
@@ -20,11 +22,16 @@ export interface QuestionCapabilities {
   long_context?: { max_tokens: number };
 }
 
-type Checked = Pick<DecideRequest, 'questions' | 'images' | 'longContext'>;
+/** What a provider takes as typed questions: its own word, else choice, noul and score without limits. */
+export function questionCapabilitiesOf(capabilities: { questions?: QuestionCapabilities }): QuestionCapabilities {
+  return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
+}
+
+type Checked = Pick<DecisionRequest, 'questions' | 'images' | 'longContext'>;
 
 export type QuestionPlan =
-  | { ok: true; questions: Record<string, Question>; refused: Record<string, QuestionError> }
-  | { ok: false; error: QuestionError };
+  | { ok: true; questions: Record<string, Question>; refused: Record<string, DecisionError> }
+  | { ok: false; error: DecisionError };
 
 /**
  * What to ask an engine. A question type it does not answer refuses the whole request, so the chain moves
@@ -49,9 +56,9 @@ export function planQuestions(engine: string, request: Checked, capabilities: Qu
  * image or option it does not offer, `limit_exceeded` for a count over its limit. Either one moves the
  * chain to the next engine. Undefined = it can take it.
  */
-export function capabilityRefusal(engine: string, request: Checked, capabilities: QuestionCapabilities): QuestionError | undefined {
-  const unsupported = (message: string): QuestionError => ({ code: 'unsupported', message: `${engine} ${message}` });
-  const over = (message: string): QuestionError => ({ code: 'limit_exceeded', message: `${engine} ${message}` });
+export function capabilityRefusal(engine: string, request: Checked, capabilities: QuestionCapabilities): DecisionError | undefined {
+  const unsupported = (message: string): DecisionError => ({ code: DecisionErrorCode.Unsupported, message: `${engine} ${message}` });
+  const over = (message: string): DecisionError => ({ code: DecisionErrorCode.LimitExceeded, message: `${engine} ${message}` });
 
   const entries = Object.entries(request.questions);
   for (const [id, question] of entries) {
@@ -85,9 +92,9 @@ export function capabilityRefusal(engine: string, request: Checked, capabilities
 function imageRefusal(
   images: NonNullable<Checked['images']>,
   { images: accepted }: QuestionCapabilities,
-  unsupported: (message: string) => QuestionError,
-  over: (message: string) => QuestionError,
-): QuestionError | undefined {
+  unsupported: (message: string) => DecisionError,
+  over: (message: string) => DecisionError,
+): DecisionError | undefined {
   if (!accepted) return unsupported('takes no images');
   if (images.length > accepted.max_count) return over(`takes at most ${accepted.max_count} images, not ${images.length}`);
   for (const [index, image] of images.entries()) {

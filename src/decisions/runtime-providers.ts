@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { System1InputError } from './input-error';
-import { AttemptCancelled } from './attempt-error';
-import { CustomProvider } from './custom-provider';
+import { AttemptCancelled } from '../common/abortable';
+import type { System1Provider } from './provider.interface';
 
 interface Registration {
-  provider: CustomProvider;
+  provider: System1Provider;
   /** One controller per call in flight, aborted when the registration is disposed. */
   inFlight: Set<AbortController>;
 }
@@ -18,12 +18,9 @@ export class RuntimeProviders {
    * Adds an engine under `name` and returns its disposer: idempotent, it removes the engine and cancels
    * its calls in flight (they end as `cancelled`, and their chains stop).
    */
-  register(name: string, provider: CustomProvider, taken: (name: string) => boolean): () => void {
+  register(name: string, provider: System1Provider, taken: (name: string) => boolean): () => void {
     if (typeof name !== 'string' || name.trim() === '') throw new System1InputError('the provider name', 'must be a non-empty string');
     if (this.registrations.has(name) || taken(name)) throw new System1InputError(JSON.stringify(name), 'is already a provider name');
-    if (typeof provider?.capabilities !== 'function' || (typeof provider.evaluate !== 'function' && typeof provider.decide !== 'function')) {
-      throw new System1InputError(JSON.stringify(name), 'must implement capabilities() and evaluate() or decide()');
-    }
     const registration: Registration = { provider, inFlight: new Set() };
     this.registrations.set(name, registration);
     return () => {
@@ -33,7 +30,7 @@ export class RuntimeProviders {
     };
   }
 
-  get(name: string): CustomProvider | undefined {
+  get(name: string): System1Provider | undefined {
     return this.registrations.get(name)?.provider;
   }
 

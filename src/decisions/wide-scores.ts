@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
 import { shown } from '../config/setting-types';
-import { render } from './choice-bridge';
+import { render } from './question-text';
 import { QuestionCapabilities } from './question-capabilities';
 import { ChoiceQuestion, Question, ScoreQuestion } from './question.types';
 

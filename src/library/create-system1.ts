@@ -6,11 +6,13 @@ import { GatewayLogger } from '../logging/gateway.logger';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../decisions/providers.token';
 import { System1InputError } from '../decisions/input-error';
-import type { DecideRequest, DecideResult, ModelRef } from '../decisions/question.types';
-import { CustomProvider } from '../decisions/custom-provider';
-import { System1Options } from '../decisions/decision-options';
-import { QuestionChainService } from '../decisions/decision.service';
+import type { ModelRef } from '../decisions/question.types';
+import { DecisionService } from '../decisions/decision.service';
 import { RuntimeProviders } from '../decisions/runtime-providers';
+import { type CustomProvider, asProvider } from './custom-provider';
+import { libraryChain, libraryDecide } from './library-decide';
+import type { System1Options } from './library-options';
+import type { DecideRequest, DecideResult } from './library.types';
 
 /** The System-1 decision service for a Node application. */
 export interface System1 {
@@ -42,11 +44,11 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
   const config = loadConfig({ env });
   const logger = new GatewayLogger(options.logger === false ? () => undefined : (options.logger ?? ((line) => process.stderr.write(line))));
   logger.configure(config.gateway.log_level, '');
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(LibraryModule.with(config, env, options), {
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(LibraryModule.with(config, env), {
     logger,
     abortOnError: false,
   });
-  const chainService = app.get(QuestionChainService);
+  const decisions = app.get(DecisionService);
   const runtime = app.get(RuntimeProviders);
   const definitions = app.get<ProviderDefinitions>(SYSTEM1_PROVIDERS);
   let closed = false;
@@ -54,11 +56,11 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
   return {
     decide: (request) => {
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
-      return chainService.decide(request);
+      return libraryDecide(decisions, request, options);
     },
     registerProvider: (name, provider) =>
-      runtime.register(name, provider, (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
-    chain: () => chainService.chainFor({}),
+      runtime.register(name, asProvider(name, provider), (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
+    chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {
       if (closed) return;

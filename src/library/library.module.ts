@@ -1,36 +1,15 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
-import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import type { System1Options } from '../decisions/decision-options';
-import { QuestionChainModule } from '../system1/question-chain.module';
-
-/** The config an embedding application gives (or the user's), in place of the CLI's process-wide one. */
-@Global()
-@Module({})
-class LibraryConfigModule {
-  static with(config: LoadedConfig, env: Env): DynamicModule {
-    return {
-      module: LibraryConfigModule,
-      providers: [
-        { provide: system1Config.KEY, useValue: config },
-        { provide: PROCESS_ENV, useValue: env },
-      ],
-      exports: [system1Config.KEY, PROCESS_ENV],
-    };
-  }
-}
+import { System1Module } from '../system1/system1.module';
 
 /**
- * The container behind `createSystem1`: the same providers, registry and calibration as the MCP server,
- * and the question chain, without the MCP transport or the commands.
+ * The container behind `createSystem1`: the decision core over the embedder's (or the user's) config,
+ * without the MCP transport or the commands.
  */
 @Module({})
 export class LibraryModule {
-  static with(config: LoadedConfig, env: Env, options: System1Options): DynamicModule {
-    return {
-      module: LibraryModule,
-      imports: [LibraryConfigModule.with(config, env), QuestionChainModule.with(options)],
-    };
+  static with(config: LoadedConfig, env: Env): DynamicModule {
+    return { module: LibraryModule, imports: [System1Module.forRoot({ config, env })] };
   }
 }

@@ -4,7 +4,7 @@ import { system1Config } from '../config/system1.config';
 import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { System1Provider } from '../decisions/provider.interface';
-import { typedCapabilities } from '../decisions/choice-bridge';
+import { questionCapabilitiesOf } from '../decisions/question-capabilities';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { SchemaService } from './schema/schema.service';
 import { TOOL_NAMES } from './tool-names';
@@ -74,5 +74,5 @@ export class CapabilitiesService {
 /** A provider's facts, with the typed questions the library can ask it (natively or as choices). */
 function withQuestionTypes(provider: System1Provider) {
   const capabilities = provider.capabilities();
-  return { ...capabilities, questions: typedCapabilities(provider, capabilities) };
+  return { ...capabilities, questions: questionCapabilitiesOf(capabilities) };
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
-import { GatewayModule } from '../system1/gateway.module';
+import { CapabilitiesService } from './capabilities.service';
+import { DecideService } from './decide/decide.service';
+import { SchemaService } from './schema/schema.service';
 import { McpServerService } from './mcp-server.service';
 import { CapabilitiesTool } from './tools/capabilities.tool';
 import { DecideTool } from './tools/decide.tool';
@@ -10,8 +12,7 @@ import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 const TOOLS = [DecideTool, HealthTool, CapabilitiesTool];
 
 @Module({
-  imports: [GatewayModule],
-  providers: [...TOOLS, { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS }, McpServerService],
-  exports: [McpServerService],
+  providers: [DecideService, CapabilitiesService, SchemaService, ...TOOLS, { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS }, McpServerService],
+  exports: [McpServerService, DecideService, CapabilitiesService, SchemaService],
 })
 export class McpModule {}

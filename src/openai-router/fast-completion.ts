@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DecideMeta } from '../decisions/question.types';
+import type { DecideMeta } from '../library/library.types';
 import type { Endpoint } from './request-eligibility';
 
 /**

@@ -1,4 +1,4 @@
-import type { DecideRequest, DecideResult } from '../decisions/question.types';
+import type { DecideRequest, DecideResult } from '../library/library.types';
 
 /**
  * The port the router asks the fast engine through: the library API's `decide` (the question chain behind

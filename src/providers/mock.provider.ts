@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anyValue, decimal, integer, text } from '../config/setting-types';
-import {
-  AttemptContext,
-  DecisionBatch,
-  HealthProbeResult,
-  ProviderCapabilities,
-  ProviderDefinition,
-  ProviderError,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../decisions/provider.interface';
+import { ProviderError } from '../decisions/decision-error';
+import type { AttemptContext, HealthProbeResult, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../decisions/provider.interface';
 import { System1Engine } from '../decisions/providers.token';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine } from './choice/choice-engine';
 
 interface MockSettings {
   confidence: number;
@@ -44,12 +37,14 @@ export class MockProviderDefinition implements ProviderDefinition {
   }
 }
 
-class MockProvider implements System1Provider {
+class MockProvider extends ChoiceEngine {
   readonly name = 'mock';
 
-  constructor(private readonly settings: MockSettings) {}
+  constructor(private readonly settings: MockSettings) {
+    super();
+  }
 
-  capabilities(): ProviderCapabilities {
+  protected choiceCapabilities(): ChoiceCapabilities {
     return {
       ...(this.settings.max_options !== undefined && { max_options: this.settings.max_options }),
       batch: false,
@@ -58,14 +53,10 @@ class MockProvider implements System1Provider {
     };
   }
 
-  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
+  protected async pick(ask: ChoiceAsk, _state: unknown, { signal }: AttemptContext): Promise<unknown> {
     if (this.settings.delay_s > 0) await sleep(this.settings.delay_s * 1000, undefined, { signal });
     if (this.settings.fail !== undefined) throw new ProviderError(this.settings.fail);
-    const answers: Record<string, unknown> = {};
-    for (const question of batch.questions) {
-      answers[question.id] = this.settings.response !== undefined ? this.settings.response : this.firstOption(question.options);
-    }
-    return answers;
+    return this.settings.response !== undefined ? this.settings.response : this.firstOption(ask.options);
   }
 
   async health(): Promise<HealthProbeResult> {

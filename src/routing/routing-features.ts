@@ -1,4 +1,4 @@
-import { DecisionQuestion } from '../decisions/provider.interface';
+import type { ChoiceQuestion } from '../decisions/question.types';
 
 /**
  * The four yes/no features the routing hook reads off a prompt. Asking "which model?" directly scored
@@ -14,6 +14,9 @@ export const FEATURES = {
 export type Feature = keyof typeof FEATURES;
 export type FeatureAnswers = Record<Feature, boolean>;
 
-export function featureQuestions(): DecisionQuestion[] {
-  return (Object.keys(FEATURES) as Feature[]).map((id) => ({ id, text: FEATURES[id], options: ['yes', 'no'], yesNo: true }));
+/** Each feature as a choice between yes and no, so its confidence is the probability of the answer given. */
+export function featureQuestions(): Record<Feature, ChoiceQuestion> {
+  return Object.fromEntries(
+    (Object.keys(FEATURES) as Feature[]).map((id) => [id, { type: 'choice', instructions: FEATURES[id], criteria: { yes: null, no: null } }]),
+  ) as unknown as Record<Feature, ChoiceQuestion>;
 }

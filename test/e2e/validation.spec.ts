@@ -98,16 +98,18 @@ describe("a provider's lower max_options", () => {
     expect(capabilities.providers.mock.max_options).toBe(3);
   });
 
-  it('rejects 4 options as invalid_request naming the limit, without calling the provider', async () => {
+  // Changed on purpose (issue "One decision core"): the spec records the provider's refusal as an attempt,
+  // so a fallback can take over; with none left the decision is provider_error, still without a call.
+  it('refuses 4 options as provider_error, the attempt recorded as refused naming the limit, without calling the provider', async () => {
     const reply = await gateway.decide({ question: Q, options: ['a', 'b', 'c', 'd'], request_id: 'too-many' });
     expect(reply.body).toMatchObject({
       status: 'error',
       request_id: 'too-many',
       decision: null,
-      attempts: [],
-      error: { code: 'invalid_request' },
+      attempts: [{ provider: 'mock', outcome: 'error', detail: expect.stringMatching(/^refused: mock takes at most 3 candidates/) }],
+      error: { code: 'provider_error' },
     });
-    expect(reply.body.error.message).toContain('options');
+    expect(reply.body.error.message).toContain('candidates');
     expect(reply.body.error.message).toMatch(/\b3\b/);
     expect(reply.elapsedMs).toBeLessThan(NO_CALL_MS);
   });

@@ -1,9 +1,8 @@
 import { ModuleMetadata } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
-import { System1ConfigModule } from '../../src/config/config.module';
 import { loadConfig } from '../../src/config/config.loader';
-import { PROCESS_ENV, system1Config } from '../../src/config/system1.config';
-import { GatewayModule } from '../../src/system1/gateway.module';
+import { McpModule } from '../../src/mcp/mcp.module';
+import { System1Module } from '../../src/system1/system1.module';
 import { GatewayLogger } from '../../src/logging/gateway.logger';
 
 export interface GatewayAppOptions {
@@ -30,11 +29,7 @@ export async function gatewayApp({ toml, env = {}, imports = [], logs }: Gateway
   });
   if (toml === undefined) config.configFile = null;
   config.errors = config.errors.filter((error) => error.key !== '(file)');
-  const moduleRef = await Test.createTestingModule({ imports: [System1ConfigModule, GatewayModule, ...imports] })
-    .overrideProvider(system1Config.KEY)
-    .useValue(config)
-    .overrideProvider(PROCESS_ENV)
-    .useValue(fullEnv)
+  const moduleRef = await Test.createTestingModule({ imports: [System1Module.forRoot({ config, env: fullEnv }), McpModule, ...imports] })
     // Unit suites assert on results, not log text (the e2e suites read the real server's stderr).
     .setLogger(debugLogger(logs))
     .compile();

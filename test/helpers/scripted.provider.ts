@@ -1,13 +1,14 @@
 import { Injectable, Module } from '@nestjs/common';
 import { text } from '../../src/config/setting-types';
-import {
-  AttemptContext,
-  DecisionBatch,
-  HealthProbeResult,
-  ProviderDefinition,
-  System1Provider,
-} from '../../src/decisions/provider.interface';
+import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../src/decisions/provider.interface';
 import { System1Engine } from '../../src/decisions/providers.token';
+import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-engine';
+
+/** What a scripted engine sees: the choices of one attempt, as a choice-only engine gets them. */
+export interface DecisionBatch {
+  state: ChoiceState;
+  questions: ChoiceAsk[];
+}
 
 export type Script = (batch: DecisionBatch, context: AttemptContext, instance: string) => Promise<Record<string, unknown>>;
 
@@ -30,7 +31,14 @@ export class ScriptedEngine implements ProviderDefinition {
     return {
       name: 'scripted',
       capabilities: () => ({ batch: false, probabilities: true }),
-      decide: (batch, context) => ScriptedEngine.script(batch, context, label),
+      // The script answers the whole batch once; each pick reads its question's answer from it.
+      evaluate: (request, context) => {
+        let answers: Promise<Record<string, unknown>> | undefined;
+        return evaluateByPicks(request, context, (_ask, state) => {
+          answers ??= ScriptedEngine.script({ state, questions: Object.entries(request.questions).map(([id, q]) => asChoice(id, q)) }, context, label);
+          return answers.then((all) => all[_ask.id]);
+        });
+      },
       health: (context) => ScriptedEngine.health(label, context),
     };
   }

@@ -1,4 +1,5 @@
-import type { Answer, DecideRequest, DecideResult, QuestionResult } from '../../src/decisions/question.types';
+import type { Answer } from '../../src/decisions/question.types';
+import type { DecideRequest, DecideResult, QuestionResult } from '../../src/library/library.types';
 import type { FastDecider } from '../../src/openai-router/fast-decider';
 
 export const choice = (value: string, confidence: number): Answer => ({ type: 'choice', value, probabilities: { [value]: confidence }, confidence, calibrated: false });

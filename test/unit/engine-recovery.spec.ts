@@ -1,5 +1,5 @@
 import { TestingModule } from '@nestjs/testing';
-import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { DecideService } from '../../src/mcp/decide/decide.service';
 import { LayaFake } from '../fakes/laya.fake';
 import { gatewayApp } from '../helpers/gateway-app';
 
@@ -20,7 +20,7 @@ describe('an engine that dies mid-run and comes back', () => {
       env: { SYSTEM1_LAYA_API_KEY: SECRET },
       logs,
     });
-    const gateway = app.get(GatewayService);
+    const gateway = app.get(DecideService);
     expect(await gateway.decide(ASK)).toMatchObject({ status: 'decided', provider: 'laya' });
 
     await fake.stop();
@@ -50,7 +50,7 @@ describe('an engine that dies mid-run and comes back', () => {
         env: { SYSTEM1_LAYA_API_KEY: poisoned },
         logs,
       });
-      const reply = await app.get(GatewayService).decide(ASK);
+      const reply = await app.get(DecideService).decide(ASK);
       expect(reply.status).toBe('decided');
       expect(JSON.stringify(reply)).not.toContain('sk-LEAK-7f3a');
       expect(logs.join('')).not.toContain('sk-LEAK-7f3a');

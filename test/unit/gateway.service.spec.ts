@@ -4,26 +4,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CapabilitiesService } from '../../src/mcp/capabilities.service';
-import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { DecideService } from '../../src/mcp/decide/decide.service';
 import { PauseState } from '../../src/decisions/pause-state.service';
-import {
-  DecisionBatch,
-  MalformedResponseError,
-  ProviderDefinition,
-  ProviderError,
-  System1Provider,
-} from '../../src/decisions/provider.interface';
+import { ProviderDefinition, System1Provider } from '../../src/decisions/provider.interface';
+import { MalformedResponseError, ProviderError } from '../../src/decisions/decision-error';
 import { System1Engine } from '../../src/decisions/providers.token';
 import { gatewayApp } from '../helpers/gateway-app';
-import { answer, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
+import { answer, DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
+import { ChoiceAsk, ChoiceEngine } from '../../src/providers/choice/choice-engine';
 
 const REQUEST = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'], request_id: 'r-1' };
 
-describe('GatewayService', () => {
+describe('DecideService', () => {
   let app: TestingModule;
   const start = async (toml: string, env: Record<string, string> = {}) => {
     app = await gatewayApp({ toml, env, imports: [ScriptedEngineModule] });
-    return app.get(GatewayService);
+    return app.get(DecideService);
   };
   afterEach(async () => {
     await app?.close();
@@ -195,12 +191,21 @@ class LastOptionEngine implements ProviderDefinition {
   readonly description = 'picks the last option';
   readonly settings = {};
   create(): System1Provider {
-    return {
-      name: this.name,
-      capabilities: () => ({ batch: false, probabilities: false, max_options: 4 }),
-      decide: async (batch) => answer(batch, { decision: batch.questions[0].options.at(-1), confidence: 0.75, rationale: 'last one' }),
-      health: async () => ({ ok: true, detail: 'always up' }),
-    };
+    return new LastOption();
+  }
+}
+
+/** A team's simple engine extends the shared choice base and only picks. */
+class LastOption extends ChoiceEngine {
+  readonly name = 'last-option';
+  protected choiceCapabilities() {
+    return { batch: false, probabilities: false, max_options: 4 };
+  }
+  protected async pick(ask: ChoiceAsk) {
+    return { decision: ask.options.at(-1), confidence: 0.75, rationale: 'last one' };
+  }
+  async health() {
+    return { ok: true, detail: 'always up' };
   }
 }
 
@@ -211,7 +216,7 @@ describe('a provider added from another module', () => {
   it('joins SYSTEM1_PROVIDERS and answers, without any change to the gateway', async () => {
     const app = await gatewayApp({ toml: '[gateway]\nprovider = "last-option"', imports: [TeamEngineModule] });
     try {
-      const reply = await app.get(GatewayService).decide(REQUEST);
+      const reply = await app.get(DecideService).decide(REQUEST);
       expect(reply).toMatchObject({ status: 'decided', decision: 'block', provider: 'last-option', rationale: 'last one' });
       const capabilities = app.get(CapabilitiesService).capabilities();
       expect(capabilities.available_providers.map((p) => p.name)).toEqual(expect.arrayContaining(['last-option', 'mock', 'laya']));

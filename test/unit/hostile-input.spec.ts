@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
 import { jsonDepthExceeds } from '../../src/common/json-depth';
 import { CONTEXT_MAX_DEPTH } from '../../src/mcp/dto/json-limits.decorator';
-import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { DecideService } from '../../src/mcp/decide/decide.service';
 import { buildSchemas } from '../../src/mcp/schema/schema-export';
 import { ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
 import { gatewayApp } from '../helpers/gateway-app';
@@ -28,10 +28,10 @@ const hostileRequest = fc.oneof(
 
 describe('hostile system1_decide arguments', () => {
   let app: TestingModule;
-  let gateway: GatewayService;
+  let gateway: DecideService;
   beforeAll(async () => {
     app = await gatewayApp({ toml: '[gateway]\nprovider = "mock"' });
-    gateway = app.get(GatewayService);
+    gateway = app.get(DecideService);
   });
   afterAll(() => app.close());
 

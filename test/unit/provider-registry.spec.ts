@@ -1,6 +1,6 @@
 import { TestingModule } from '@nestjs/testing';
 import { ConfigStatus } from '../../src/decisions/config-status.service';
-import { GatewayService } from '../../src/mcp/decide/decide.service';
+import { DecideService } from '../../src/mcp/decide/decide.service';
 import { ProviderRegistry } from '../../src/decisions/provider-registry.service';
 import { gatewayApp, TEST_CONFIG_FILE } from '../helpers/gateway-app';
 
@@ -17,7 +17,7 @@ describe('ProviderRegistry', () => {
       ['sure', 'primary'],
       ['mock', 'fallback'],
     ]);
-    const reply = await app.get(GatewayService).decide({ question: 'Go?' });
+    const reply = await app.get(DecideService).decide({ question: 'Go?' });
     expect(reply).toMatchObject({ provider: 'sure', confidence: 0.99 });
   });
 
@@ -25,7 +25,7 @@ describe('ProviderRegistry', () => {
     await start('[gateway]\nprovider = "slow-mock"\n[providers.slow-mock]\ntype = "mock"\nconfidence = 0.7', {
       SYSTEM1_SLOW_MOCK_CONFIDENCE: '0.65',
     });
-    expect(await app.get(GatewayService).decide({ question: 'Go?' })).toMatchObject({ confidence: 0.65 });
+    expect(await app.get(DecideService).decide({ question: 'Go?' })).toMatchObject({ confidence: 0.65 });
   });
 
   it.each([

@@ -57,7 +57,7 @@ export class CalibrateCommand extends CommandRunner {
     const bar = new SingleBar({ format: 'calibrate [{bar}] {value}/{total} asked', stream: process.stderr, hideCursor: true });
     bar.start(examples.length, 0);
     const report = await this.runner
-      .run({ examples, problems, provider, providerName, data, targetAccuracy: flags.targetAccuracy, onProgress: (done) => bar.update(done) })
+      .run({ examples, problems, providerName, data, targetAccuracy: flags.targetAccuracy, onProgress: (done) => bar.update(done) })
       .finally(() => bar.stop());
 
     const target = flags.ship ? SHIPPED_FITS : flags.write ? this.calibration.userFile : null;

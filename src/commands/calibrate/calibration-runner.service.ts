@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { LoadedConfig } from '../../config/config.loader';
-import { system1Config } from '../../config/system1.config';
-import { askQuestion } from '../../decisions/attempt.runner';
-import { System1Provider } from '../../decisions/provider.interface';
+import { Injectable } from '@nestjs/common';
+import { DecisionService } from '../../decisions/decision.service';
+import type { ChoiceQuestion } from '../../decisions/question.types';
+import { YES_NO_OPTIONS } from '../../common/limits';
+import { S1_CODES } from '../../mcp/decide/gateway-error';
 import { BINNING, GroupReport, reportGroup, reportPooled } from '../../calibration/calibration-report';
 import { fitTemperature, LabelledAnswer } from '../../calibration/fit';
 import { StoredFit } from '../../calibration/fit-store';
@@ -19,7 +19,6 @@ const MIN_WRITE_N = 10;
 export interface RunOptions {
   examples: LabelledExample[];
   problems: LineProblem[];
-  provider: System1Provider;
   providerName: string;
   data: string;
   targetAccuracy: number;
@@ -63,13 +62,13 @@ export interface CalibrationReport {
  */
 @Injectable()
 export class CalibrationRunner {
-  constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
+  constructor(private readonly decisions: DecisionService) {}
 
   async run(options: RunOptions): Promise<CalibrationReport> {
-    const { provider, examples, targetAccuracy } = options;
-    const asked = await this.askAll(provider, examples, options.onProgress);
+    const { providerName, examples, targetAccuracy } = options;
+    const asked = await this.askAll(providerName, examples, options.onProgress);
     const answered = asked.answers;
-    const model = provider.capabilities().model ?? null;
+    const model = this.decisions.resolveCapabilities({ provider: providerName })?.model ?? null;
 
     const byQuestion = groupBy(answered, (a) => a.example.question);
     const questions: QuestionReport[] = [...byQuestion].map(([question, group]) => ({
@@ -99,7 +98,7 @@ export class CalibrationRunner {
       else if (fit.at_bound) held_back.push({ ...label, reason: 'the temperature is at a bound' });
       else fits.push(fit);
     };
-    const base = { provider: provider.name, model, fitted_at, source };
+    const base = { provider: providerName, model, fitted_at, source };
     for (const q of questions) {
       const metrics = { accuracy: q.accuracy, ece_before: q.ece_before, ece_after: q.ece_after, ece_held_out: q.ece_held_out, auroc: q.auroc };
       consider({ ...base, question: q.question, temperature: q.temperature, n: q.n, at_bound: q.at_bound, metrics }, { question: q.question });
@@ -127,37 +126,47 @@ export class CalibrationRunner {
     };
   }
 
-  private async askAll(provider: System1Provider, examples: LabelledExample[], onProgress?: (done: number, total: number) => void) {
+  /** Every example asked of `provider` alone through the pipeline, raw (no calibration, no threshold). */
+  private async askAll(provider: string, examples: LabelledExample[], onProgress?: (done: number, total: number) => void) {
     type Answered = LabelledAnswer & { example: LabelledExample };
     const answers: Answered[] = [];
     const counts = { answered: 0, abstained: 0, failed: 0, not_asked: 0, without_probabilities: 0, stopped_because: null as string | null };
     let consecutiveFailures = 0;
     let next = 0;
     let done = 0;
-    const timeoutMs = this.config.gateway.timeout_s * 1000;
 
     const worker = async () => {
       while (next < examples.length && counts.stopped_because === null) {
         const example = examples[next++];
-        const question = { id: 'decision', text: example.question, options: example.options, yesNo: example.yesNo };
-        const answer = await askQuestion(provider, { state: example.context, questions: [question] }, question, timeoutMs, `calibrate-${example.line}`);
+        const outcome = await this.decisions.decide(
+          {
+            ...(example.context !== undefined && { state: example.context }),
+            questions: { decision: choiceOf(example) },
+            model: { provider },
+            requestId: `calibrate-${example.line}`,
+          },
+          { calibrate: false, retryBadAnswers: true, minConfidence: 0 },
+        );
         onProgress?.(++done, examples.length);
-        if (answer.kind === 'failed') {
-          counts.failed += 1;
-          consecutiveFailures += 1;
-          if (consecutiveFailures >= STOP_AFTER_FAILURES) counts.stopped_because = `${STOP_AFTER_FAILURES} failures in a row, the last: ${answer.failure} (${answer.detail})`;
-          continue;
-        }
-        consecutiveFailures = 0;
-        if (answer.kind === 'abstain') {
+        const answer = outcome.answers.decision;
+        if (answer.status === 'error' && answer.error.code === 'abstained') {
+          consecutiveFailures = 0;
           counts.abstained += 1;
           continue;
         }
-        if (!answer.probabilities) {
+        if (answer.status === 'error') {
+          counts.failed += 1;
+          consecutiveFailures += 1;
+          if (consecutiveFailures >= STOP_AFTER_FAILURES) counts.stopped_because = `${STOP_AFTER_FAILURES} failures in a row, the last: ${S1_CODES[answer.error.code].attempt} (${answer.error.message})`;
+          continue;
+        }
+        consecutiveFailures = 0;
+        if (answer.approximate || answer.answer.type !== 'choice') {
           counts.without_probabilities += 1;
           continue;
         }
-        const raw = example.options.map((option) => answer.probabilities![option] ?? 0);
+        const { probabilities } = answer.answer;
+        const raw = example.options.map((option) => (Object.hasOwn(probabilities, option) ? probabilities[option] : 0));
         const total = raw.reduce((sum, p) => sum + p, 0);
         if (total <= 0) {
           counts.without_probabilities += 1;
@@ -173,6 +182,15 @@ export class CalibrationRunner {
     answers.sort((a, b) => a.example.line - b.example.line);
     return { answers, counts };
   }
+}
+
+/** The example's options as candidates that stand for themselves (yes and no when it has none). */
+function choiceOf(example: LabelledExample): ChoiceQuestion {
+  const criteria: Record<string, null> = {};
+  for (const option of example.yesNo ? YES_NO_OPTIONS : example.options) {
+    Object.defineProperty(criteria, option, { value: null, enumerable: true, writable: true, configurable: true });
+  }
+  return { type: 'choice', instructions: example.question, criteria };
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {

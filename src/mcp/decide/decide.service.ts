@@ -1,177 +1,114 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Calibrated, CalibrationService } from '../../calibration/calibration.service';
-import type { LoadedConfig } from '../../config/config.loader';
-import { system1Config } from '../../config/system1.config';
-import { DecisionBatch, DecisionQuestion } from '../../decisions/provider.interface';
-import { ChainMember, ProviderRegistry } from '../../decisions/provider-registry.service';
-import type { CheckedAnswer } from '../../decisions/answer-check';
-import { askQuestion, AttemptFailure } from '../../decisions/attempt.runner';
-import { ConfigStatus } from '../../decisions/config-status.service';
+import { SCHEMA_VERSION, YES_NO_OPTIONS } from '../../common/limits';
+import { DecisionErrorCode } from '../../decisions/decision-error';
+import type { AttemptRecord, DecisionOutcome } from '../../decisions/decision.types';
+import { DecisionService } from '../../decisions/decision.service';
+import type { ChoiceQuestion } from '../../decisions/question.types';
 import { DecideRequestDto } from '../dto/decide-request.dto';
 import { AttemptDto, DecideResponseDto } from '../dto/decide-response.dto';
-import { SCHEMA_VERSION, YES_NO_OPTIONS } from '../../common/limits';
-import { GatewayErrorCode } from './gateway-error';
-import { PauseState } from '../../decisions/pause-state.service';
+import { GatewayErrorCode, REFUSALS, S1_CODES } from './gateway-error';
 import { checkDecideRequest, requestIdOf } from './request-validation';
 
-const FAILURE_CODES: Record<AttemptFailure, GatewayErrorCode> = {
-  timeout: GatewayErrorCode.ProviderTimeout,
-  error: GatewayErrorCode.ProviderError,
-  malformed: GatewayErrorCode.MalformedResponse,
-};
+/** The one question `system1_decide` asks; its id in the pipeline's answers. */
+const QUESTION_ID = 'decision';
 
-/** The one place that decides outcomes: validation, config, pause, the fallback chain and the threshold. */
+/**
+ * `system1_decide` over the one pipeline: the request DTO becomes one choice question (yes/no when it has
+ * no options), and the pipeline's outcome becomes the S1 envelope. A malformed answer moves on to the next
+ * engine, as the S1 spec says.
+ */
 @Injectable()
-export class GatewayService {
+export class DecideService {
   private readonly logger = new Logger('Gateway');
 
-  constructor(
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
-    private readonly registry: ProviderRegistry,
-    private readonly configStatus: ConfigStatus,
-    private readonly pause: PauseState,
-    private readonly calibration: CalibrationService,
-  ) {}
+  constructor(private readonly decisions: DecisionService) {}
 
   async decide(raw: unknown): Promise<DecideResponseDto> {
     const started = performance.now();
     const requestId = requestIdOf(raw, randomUUID);
-    const reply = new ReplyBuilder(requestId, started);
-
     const check = checkDecideRequest(raw);
     if (!check.ok) {
       this.logger.warn(`[${requestId}] ${check.message}`);
-      return reply.error(GatewayErrorCode.InvalidRequest, check.message);
+      return envelope(requestId, started, [], { status: 'error', error: { code: GatewayErrorCode.InvalidRequest, message: check.message } });
     }
     const request = check.request;
-    const question = toQuestion(request);
     this.logger.debug(`[${requestId}] question: ${JSON.stringify(request.question)}`);
-
-    const configErrors = this.configStatus.errors();
-    if (configErrors.length > 0) {
-      const message = `the configuration is broken: ${configErrors.map((e) => e.message).join('; ')}`;
-      this.logger.error(`[${requestId}] ${message}`);
-      return reply.error(GatewayErrorCode.ConfigError, message);
-    }
-    if (this.pause.isPaused()) {
-      this.logger.log(`[${requestId}] abstained: System-1 is paused`);
-      return reply.abstained({ rationale: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself' });
-    }
-
-    const chain = this.registry.chain();
-    const tooMany = (member: ChainMember) => question.options.length > (member.provider?.capabilities().max_options ?? Infinity);
-    if (chain.every(tooMany)) {
-      const limits = chain.map((m) => `${m.name}: ${m.provider?.capabilities().max_options}`).join(', ');
-      const message = `invalid request: options has ${question.options.length} items, more than any provider accepts (${limits})`;
-      this.logger.warn(`[${requestId}] ${message}`);
-      return reply.error(GatewayErrorCode.InvalidRequest, message);
-    }
-
-    const batch: DecisionBatch = { state: request.context, questions: [question] };
-    const threshold = request.min_confidence ?? this.config.gateway.min_confidence;
-    let lastFailure: AttemptFailure = 'error';
-    for (const member of chain) {
-      const provider = member.provider!; // a null provider is a config error, answered above
-      if (tooMany(member)) {
-        const limit = provider.capabilities().max_options;
-        reply.attempt(member.name, 'error', 0, `refused: ${question.options.length} options, ${member.name} accepts at most ${limit}`);
-        lastFailure = 'error';
-        continue;
-      }
-      const answer = await askQuestion(provider, batch, question, this.config.gateway.timeout_s * 1000, requestId);
-      if (answer.kind === 'failed') {
-        lastFailure = answer.failure;
-        reply.attempt(member.name, answer.failure, answer.latencyMs, answer.detail);
-        this.logger.warn(`[${requestId}] ${member.name} ${answer.failure}: ${answer.detail}`);
-        continue;
-      }
-      if (answer.kind === 'abstain') {
-        reply.attempt(member.name, 'abstained', answer.latencyMs, answer.rationale);
-        this.logger.log(`[${requestId}] ${member.name} abstained`);
-        return reply.abstained({ provider: member.name, rationale: answer.rationale });
-      }
-      reply.attempt(member.name, 'ok', answer.latencyMs, null);
-      const scaled = this.calibration.apply(provider.name, provider.capabilities().model, question, answer);
-      if (scaled.confidence < threshold) {
-        this.logger.log(`[${requestId}] abstained: ${member.name} confidence ${scaled.confidence} < ${threshold}`);
-        return reply.abstained({
-          provider: member.name,
-          confidence: scaled.confidence,
-          probabilities: scaled.probabilities,
-          calibrated: scaled.calibrated,
-          rationale: `confidence ${scaled.confidence} is below the threshold ${threshold}${answer.rationale ? `; ${answer.rationale}` : ''}`,
-        });
-      }
-      this.logger.log(`[${requestId}] decided by ${member.name} with confidence ${scaled.confidence}${scaled.calibrated ? ' (calibrated)' : ''}`);
-      return reply.decided(member.name, { ...answer, ...scaled });
-    }
-    const message = `every provider failed: ${reply.failures()}`;
-    this.logger.error(`[${requestId}] ${message}`);
-    return reply.error(FAILURE_CODES[lastFailure], message);
+    const outcome = await this.decisions.decide(
+      {
+        ...(request.context !== undefined && { state: request.context }),
+        questions: { [QUESTION_ID]: choiceOf(request) },
+        ...(request.min_confidence !== undefined && { minConfidence: request.min_confidence }),
+        requestId,
+      },
+      { retryBadAnswers: true },
+    );
+    const reply = s1Reply(outcome, started);
+    this.logger.log(`[${requestId}] ${reply.status}${reply.provider ? ` by ${reply.provider}` : ''}${reply.confidence !== null ? ` with confidence ${reply.confidence}` : ''}${reply.calibrated ? ' (calibrated)' : ''}`);
+    return reply;
   }
 }
 
-function toQuestion(request: DecideRequestDto): DecisionQuestion {
-  const yesNo = request.options === undefined;
-  return { id: 'decision', text: request.question, options: yesNo ? [...YES_NO_OPTIONS] : request.options!, yesNo };
+/** The options as candidates that stand for themselves; no options means yes or no. */
+function choiceOf(request: DecideRequestDto): ChoiceQuestion {
+  const options = request.options ?? YES_NO_OPTIONS;
+  const criteria: Record<string, null> = {};
+  // defineProperty: an option may be named like an Object.prototype member ("__proto__", "constructor").
+  for (const option of options) Object.defineProperty(criteria, option, { value: null, enumerable: true, writable: true, configurable: true });
+  return { type: 'choice', instructions: request.question, criteria };
 }
 
-/** Builds the response envelope; every path fills the same fields the same way. */
-class ReplyBuilder {
-  private readonly attempts: AttemptDto[] = [];
-
-  constructor(
-    private readonly requestId: string,
-    private readonly started: number,
-  ) {}
-
-  attempt(provider: string, outcome: AttemptDto['outcome'], latencyMs: number, detail: string | null): void {
-    this.attempts.push({ provider, outcome, latency_ms: Math.round(latencyMs), detail });
+/** The pipeline's outcome of the one question as the S1 envelope. */
+function s1Reply(outcome: DecisionOutcome, started: number): DecideResponseDto {
+  const answer = outcome.answers[QUESTION_ID];
+  const abstention = answer.status === 'error' && answer.error.code === DecisionErrorCode.Abstained ? answer.error.message : undefined;
+  const attempts = outcome.attempts.map((attempt) =>
+    abstention !== undefined && attempt.outcome === 'answered' ? { ...s1Attempt(attempt), outcome: 'abstained' as const, detail: abstention } : s1Attempt(attempt),
+  );
+  const build = (fields: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>) => envelope(outcome.requestId, started, attempts, fields);
+  const provider = outcome.executed?.provider ?? null;
+  if (answer.status === 'error') {
+    const { code, message } = answer.error;
+    if (code === DecisionErrorCode.Paused) return build({ status: 'abstained', rationale: message });
+    if (code === DecisionErrorCode.Abstained) return build({ status: 'abstained', provider, rationale: message });
+    if (code === DecisionErrorCode.ConfigError) return build({ status: 'error', error: { code: GatewayErrorCode.ConfigError, message } });
+    const failures = attempts.map((a) => `${a.provider} ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`).join('; ');
+    return build({ status: 'error', error: { code: S1_CODES[code].error, message: failures ? `every provider failed: ${failures}` : message } });
   }
-
-  failures(): string {
-    return this.attempts.map((a) => `${a.provider} ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`).join('; ');
+  if (answer.answer.type !== 'choice') throw new Error('system1_decide asks a choice question');
+  const { value, confidence, probabilities, calibrated } = answer.answer;
+  const shown = answer.approximate ? null : probabilities;
+  if (answer.belowThreshold) {
+    const reason = `confidence ${confidence} is below the threshold ${outcome.threshold}`;
+    return build({ status: 'abstained', provider, confidence, probabilities: shown, calibrated, rationale: answer.rationale ? `${reason}; ${answer.rationale}` : reason });
   }
+  return build({ status: 'decided', decision: value, confidence, probabilities: shown, calibrated, rationale: answer.rationale ?? null, provider });
+}
 
-  decided(provider: string, answer: Extract<CheckedAnswer, { kind: 'decision' }> & Calibrated): DecideResponseDto {
-    return this.build({
-      status: 'decided',
-      decision: answer.decision,
-      confidence: answer.confidence,
-      probabilities: answer.probabilities,
-      calibrated: answer.calibrated,
-      rationale: answer.rationale,
-      provider,
-    });
-  }
+function s1Attempt(attempt: AttemptRecord): AttemptDto {
+  const latency_ms = Math.round(attempt.latencyMs);
+  if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null };
+  const { code, message } = attempt.error!;
+  const detail = REFUSALS.has(code) ? `refused: ${message}` : message;
+  return { provider: attempt.provider, outcome: S1_CODES[code].attempt, latency_ms, detail };
+}
 
-  abstained(
-    fields: Partial<Pick<DecideResponseDto, 'provider' | 'confidence' | 'probabilities' | 'calibrated' | 'rationale'>>,
-  ): DecideResponseDto {
-    return this.build({ status: 'abstained', ...fields });
-  }
-
-  error(code: GatewayErrorCode, message: string): DecideResponseDto {
-    return this.build({ status: 'error', error: { code, message } });
-  }
-
-  private build({ status, ...fields }: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>): DecideResponseDto {
-    return {
-      schema_version: SCHEMA_VERSION,
-      request_id: this.requestId,
-      status,
-      decision: null,
-      confidence: null,
-      rationale: null,
-      provider: null,
-      probabilities: null,
-      calibrated: false,
-      latency_ms: Math.round(performance.now() - this.started),
-      attempts: this.attempts,
-      error: null,
-      ...fields,
-    };
-  }
+/** Every path fills the same fields the same way. */
+function envelope(requestId: string, started: number, attempts: AttemptDto[], { status, ...fields }: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>): DecideResponseDto {
+  return {
+    schema_version: SCHEMA_VERSION,
+    request_id: requestId,
+    status,
+    decision: null,
+    confidence: null,
+    rationale: null,
+    provider: null,
+    probabilities: null,
+    calibrated: false,
+    latency_ms: Math.round(performance.now() - started),
+    attempts,
+    error: null,
+    ...fields,
+  };
 }

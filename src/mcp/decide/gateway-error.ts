@@ -1,4 +1,7 @@
-/** The error codes of the tools contract, surfaced as data in the response's `error`. */
+import { DecisionErrorCode } from '../../decisions/decision-error';
+import type { AttemptOutcome } from '../dto/decide-response.dto';
+
+/** The error codes of the S1 tools contract, surfaced as data in the response's `error`. */
 export enum GatewayErrorCode {
   InvalidRequest = 'invalid_request',
   ConfigError = 'config_error',
@@ -8,3 +11,22 @@ export enum GatewayErrorCode {
 }
 
 export const ERROR_CODES = Object.values(GatewayErrorCode);
+
+/** The pipeline's words in the S1 contract: the error a decision ends with, and how each attempt went. */
+export const S1_CODES: Readonly<Record<DecisionErrorCode, { error: GatewayErrorCode; attempt: AttemptOutcome }>> = {
+  [DecisionErrorCode.InvalidRequest]: { error: GatewayErrorCode.InvalidRequest, attempt: 'error' },
+  [DecisionErrorCode.ConfigError]: { error: GatewayErrorCode.ConfigError, attempt: 'error' },
+  [DecisionErrorCode.Paused]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.Unavailable]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.Unsupported]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.LimitExceeded]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.Timeout]: { error: GatewayErrorCode.ProviderTimeout, attempt: 'timeout' },
+  [DecisionErrorCode.Cancelled]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.ProviderError]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+  [DecisionErrorCode.InvalidResponse]: { error: GatewayErrorCode.MalformedResponse, attempt: 'malformed' },
+  [DecisionErrorCode.Abstained]: { error: GatewayErrorCode.ProviderError, attempt: 'abstained' },
+  [DecisionErrorCode.CoolingDown]: { error: GatewayErrorCode.ProviderError, attempt: 'error' },
+};
+
+/** Refused before anything was sent: the S1 attempt's detail says so. */
+export const REFUSALS: ReadonlySet<DecisionErrorCode> = new Set([DecisionErrorCode.Unsupported, DecisionErrorCode.LimitExceeded]);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GatewayService } from '../decide/decide.service';
+import { DecideService } from '../decide/decide.service';
 import { SchemaService } from '../schema/schema.service';
 import { McpTool } from './mcp-tool';
 
@@ -12,7 +12,7 @@ export class DecideTool implements McpTool {
     '"abstained" when unsure: then reason it through yourself. Not for writing, maths or multi-step reasoning.';
 
   constructor(
-    private readonly gateway: GatewayService,
+    private readonly gateway: DecideService,
     private readonly schemas: SchemaService,
   ) {}
 

@@ -1,5 +1,5 @@
-import { EngineStatusError } from '../http/engine-http.errors';
-import { ProviderError } from '../../decisions/provider.interface';
+import { EngineStatusError } from '../../decisions/decision-error';
+import { ProviderError } from '../../decisions/decision-error';
 
 /** The only place the key is read from (never the config file, never SYSTEM1_ANTHROPIC_API_KEY). */
 export const API_KEY_VARIABLE = 'ANTHROPIC_API_KEY';

@@ -4,17 +4,9 @@ import { integer, text } from '../../config/setting-types';
 import { endpointUrl } from '../http/endpoint';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { configuredEndpoint, httpEngineSettings, secretFromEnv } from '../http/http-settings';
-import {
-  AttemptContext,
-  DecisionBatch,
-  HealthProbeResult,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderError,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import { ProviderError } from '../../decisions/decision-error';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
 import { answerFromMessage } from './anthropic.reply';
@@ -76,7 +68,7 @@ export class AnthropicProviderDefinition implements ProviderDefinition {
   }
 }
 
-class AnthropicProvider implements System1Provider {
+class AnthropicProvider extends ChoiceEngine {
   readonly name = 'anthropic';
 
   constructor(
@@ -84,9 +76,11 @@ class AnthropicProvider implements System1Provider {
     private readonly endpoint: URL,
     private readonly settings: AnthropicSettings,
     private readonly env: Readonly<Record<string, string | undefined>>,
-  ) {}
+  ) {
+    super();
+  }
 
-  capabilities(): ProviderCapabilities {
+  protected choiceCapabilities(): ChoiceCapabilities {
     return {
       max_options: MAX_OPTIONS,
       batch: false,
@@ -97,15 +91,9 @@ class AnthropicProvider implements System1Provider {
     };
   }
 
-  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
-    const apiKey = this.apiKey();
-    const answers = await Promise.all(
-      batch.questions.map(async (question) => {
-        const { body } = await this.call(apiKey, signal, 'POST', '/v1/messages', messagesRequest(question, batch.state, this.settings));
-        return [question.id, answerFromMessage(body, question, { model: this.settings.model, maxTokens: this.settings.max_tokens })] as const;
-      }),
-    );
-    return Object.fromEntries(answers);
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
+    const { body } = await this.call(this.apiKey(), signal, 'POST', '/v1/messages', messagesRequest(question, state, this.settings));
+    return answerFromMessage(body, question, { model: this.settings.model, maxTokens: this.settings.max_tokens });
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {

@@ -1,6 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
-import { DecisionQuestion, MalformedResponseError, ProviderAnswer } from '../../decisions/provider.interface';
+import { MalformedResponseError } from '../../decisions/decision-error';
+import type { ChoiceAsk, Pick } from '../choice/choice-engine';
 import { CHOOSE_TOOL, RANKING_MAX } from './anthropic.request';
 
 export interface ReplyContext {
@@ -15,7 +16,7 @@ export interface ReplyContext {
  * contract (no call, a name outside the options, a confidence outside [0, 1], a call cut off at
  * `max_tokens`) is malformed.
  */
-export function answerFromMessage(body: unknown, question: DecisionQuestion, { model, maxTokens }: ReplyContext): ProviderAnswer {
+export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, maxTokens }: ReplyContext): Pick {
   if (!isRecord(body) || !Array.isArray(body.content)) {
     throw new MalformedResponseError('the reply is not a Messages API message (no content blocks)');
   }
@@ -44,7 +45,7 @@ export function answerFromMessage(body: unknown, question: DecisionQuestion, { m
 }
 
 /** What breaks the `choose` tool's schema, or undefined when the input keeps it. */
-function choiceProblem(input: Record<string, unknown>, question: DecisionQuestion): string | undefined {
+function choiceProblem(input: Record<string, unknown>, question: ChoiceAsk): string | undefined {
   const { ranking, confidence } = input;
   if (!Array.isArray(ranking) || ranking.length === 0) return `the \`${CHOOSE_TOOL}\` call has no ranking (got ${shown(ranking)})`;
   if (ranking.length > RANKING_MAX) return `the \`${CHOOSE_TOOL}\` call ranks ${ranking.length} names, more than ${RANKING_MAX}`;

@@ -1,4 +1,4 @@
-import { DecisionQuestion } from '../../decisions/provider.interface';
+import type { ChoiceAsk } from '../choice/choice-engine';
 
 /** The API version every call pins (wire-contracts 3.1); a newer one may change the reply's shape. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -24,7 +24,7 @@ export interface MessagesRequestSettings {
  * cached system block, and one forced tool call whose enum holds the exact option names, so the model can
  * only answer with an option. No `thinking`: the API refuses it together with a forced tool.
  */
-export function messagesRequest(question: DecisionQuestion, state: Record<string, unknown> | undefined, settings: MessagesRequestSettings) {
+export function messagesRequest(question: ChoiceAsk, state: Record<string, unknown> | undefined, settings: MessagesRequestSettings) {
   return {
     model: settings.model,
     max_tokens: settings.max_tokens,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AxiosRequestConfig, AxiosStatic } from 'axios';
 import { GATEWAY_VERSION } from '../../common/version';
 import { isRecord } from '../../common/is-record';
-import { EngineBodyError, EngineStatusError, EngineTransportError } from './engine-http.errors';
+import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/decision-error';
 import { isLoopbackHost } from './endpoint';
 import { proxyTunnelFor } from './proxy-tunnel';
 

@@ -1,12 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
-import {
-  DecisionBatch,
-  DecisionQuestion,
-  MalformedResponseError,
-  ProviderAnswer,
-  ProviderError,
-} from '../../decisions/provider.interface';
+import { MalformedResponseError } from '../../decisions/decision-error';
+import type { ChoiceAsk, Pick, ChoiceState } from '../choice/choice-engine';
 
 /**
  * The letter technique shared by the chat-model adapters (`ollama`, `openai`): a chat model sees the options
@@ -40,7 +35,7 @@ export interface ChatMessage {
 const letterOf = (index: number) => String.fromCharCode(65 + index);
 
 /** The chat for one question: the question, the state as JSON when there is one, the lettered options. */
-export function letterMessages(question: DecisionQuestion, state: DecisionBatch['state']): ChatMessage[] {
+export function letterMessages(question: ChoiceAsk, state: ChoiceState): ChatMessage[] {
   const lines = [question.text];
   if (state !== undefined) lines.push(`Context: ${JSON.stringify(state)}`);
   // An option spanning lines would read as several options, so each is kept on its own line.
@@ -50,25 +45,6 @@ export function letterMessages(question: DecisionQuestion, state: DecisionBatch[
     { role: 'system', content: LETTER_SYSTEM_PROMPT },
     { role: 'user', content: lines.join('\n') },
   ];
-}
-
-/**
- * Asks every question of the batch in parallel, one engine call each, all under the attempt's signal (the
- * caller passes it to `ask`). More than 26 options cannot be lettered: a provider error, so a fallback can answer.
- */
-export async function askEachQuestion(
-  batch: DecisionBatch,
-  ask: (question: DecisionQuestion) => Promise<ProviderAnswer>,
-): Promise<Record<string, ProviderAnswer>> {
-  for (const question of batch.questions) {
-    if (question.options.length > MAX_LETTER_OPTIONS) {
-      throw new ProviderError(
-        `${question.options.length} options: the letter technique offers at most ${MAX_LETTER_OPTIONS} (A to Z)`,
-      );
-    }
-  }
-  const answers = await Promise.all(batch.questions.map(ask));
-  return Object.fromEntries(batch.questions.map((question, index) => [question.id, answers[index]]));
 }
 
 export interface LetterReading {
@@ -89,7 +65,7 @@ interface TokenLogprob {
  * Turns the logprobs of the generated tokens (Ollama's top-level `logprobs`, OpenAI's
  * `choices[0].logprobs.content`: one `{token, logprob, top_logprobs}` per token) into an answer.
  */
-export function letterAnswer(question: DecisionQuestion, generated: unknown, reading: LetterReading): ProviderAnswer {
+export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: LetterReading): Pick {
   const first = Array.isArray(generated) ? generated[0] : undefined;
   if (first === undefined || first === null) {
     throw new MalformedResponseError(`the server returned no logprobs: ${reading.noLogprobsHint}`);

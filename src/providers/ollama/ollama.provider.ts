@@ -1,22 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
-import { EngineStatusError } from '../http/engine-http.errors';
+import { EngineStatusError } from '../../decisions/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint } from '../http/http-settings';
 import { letterCapabilities, letterChatSettings, requiredModel } from '../letters/letter-chat-settings';
-import { askEachQuestion, letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
-import {
-  AttemptContext,
-  DecisionBatch,
-  DecisionQuestion,
-  HealthProbeResult,
-  MalformedResponseError,
-  ProviderAnswer,
-  ProviderCapabilities,
-  ProviderDefinition,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
+import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
+import { MalformedResponseError } from '../../decisions/decision-error';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 import { hasLogprobs, OLLAMA_MIN_VERSION, withTag } from './ollama-version';
 
@@ -62,7 +54,7 @@ export class OllamaProviderDefinition implements ProviderDefinition {
   }
 }
 
-class OllamaProvider implements System1Provider {
+class OllamaProvider extends ChoiceEngine {
   readonly name = 'ollama';
 
   constructor(
@@ -70,14 +62,12 @@ class OllamaProvider implements System1Provider {
     private readonly endpoint: URL,
     private readonly model: string,
     private readonly allowRemote: boolean,
-  ) {}
-
-  capabilities(): ProviderCapabilities {
-    return letterCapabilities(this.model, { min_version: OLLAMA_MIN_VERSION });
+  ) {
+    super();
   }
 
-  decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
-    return askEachQuestion(batch, (question) => this.ask(question, batch.state, signal));
+  protected choiceCapabilities(): ChoiceCapabilities {
+    return letterCapabilities(this.model, { min_version: OLLAMA_MIN_VERSION });
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
@@ -109,7 +99,7 @@ class OllamaProvider implements System1Provider {
     return { ok: true, detail: `Ollama ${versionNote} at ${this.endpoint.host}, model "${this.model}" installed` };
   }
 
-  private async ask(question: DecisionQuestion, state: DecisionBatch['state'], signal: AbortSignal): Promise<ProviderAnswer> {
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
     const request = {
       model: this.model,
       messages: letterMessages(question, state),

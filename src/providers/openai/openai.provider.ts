@@ -2,24 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { flag } from '../../config/setting-types';
 import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
-import { EngineStatusError } from '../http/engine-http.errors';
+import { EngineStatusError } from '../../decisions/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint, secretFromEnv } from '../http/http-settings';
 import { letterCapabilities, letterChatSettings, requiredModel } from '../letters/letter-chat-settings';
-import { askEachQuestion, letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
-import {
-  AttemptContext,
-  DecisionBatch,
-  DecisionQuestion,
-  HealthProbeResult,
-  MalformedResponseError,
-  ProviderAnswer,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
+import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import { MalformedResponseError } from '../../decisions/decision-error';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
@@ -88,7 +78,7 @@ interface OpenAiOptions {
   env: ProviderCreateContext['env'];
 }
 
-class OpenAiProvider implements System1Provider {
+class OpenAiProvider extends ChoiceEngine {
   readonly name = 'openai';
 
   constructor(
@@ -96,14 +86,12 @@ class OpenAiProvider implements System1Provider {
     private readonly endpoint: URL,
     private readonly model: string,
     private readonly options: OpenAiOptions,
-  ) {}
-
-  capabilities(): ProviderCapabilities {
-    return letterCapabilities(this.model, { disable_thinking: this.options.disableThinking });
+  ) {
+    super();
   }
 
-  decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
-    return askEachQuestion(batch, (question) => this.ask(question, batch.state, signal));
+  protected choiceCapabilities(): ChoiceCapabilities {
+    return letterCapabilities(this.model, { disable_thinking: this.options.disableThinking });
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
@@ -125,7 +113,7 @@ class OpenAiProvider implements System1Provider {
     return { ok: true, detail: `${where} is up, but model "${this.model}" is not listed (serves: ${listed || 'none'})` };
   }
 
-  private async ask(question: DecisionQuestion, state: DecisionBatch['state'], signal: AbortSignal): Promise<ProviderAnswer> {
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
     const request = {
       model: this.model,
       messages: letterMessages(question, state),

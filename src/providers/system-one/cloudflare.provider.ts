@@ -3,23 +3,11 @@ import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
 import { EngineHttpClient, safeEngineText } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
-import {
-  AttemptContext,
-  DecisionBatch,
-  HealthProbeResult,
-  ProviderAnswer,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderError,
-  ProviderSettingError,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { AttemptContext, HealthProbeResult, ProviderCapabilities, ProviderCreateContext, ProviderDefinition, ProviderSettingError, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import { ProviderError } from '../../decisions/decision-error';
 import { System1Engine } from '../../decisions/providers.token';
 import { QuestionCapabilities } from '../../decisions/question-capabilities';
 import { hostedConnection, SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
-import { SystemOneReply } from './systemone-protocol';
 
 /** The Clef models Workers AI serves, by the short name the request body carries. */
 export const CLOUDFLARE_MODELS = ['clef', 'clef-flash'] as const;
@@ -76,7 +64,6 @@ export class CloudflareProviderDefinition implements ProviderDefinition {
 
 class CloudflareProvider extends SystemOneAdapter {
   readonly name = 'cloudflare';
-  protected readonly criteria = 'self-described';
 
   constructor(
     connection: SystemOneConnection,
@@ -111,19 +98,12 @@ class CloudflareProvider extends SystemOneAdapter {
     if (!this.apiKey()) throw new ProviderError(this.missingKey());
   }
 
-  protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {
-    if (batch.questions.length > CLOUDFLARE_MAX_QUESTIONS) {
-      throw new ProviderError(`Workers AI takes at most ${CLOUDFLARE_MAX_QUESTIONS} questions per request, and this batch has ${batch.questions.length}`);
-    }
-    return new Map();
-  }
-
   protected override keyAdvice(): string {
     return `Cloudflare refused the API token: check ${KEY_VARIABLE} (a Workers AI token for account_id)`;
   }
 
-  protected attribution(reply: SystemOneReply): string {
-    return `cloudflare ${reply.model ?? this.model}`;
+  protected attribution(body: Record<string, unknown>, model: string | undefined): string {
+    return `cloudflare ${model ?? this.model}`;
   }
 
   /**

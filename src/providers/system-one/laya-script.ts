@@ -1,4 +1,5 @@
-import { DecisionBatch, DecisionQuestion } from '../../decisions/provider.interface';
+import type { Question } from '../../decisions/question.types';
+import { asChoice } from '../choice/choice-engine';
 
 /**
  * Above this share of non-Latin letters, Laya's English-only checkpoints are confidently wrong (model card,
@@ -23,9 +24,11 @@ export function nonLatinShare(texts: readonly string[]): number {
   return letters === 0 ? 0 : (letters - latin) / letters;
 }
 
-/** The text Laya reads for one question: its wording, its options and the string values of the state. */
-export function textsOfQuestion(question: DecisionQuestion, state: DecisionBatch['state']): string[] {
-  return [question.text, ...question.options, ...stringValues(state)];
+/** The text Laya reads for one question: its wording, its candidates and the string values of the state. */
+export function textsOfQuestion(id: string, question: Question, state: unknown): string[] {
+  if (question.type === 'box') return [...stringValues(question.instructions), ...stringValues(state)];
+  const { text, options } = asChoice(id, question);
+  return [text, ...options, ...stringValues(state)];
 }
 
 function stringValues(value: unknown, budget = { chars: MAX_SCANNED_CHARS }, depth = 0): string[] {

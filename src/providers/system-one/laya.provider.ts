@@ -3,26 +3,13 @@ import { isRecord } from '../../common/is-record';
 import { shown, text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { configuredEndpoint, httpEngineSettings } from '../http/http-settings';
-import {
-  AttemptContext,
-  DecisionBatch,
-  HealthProbeResult,
-  MalformedResponseError,
-  ProviderAnswer,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderError,
-  ProviderSettingError,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { AttemptContext, EvaluateRequest, HealthProbeResult, ProviderCapabilities, ProviderCreateContext, ProviderDefinition, ProviderSettingError, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import { DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/decision-error';
 import { System1Engine } from '../../decisions/providers.token';
 import { NON_LATIN_LIMIT, nonLatinShare, textsOfQuestion } from './laya-script';
 import { SystemOneAdapter, SystemOneConnection } from './systemone.adapter';
 import { isProbability } from '../../decisions/distribution';
 import { QuestionCapabilities } from '../../decisions/question-capabilities';
-import { SystemOneChoice, SystemOneReply } from './systemone-protocol';
 
 /** The names that pin a Laya checkpoint, and the checkpoint each one means. Any other name auto-routes. */
 const CHECKPOINTS: Readonly<Record<string, string>> = {
@@ -118,7 +105,6 @@ export class LayaProviderDefinition implements ProviderDefinition {
 
 class LayaProvider extends SystemOneAdapter {
   readonly name = 'laya';
-  protected readonly criteria = 'labels';
   /** The pinned checkpoint's short name; null when Laya routes. */
   private readonly checkpoint: string | null;
 
@@ -134,43 +120,40 @@ class LayaProvider extends SystemOneAdapter {
   /** Laya's `noul` follows its labels rather than the input, so yes/no goes as a two-candidate choice. */
   protected override readonly noulAsChoice = true;
 
+  /** laya-serve takes a choice's candidates as a list of labels, and keys its probabilities by them. */
+  protected override readonly bareLabelsAsList = true;
+
   /** laya-serve's limits (413 above them), with the 20-candidate limit of its decision head. */
   protected override questionCapabilities(): QuestionCapabilities {
     return { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: LAYA_MAX_OPTIONS, max_total_options: 512, max_levels: 32 };
   }
 
-  protected override answerWithoutAsking(batch: DecisionBatch): Map<string, ProviderAnswer> {
-    const tooMany = batch.questions.find((question) => question.options.length > LAYA_MAX_OPTIONS);
-    if (tooMany) {
-      throw new ProviderError(
-        `laya accepts at most ${LAYA_MAX_OPTIONS} options per question and question ${shown(tooMany.id)} has ${tooMany.options.length}: more exhaust Laya's decision head (split the choice coarse-to-fine, or let a fallback answer)`,
-      );
-    }
-    const abstentions = new Map<string, ProviderAnswer>();
-    if (this.checkpoint === null || this.checkpoint === 'multilingual') return abstentions;
-    for (const question of batch.questions) {
-      const share = nonLatinShare(textsOfQuestion(question, batch.state));
+  /** English-only checkpoints are confidently wrong on mostly non-Latin text: such questions are declined. */
+  protected override declineWithoutAsking(request: EvaluateRequest): Record<string, DecisionError> {
+    const declined: Record<string, DecisionError> = {};
+    if (this.checkpoint === null || this.checkpoint === 'multilingual') return declined;
+    for (const [id, question] of Object.entries(request.questions)) {
+      const share = nonLatinShare(textsOfQuestion(id, question, request.state));
       if (share > NON_LATIN_LIMIT) {
-        abstentions.set(question.id, {
-          abstain: true,
-          rationale: `laya ${this.checkpoint}: ${Math.round(share * 100)}% of the letters in the question, options and context are not Latin, and this checkpoint is English-only (confidently wrong on such text); set model = "multilingual" in [providers.laya] for it`,
-        });
+        declined[id] = {
+          code: DecisionErrorCode.Abstained,
+          message: `laya ${this.checkpoint}: ${Math.round(share * 100)}% of the letters in the question, options and context are not Latin, and this checkpoint is English-only (confidently wrong on such text); set model = "multilingual" in [providers.laya] for it`,
+        };
       }
     }
-    return abstentions;
+    return declined;
   }
 
-  protected override confidenceOf(answer: SystemOneChoice): number {
-    const stated = answer.raw.answer_confidence;
-    if (stated === undefined) return super.confidenceOf(answer); // LAYA_JEV_STRICT drops it
-    if (!isProbability(stated)) {
-      throw new MalformedResponseError(`laya answer to question ${shown(answer.id)}: answer_confidence is ${shown(stated)}, not a number in [0, 1]`);
+  /** `answer_confidence` is the probability of the answer given (absent under LAYA_JEV_STRICT). */
+  protected override checkAnswerFields(id: string, answer: Record<string, unknown>): void {
+    const stated = answer.answer_confidence;
+    if (stated !== undefined && !isProbability(stated)) {
+      throw new MalformedResponseError(`laya answer to question ${shown(id)}: answer_confidence is ${shown(stated)}, not a number in [0, 1]`);
     }
-    return stated;
   }
 
-  protected attribution(reply: SystemOneReply): string {
-    const routing = reply.body.routing;
+  protected attribution(body: Record<string, unknown>): string {
+    const routing = body.routing;
     if (routing === undefined) {
       return `laya ${this.checkpoint ?? 'auto-routed'} (checkpoint not verified: the reply has no routing block, as under LAYA_JEV_STRICT)`;
     }

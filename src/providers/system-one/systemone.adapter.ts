@@ -1,31 +1,11 @@
 import { configuredEndpoint } from '../http/http-settings';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { endpointUrl } from '../http/endpoint';
-import { EngineStatusError } from '../http/engine-http.errors';
+import { DecisionError, EngineStatusError } from '../../decisions/decision-error';
 import { secretFromEnv } from '../http/http-settings';
-import {
-  AttemptContext,
-  DecisionBatch,
-  EvaluateReply,
-  EvaluateRequest,
-  HealthProbeResult,
-  ProviderAnswer,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  System1Provider,
-} from '../../decisions/provider.interface';
-import {
-  CriteriaStyle,
-  noulFromChoice,
-  probabilitiesBestFirst,
-  readSystemOneEnvelope,
-  readSystemOneReply,
-  SystemOneChoice,
-  SystemOneReply,
-  systemOneRequest,
-  SYSTEMONE_PATH,
-  typedSystemOneRequest,
-} from './systemone-protocol';
+import { AttemptContext, EvaluateReply, EvaluateRequest, HealthProbeResult, ProviderCapabilities, ProviderCreateContext, System1Provider } from '../../decisions/provider.interface';
+import { noulFromChoice, probabilitiesBestFirst, readSystemOneEnvelope, SYSTEMONE_PATH, typedSystemOneRequest } from './systemone-protocol';
+import { isRecord } from '../../common/is-record';
 import { QuestionCapabilities } from '../../decisions/question-capabilities';
 
 /** Where an engine listens and how to reach it. */
@@ -64,16 +44,13 @@ export function hostedConnection(
 }
 
 /**
- * The shared shape of a System One adapter: every question of a batch goes in ONE `POST /v1/systemone`
- * (or the engine's own {@link decisionPath}), the reply is strictly checked ({@link readSystemOneReply}),
- * and each answer becomes a decision with the engine's per-option probabilities and a rationale listing
- * them best first. Engines differ only in the hooks below (where they take decisions, what envelope they
- * wrap the reply in, which options they refuse up front, how they fail, which field is the answer's
- * probability, who they say answered) and in their health check.
+ * The shared shape of a System One adapter: every question of a request goes in ONE `POST /v1/systemone`
+ * (or the engine's own {@link decisionPath}) and each answer comes back with a rationale naming who
+ * answered and listing the probabilities best first. Engines differ only in the hooks below and in their
+ * health check.
  */
 export abstract class SystemOneAdapter implements System1Provider {
   abstract readonly name: string;
-  protected abstract readonly criteria: CriteriaStyle;
 
   /** `model` is sent with every request unless it is empty or unset. */
   constructor(
@@ -96,6 +73,9 @@ export abstract class SystemOneAdapter implements System1Provider {
 
   /** Engines whose `noul` does not follow the input get yes/no questions as a choice between yes and no. */
   protected readonly noulAsChoice: boolean = false;
+
+  /** Engines that read bare candidates best as a list of labels (Laya) get them so. */
+  protected readonly bareLabelsAsList: boolean = false;
 
   /** Extra request headers for a typed request (an experimental feature's opt-in header). */
   protected typedHeaders(_request: EvaluateRequest): Record<string, string> {
@@ -120,11 +100,11 @@ export abstract class SystemOneAdapter implements System1Provider {
   }
 
   /**
-   * Answers some questions without asking the engine (an abstention it is known to get wrong), or throws
-   * for a batch it cannot take. The questions not answered here are sent.
+   * Questions declined without asking the engine (an abstention it is known to get wrong), keyed by id;
+   * the others are sent.
    */
-  protected answerWithoutAsking(_batch: DecisionBatch): Map<string, ProviderAnswer> {
-    return new Map();
+  protected declineWithoutAsking(_request: EvaluateRequest): Record<string, DecisionError> {
+    return {};
   }
 
   /**
@@ -146,16 +126,14 @@ export abstract class SystemOneAdapter implements System1Provider {
       : `${this.name} wants a key: set ${variable} to the key the engine was started with`;
   }
 
-  /** The probability of the returned answer. */
-  protected confidenceOf(answer: SystemOneChoice): number {
-    return answer.probabilities[answer.choice];
-  }
+  /** Throws `MalformedResponseError` for an engine-specific field of an answer that is wrong. */
+  protected checkAnswerFields(_id: string, _answer: Record<string, unknown>): void {}
 
   /**
-   * Who answered, for the rationale (`laya typed-decisions`). May throw `MalformedResponseError` for a
-   * reply from the wrong model.
+   * Who answered, for the rationale (`laya typed-decisions`), from the reply body and its `model`. May
+   * throw `MalformedResponseError` for a reply from the wrong model.
    */
-  protected abstract attribution(reply: SystemOneReply): string;
+  protected abstract attribution(body: Record<string, unknown>, model: string | undefined): string;
 
   /** The key, when its variable is set: read per call so a rotated key needs no restart. */
   protected apiKey(): string | undefined {
@@ -165,45 +143,39 @@ export abstract class SystemOneAdapter implements System1Provider {
   /** Throws a `ProviderError` when the engine cannot be asked at all (a hosted API without its key). */
   protected checkReady(): void {}
 
-  async decide(batch: DecisionBatch, { signal }: AttemptContext): Promise<Record<string, unknown>> {
-    this.checkReady();
-    const answers: Record<string, ProviderAnswer> = Object.fromEntries(this.answerWithoutAsking(batch));
-    const asked = batch.questions.filter((question) => !Object.hasOwn(answers, question.id));
-    if (asked.length === 0) return answers;
-
-    const body = systemOneRequest(batch.state, asked, { model: this.requestModel(), criteria: this.criteria });
-    let reply: unknown;
-    try {
-      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body)).body);
-    } catch (error) {
-      throw this.explainFailure(error);
-    }
-    const read = readSystemOneReply(reply, asked, this.name);
-    const source = this.attribution(read);
-    for (const question of asked) answers[question.id] = this.decision(read.answers.get(question.id)!, source);
-    return answers;
-  }
-
   /**
-   * Typed questions in one request, sent as written (see {@link typedSystemOneRequest}); the reply's
-   * envelope is read here and each answer is checked by the gateway against its question.
+   * Typed questions in one request, sent as written (see {@link typedSystemOneRequest}); each answer is
+   * read by the pipeline against its question, with a rationale added here.
    */
   async evaluate(request: EvaluateRequest, { signal }: AttemptContext): Promise<EvaluateReply> {
     this.checkReady();
-    const body = typedSystemOneRequest(request, { model: this.requestModel(), noulAsChoice: this.noulAsChoice });
+    const declined = this.declineWithoutAsking(request);
+    const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !Object.hasOwn(declined, id)));
+    const withErrors = (reply: EvaluateReply): EvaluateReply => (Object.keys(declined).length > 0 ? { ...reply, errors: declined } : reply);
+    if (Object.keys(questions).length === 0) return withErrors({ answers: {} });
+
+    const asked = { ...request, questions };
+    const body = typedSystemOneRequest(asked, { model: this.requestModel(), noulAsChoice: this.noulAsChoice, bareLabelsAsList: this.bareLabelsAsList });
     let reply: unknown;
     try {
-      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body, this.apiKey(), this.typedHeaders(request))).body);
+      reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body, this.apiKey(), this.typedHeaders(asked))).body);
     } catch (error) {
       throw this.explainFailure(error);
     }
     const read = readSystemOneEnvelope(reply, this.name);
-    if (!this.noulAsChoice) return read;
-    const answers = { ...read.answers };
-    for (const [id, question] of Object.entries(request.questions)) {
-      if (question.type === 'noul' && Object.hasOwn(answers, id)) answers[id] = noulFromChoice(answers[id]);
+    const source = this.attribution(reply as Record<string, unknown>, read.model);
+    const answers: Record<string, unknown> = {};
+    for (const [id, question] of Object.entries(questions)) {
+      if (!Object.hasOwn(read.answers, id)) continue;
+      let answer = read.answers[id];
+      if (isRecord(answer)) {
+        this.checkAnswerFields(id, answer);
+        if (question.type === 'noul' && this.noulAsChoice) answer = noulFromChoice(answer);
+        if (isRecord(answer)) answer = { ...answer, rationale: rationaleOf(source, answer) };
+      }
+      answers[id] = answer;
     }
-    return { ...read, answers };
+    return withErrors({ ...read, answers });
   }
 
   /** One request to the engine with the bearer (when a key is set) and the attempt's signal. */
@@ -219,13 +191,11 @@ export abstract class SystemOneAdapter implements System1Provider {
       secrets: key ? [key] : [],
     });
   }
+}
 
-  private decision(answer: SystemOneChoice, source: string): ProviderAnswer {
-    return {
-      decision: answer.choice,
-      confidence: this.confidenceOf(answer),
-      probabilities: answer.probabilities,
-      rationale: `${source}: ${probabilitiesBestFirst(answer.probabilities)}`,
-    };
-  }
+/** `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`, or who answered alone. */
+function rationaleOf(source: string, answer: Record<string, unknown>): string {
+  const { probabilities } = answer;
+  const numbers = isRecord(probabilities) && Object.values(probabilities).every((p) => typeof p === 'number');
+  return numbers ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}` : source;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { shown, text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
-import { EngineStatusError } from '../http/engine-http.errors';
+import { EngineStatusError } from '../../decisions/decision-error';
 import { httpEngineSettings } from '../http/http-settings';
 import {
   AttemptContext,
@@ -14,7 +14,6 @@ import {
 } from '../../decisions/provider.interface';
 import { System1Engine } from '../../decisions/providers.token';
 import { localConnection, SystemOneAdapter } from './systemone.adapter';
-import { SystemOneReply } from './systemone-protocol';
 
 interface SystemOneSettings {
   endpoint: string;
@@ -64,7 +63,6 @@ export class SystemOneProviderDefinition implements ProviderDefinition {
 
 class SystemOneProvider extends SystemOneAdapter {
   readonly name = 'systemone';
-  protected readonly criteria = 'self-described';
 
   protected override explainFailure(error: unknown): unknown {
     if (error instanceof EngineStatusError && error.status === 501) {
@@ -76,8 +74,8 @@ class SystemOneProvider extends SystemOneAdapter {
     return super.explainFailure(error);
   }
 
-  protected attribution(reply: SystemOneReply): string {
-    return `systemone ${reply.model ?? this.model ?? 'server model'}`;
+  protected attribution(body: Record<string, unknown>, model: string | undefined): string {
+    return `systemone ${model ?? this.model ?? 'server model'}`;
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {

@@ -1,22 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { text } from '../../config/setting-types';
 import { EngineHttpClient } from '../http/engine-http.client';
-import { EngineStatusError } from '../http/engine-http.errors';
+import { EngineStatusError } from '../../decisions/decision-error';
 import { httpEngineSettings } from '../http/http-settings';
-import {
-  AttemptContext,
-  EvaluateRequest,
-  HealthProbeResult,
-  ProviderCapabilities,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderError,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
+import { AttemptContext, EvaluateRequest, HealthProbeResult, ProviderCapabilities, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import { ProviderError } from '../../decisions/decision-error';
 import { System1Engine } from '../../decisions/providers.token';
 import { hostedConnection, SystemOneAdapter } from './systemone.adapter';
-import { SystemOneReply } from './systemone-protocol';
 import { QuestionCapabilities } from '../../decisions/question-capabilities';
 
 /** The model ids TypeSafe serves; the versioned ones are fixed, the aliases move. */
@@ -68,7 +58,6 @@ export class TypeSafeProviderDefinition implements ProviderDefinition {
 
 class TypeSafeProvider extends SystemOneAdapter {
   readonly name = 'typesafe';
-  protected readonly criteria = 'self-described';
 
   override capabilities(): ProviderCapabilities {
     return { ...super.capabilities(), max_options: TYPESAFE_MAX_OPTIONS, remote: true };
@@ -100,8 +89,8 @@ class TypeSafeProvider extends SystemOneAdapter {
     return `TypeSafe refused the API key: check ${KEY_VARIABLE}`;
   }
 
-  protected attribution(reply: SystemOneReply): string {
-    return `typesafe ${reply.model ?? this.model}`;
+  protected attribution(body: Record<string, unknown>, model: string | undefined): string {
+    return `typesafe ${model ?? this.model}`;
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {

@@ -13,7 +13,6 @@ import {
 } from '../../decisions/provider.interface';
 import { System1Engine } from '../../decisions/providers.token';
 import { localConnection, SystemOneAdapter } from './systemone.adapter';
-import { SystemOneReply } from './systemone-protocol';
 
 interface VonSettings {
   endpoint: string;
@@ -60,10 +59,9 @@ export class VonProviderDefinition implements ProviderDefinition {
 
 class VonProvider extends SystemOneAdapter {
   readonly name = 'von';
-  protected readonly criteria = 'self-described';
 
-  protected attribution(reply: SystemOneReply): string {
-    return `von ${reply.model ?? this.model}`;
+  protected attribution(body: Record<string, unknown>, model: string | undefined): string {
+    return `von ${model ?? this.model}`;
   }
 
   async health({ signal }: AttemptContext): Promise<HealthProbeResult> {

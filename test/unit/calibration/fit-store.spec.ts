@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calibration.service';
 import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
@@ -30,7 +30,7 @@ describe('the fit store', () => {
   });
   const start = async (toml = '[gateway]\nprovider = "mock"\nmin_confidence = 0') => {
     app = await gatewayApp({ toml, env: { SYSTEM1_INSTALL_DIR: dir } });
-    return app.get(GatewayService);
+    return app.get(DecideService);
   };
   const userFile = () => path.join(dir, 'calibration.json');
 

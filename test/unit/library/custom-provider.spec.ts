@@ -1,5 +1,5 @@
-import { System1ProviderError } from '../../../src/decisions/attempt-error';
-import { CustomProvider } from '../../../src/decisions/custom-provider';
+import { System1ProviderError } from '../../../src/decisions/decision-error';
+import { CustomProvider } from '../../../src/library/custom-provider';
 import { EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { System1InputError } from '../../../src/decisions/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';

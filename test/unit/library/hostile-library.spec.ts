@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { System1InputError } from '../../../src/decisions/input-error';
-import { QUESTION_ERROR_CODES } from '../../../src/decisions/question.types';
+import { QUESTION_ERROR_CODES } from '../../../src/library/library.types';
 import { LibrarySandbox } from './library-setup';
 
 const hostileValue = fc.oneof(

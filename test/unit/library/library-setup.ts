@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createSystem1, System1 } from '../../../src/library/create-system1';
-import { System1Options } from '../../../src/decisions/decision-options';
+import { System1Options } from '../../../src/library/library-options';
 
 export const TYPESAFE_KEY = 'sk-test-LIBRARY-TYPESAFE-KEY-77';
 

@@ -3,7 +3,7 @@
  * as a choice among its levels and answered as a score; one the engine's choice cannot carry either is
  * refused as over its limit.
  */
-import { CustomProvider } from '../../../src/decisions/custom-provider';
+import { CustomProvider } from '../../../src/library/custom-provider';
 import { EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { ScoreQuestion } from '../../../src/decisions/question.types';
 import { VonFake } from '../../fakes/von.fake';

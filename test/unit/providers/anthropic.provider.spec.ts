@@ -3,7 +3,7 @@ import { PROCESS_ENV } from '../../../src/config/system1.config';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
 import { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { AnthropicProviderDefinition } from '../../../src/providers/anthropic/anthropic.provider';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
@@ -33,7 +33,7 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
     return app;
   };
   const decide = async (options: Parameters<typeof start>[0] = {}, request: object = REQUEST) =>
-    (await start(options)).get(GatewayService).decide(request);
+    (await start(options)).get(DecideService).decide(request);
   const messages = () => fake.requestsTo('/v1/messages');
 
   /** The key may only ever be a header on the wire: never in a reply, an attempt, an error or a log line. */
@@ -250,7 +250,7 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
   describe('the key', () => {
     it('is read from ANTHROPIC_API_KEY only, on every call: without it the attempt fails and says what to set', async () => {
       await start({ gateway: 'fallback = ["mock"]', env: { SYSTEM1_ANTHROPIC_API_KEY: KEY } });
-      const gateway = app!.get(GatewayService);
+      const gateway = app!.get(DecideService);
       const without = await gateway.decide(REQUEST);
       expect(without.attempts[0]).toMatchObject({ provider: 'anthropic', outcome: 'error', detail: expect.stringContaining('ANTHROPIC_API_KEY is not set') });
       expect(without).toMatchObject({ status: 'decided', provider: 'mock' });
@@ -285,7 +285,7 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
       const errors = app.get(ConfigStatus).errors();
       expect(errors).toEqual([expect.objectContaining({ key })]);
       expect(errors[0].message).toContain(problem);
-      const reply = await app.get(GatewayService).decide(REQUEST);
+      const reply = await app.get(DecideService).decide(REQUEST);
       expect(reply).toMatchObject({ status: 'error', error: { code: 'config_error' } });
       expect(reply.error!.message).toContain(key);
     });

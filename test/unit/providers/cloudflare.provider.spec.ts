@@ -1,7 +1,8 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { DecisionQuestion, ProviderError } from '../../../src/decisions/provider.interface';
+import { ProviderError } from '../../../src/decisions/decision-error';
+import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import { CloudflareProviderDefinition } from '../../../src/providers/system-one/cloudflare.provider';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
@@ -123,7 +124,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
   });
 
   describe('a batch, asked of the provider directly', () => {
-    const question = (id: string): DecisionQuestion => ({ id, text: `question ${id}`, options: ['a', 'b'], yesNo: false });
+    const question = (id: string): ChoiceAsk => ({ id, text: `question ${id}`, options: ['a', 'b'], yesNo: false });
     const provider = () =>
       new CloudflareProviderDefinition(new EngineHttpClient()).create(
         { account_id: ACCOUNT, endpoint: engine.fake.url.origin, model: 'clef' },
@@ -211,7 +212,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
         const capabilities = app.get(CapabilitiesService).capabilities();
         expect(capabilities.config_errors).toEqual([{ file: expect.any(String), key, message: expect.stringContaining(words) }]);
         expect(JSON.stringify(capabilities)).not.toContain(SECRET);
-        expect(await app.get(GatewayService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
       } finally {
         await app.close();
       }

@@ -1,6 +1,6 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
-import { ProviderError } from '../../../src/decisions/provider.interface';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { ProviderError } from '../../../src/decisions/decision-error';
 import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
@@ -288,7 +288,7 @@ describe('laya provider against a fake laya-serve', () => {
         expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
-        const decided = await app.get(GatewayService).decide({ question: QUESTION, options: OPTIONS });
+        const decided = await app.get(DecideService).decide({ question: QUESTION, options: OPTIONS });
         expect(decided).toMatchObject({ status: 'error', error: { code: 'config_error', message: expect.stringContaining(key) } });
       } finally {
         await app.close();

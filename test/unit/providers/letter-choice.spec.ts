@@ -4,10 +4,11 @@ import {
   letterMessages,
   LetterReading,
 } from '../../../src/providers/letters/letter-choice';
-import { DecisionQuestion, MalformedResponseError, ProviderError } from '../../../src/decisions/provider.interface';
+import { MalformedResponseError, ProviderError } from '../../../src/decisions/decision-error';
+import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import { expectedShare } from './letter-chat.shared';
 
-const question = (options: string[], id = 'q'): DecisionQuestion => ({ id, text: 'Which?', options, yesNo: false });
+const question = (options: string[], id = 'q'): ChoiceAsk => ({ id, text: 'Which?', options, yesNo: false });
 const READING: LetterReading = { label: 'test m1', noLogprobsHint: 'upgrade the server' };
 const generated = (token: string, top: { token: string; logprob: number }[]) => [{ token, logprob: top.find((t) => t.token === token)?.logprob ?? -1, top_logprobs: top }];
 

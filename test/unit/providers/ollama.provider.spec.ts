@@ -1,7 +1,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
 import { OllamaFake } from '../../fakes/ollama.fake';
@@ -33,7 +33,7 @@ describe('ollama provider against the Ollama fake', () => {
     logs = [];
     const toml = `[gateway]\nprovider = "ollama"\n${gateway}\n[providers.ollama]\nendpoint = "${fake.url.origin}"\nmodel = "gemma4:e4b"\n${settings}`;
     app = await gatewayApp({ toml, env: { SYSTEM1_OLLAMA_API_KEY: STRAY_SECRET, ...env }, logs });
-    return app.get(GatewayService);
+    return app.get(DecideService);
   };
 
   beforeAll(() => fake.start());
@@ -149,7 +149,7 @@ describe('ollama provider against the Ollama fake', () => {
   });
 
   describe('faults, with mock as fallback', () => {
-    let gateway: GatewayService;
+    let gateway: DecideService;
     beforeEach(async () => {
       gateway = await start('', `timeout_s = ${TIMEOUT_S}\nfallback = ["mock"]`);
     });
@@ -217,7 +217,7 @@ describe('ollama provider against the Ollama fake', () => {
       const errors = await configErrors(settings, env as Record<string, string>);
       expect(errors).toContainEqual([key, expect.stringContaining(words)]);
       expect(errors.find(([k]) => k === key)![1]).toContain(key);
-      const reply = await app!.get(GatewayService).decide(REQUEST);
+      const reply = await app!.get(DecideService).decide(REQUEST);
       expect(reply).toMatchObject({ status: 'error', error: { code: 'config_error' } });
       expect(JSON.stringify(reply)).not.toContain('sk-in-file');
     });

@@ -1,7 +1,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { OpenAiFake } from '../../fakes/openai.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
@@ -33,7 +33,7 @@ describe('openai provider against an OpenAI-compatible fake', () => {
     logs = [];
     const toml = `[gateway]\nprovider = "openai"\n${gateway}\n[providers.openai]\nendpoint = "${fake.url.origin}"\nmodel = "qwen3-4b"\n${settings}`;
     app = await gatewayApp({ toml, env, logs });
-    return app.get(GatewayService);
+    return app.get(DecideService);
   };
   /** Nothing the gateway produced (reply, health, logs) may carry the key. */
   const expectNoSecret = (...produced: unknown[]) => {
@@ -147,7 +147,7 @@ describe('openai provider against an OpenAI-compatible fake', () => {
   });
 
   describe('faults, with mock as fallback and the key set', () => {
-    let gateway: GatewayService;
+    let gateway: DecideService;
     beforeEach(async () => {
       gateway = await start({ gateway: `timeout_s = ${TIMEOUT_S}\nfallback = ["mock"]` });
     });
@@ -224,7 +224,7 @@ describe('openai provider against an OpenAI-compatible fake', () => {
       const errors = await configErrors(settings, env as Record<string, string>);
       expect(errors).toContainEqual([key, expect.stringContaining(words)]);
       expect(errors.find(([k]) => k === key)![1]).toContain(key);
-      const reply = await app!.get(GatewayService).decide(REQUEST);
+      const reply = await app!.get(DecideService).decide(REQUEST);
       expect(reply).toMatchObject({ status: 'error', error: { code: 'config_error' } });
       expectNoSecret(reply, errors);
     });

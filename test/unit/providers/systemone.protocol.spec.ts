@@ -1,12 +1,13 @@
-import { DecisionQuestion, MalformedResponseError } from '../../../src/decisions/provider.interface';
+import { MalformedResponseError } from '../../../src/decisions/decision-error';
+import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import {
   probabilitiesBestFirst,
   readSystemOneReply,
   systemOneRequest,
 } from '../../../src/providers/system-one/systemone-protocol';
 
-const MERGE: DecisionQuestion = { id: 'decision', text: 'Rerun or block?', options: ['rerun', 'block'], yesNo: false };
-const DESTRUCTIVE: DecisionQuestion = { id: 'destructive', text: 'Is rm -rf / destructive?', options: ['yes', 'no'], yesNo: true };
+const MERGE: ChoiceAsk = { id: 'decision', text: 'Rerun or block?', options: ['rerun', 'block'], yesNo: false };
+const DESTRUCTIVE: ChoiceAsk = { id: 'destructive', text: 'Is rm -rf / destructive?', options: ['yes', 'no'], yesNo: true };
 
 const choice = (fields: Record<string, unknown> = {}) => ({ type: 'choice', choice: 'block', probabilities: { rerun: 0.48, block: 0.52 }, ...fields });
 

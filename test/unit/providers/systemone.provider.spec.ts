@@ -1,5 +1,5 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import {
@@ -151,7 +151,7 @@ describe('systemone provider against a fake llama-server', () => {
         expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
-        expect(await app.get(GatewayService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
       } finally {
         await app.close();
       }

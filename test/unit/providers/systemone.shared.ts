@@ -4,7 +4,7 @@
  * for each.
  */
 import { TestingModule } from '@nestjs/testing';
-import { GatewayService } from '../../../src/mcp/decide/decide.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { Fault, FakeEngine } from '../../fakes/fake-engine';
 import { gatewayApp } from '../../helpers/gateway-app';
@@ -14,7 +14,7 @@ export const OPTIONS = ['rerun the pipeline', 'block the merge'];
 
 export interface StartedGateway {
   app: TestingModule;
-  gateway: GatewayService;
+  gateway: DecideService;
   health: HealthService;
   logs: string[];
 }
@@ -30,7 +30,7 @@ export async function gatewayFor(provider: string, fake: FakeEngine, { gateway =
   const logs: string[] = [];
   const toml = `[gateway]\nprovider = "${provider}"\n${gateway}\n[providers.${provider}]\nendpoint = "${fake.url.origin}"\n${settings}`;
   const app = await gatewayApp({ toml, env, logs });
-  return { app, gateway: app.get(GatewayService), health: app.get(HealthService), logs };
+  return { app, gateway: app.get(DecideService), health: app.get(HealthService), logs };
 }
 
 /**
@@ -90,7 +90,7 @@ export function faultGateway(outcome: FaultExpectation[1]): string {
  * not at the fault's delay, that the mock then answered, and that the secret shows up nowhere.
  */
 export function expectFaultHandled(
-  reply: Awaited<ReturnType<GatewayService['decide']>>,
+  reply: Awaited<ReturnType<DecideService['decide']>>,
   logs: string[],
   [, outcome, detail]: FaultExpectation,
   { provider, secret }: { provider: string; secret: string },

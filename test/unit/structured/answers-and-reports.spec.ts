@@ -1,5 +1,6 @@
 /** Answers back to JSON, the route header, and the agreement report that picks min_confidence. */
-import type { Answer, DecideResult, QuestionResult } from '../../../src/decisions/question.types';
+import type { Answer } from '../../../src/decisions/question.types';
+import type { DecideResult, QuestionResult } from '../../../src/library/library.types';
 import { agreementReport } from '../../../src/openai-router/agreement-report';
 import { buildObject, FastAnswerError, fieldsBelow, readFieldAnswers } from '../../../src/openai-router/answers-to-json';
 import { routeHeader } from '../../../src/openai-router/route-report';

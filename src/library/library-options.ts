@@ -1,4 +1,4 @@
-import type { ModelRef } from './question.types';
+import type { ModelRef } from '../decisions/question.types';
 
 /** How `createSystem1` was asked to run; anything left out comes from the user's config. */
 export interface System1Options {
@@ -18,4 +18,3 @@ export interface System1Options {
   logger?: false | ((line: string) => void);
 }
 
-export const LIBRARY_OPTIONS = Symbol('LIBRARY_OPTIONS');

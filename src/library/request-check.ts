@@ -1,8 +1,9 @@
 import { isRecord } from '../common/is-record';
 import { shown } from '../config/setting-types';
 import { jsonDepthExceeds } from '../common/json-depth';
-import { System1InputError } from './input-error';
-import { DecideRequest, IMAGE_MEDIA_TYPES, QUESTION_TYPES } from './question.types';
+import { System1InputError } from '../decisions/input-error';
+import { IMAGE_MEDIA_TYPES, QUESTION_TYPES } from '../decisions/question.types';
+import type { DecideRequest } from './library.types';
 
 /** Ids that would reach an object's prototype when used as keys. */
 const FORBIDDEN_IDS = new Set(['__proto__', 'prototype', 'constructor']);

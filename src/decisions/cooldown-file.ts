@@ -1,0 +1,42 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { isRecord } from '../common/is-record';
+import { ensureDir } from '../config/ensure-dir';
+import type { CooldownEntry, CooldownStore } from './cooldown.service';
+import * as path from 'node:path';
+
+/**
+ * Cooldowns in a small JSON file, for processes that live for one prompt (the routing hook). A missing or
+ * unreadable file is no cooldown; a write that fails is dropped (a cooldown is an optimisation, never a
+ * reason for a hook to fail). Written through a rename, so a reader never sees half a file.
+ */
+export class CooldownFile implements CooldownStore {
+  constructor(private readonly file: string) {}
+
+  read(): Record<string, CooldownEntry> {
+    const entries: Record<string, CooldownEntry> = Object.create(null);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch {
+      return entries;
+    }
+    if (!isRecord(parsed)) return entries;
+    for (const [name, entry] of Object.entries(parsed)) {
+      if (isRecord(entry) && Number.isFinite(entry.failures) && Number.isFinite(entry.until)) {
+        entries[name] = { failures: entry.failures as number, until: entry.until as number };
+      }
+    }
+    return entries;
+  }
+
+  write(entries: Record<string, CooldownEntry>): void {
+    try {
+      ensureDir(path.dirname(this.file));
+      const staged = `${this.file}.${process.pid}`;
+      writeFileSync(staged, JSON.stringify(entries), { mode: 0o600 });
+      renameSync(staged, this.file);
+    } catch {
+      // No place to keep it: the next prompt simply asks the engine again.
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { DecisionError } from './decision-error';
+import type { Answer, DecisionState, ImageAttachment, ModelRef, Question } from './question.types';
+
+/** One call of the pipeline: named typed questions about one state, already checked by its surface. */
+export interface DecisionRequest {
+  /** Absent when the caller gave no context. */
+  state?: DecisionState;
+  /** Keyed by question id: the keys of the outcome's `answers`. */
+  questions: Record<string, Question>;
+  images?: ImageAttachment[];
+  longContext?: boolean;
+  /** Runs this engine alone, without the fallback chain. */
+  model?: ModelRef;
+  /** The caller's cancellation: ends the chain, reported as `cancelled`. */
+  signal?: AbortSignal;
+  /** Each attempt's budget. */
+  timeoutMs?: number;
+  /** Overrides the surface's threshold for this call; answers below it are marked, not dropped. */
+  minConfidence?: number;
+  /** The caller's id for the logs; one is made up when absent. */
+  requestId?: string;
+}
+
+/** How a surface wants the one pipeline to behave where the specs it follows differ on purpose. */
+export interface DecisionPolicy {
+  /** The engines tried when a call names no model; default `[gateway] provider` then `fallback`. */
+  chain?: ModelRef[];
+  /** Each attempt's budget when the call gives none; default `[gateway] timeout_s`. */
+  timeoutMs?: number;
+  /** The whole call's budget over every attempt (the routing hook's); none by default. */
+  budgetMs?: number;
+  /** The threshold when the call gives none; default `[gateway] min_confidence`. */
+  minConfidence?: number;
+  /**
+   * True (the S1 tools): an unreadable answer is the engine's failure and the next engine is asked.
+   * False (dsh-system1's library): it stays that question's error and the other answers stand.
+   */
+  retryBadAnswers?: boolean;
+  /** False for the engine's raw probabilities (`calibrate` measures them); default true. */
+  calibrate?: boolean;
+}
+
+/** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */
+export interface AttemptRecord extends ModelRef {
+  outcome: 'answered' | 'failed' | 'skipped';
+  error?: DecisionError;
+  latencyMs: number;
+}
+
+/** One question's outcome: one bad answer never discards the others. */
+export type QuestionOutcome =
+  | {
+      status: 'ok';
+      answer: Answer;
+      /** Below the threshold in force (the answer is kept). */
+      belowThreshold: boolean;
+      /** The engine's words on its answer, when it gave any. */
+      rationale?: string;
+      /** Probabilities spread from a lone confidence: not the engine's own, and never calibrated. */
+      approximate?: boolean;
+    }
+  | { status: 'error'; error: DecisionError };
+
+export interface DecisionOutcome {
+  requestId: string;
+  answers: Record<string, QuestionOutcome>;
+  /** The first engine of the chain (or the explicit one). */
+  requested: ModelRef;
+  /** The engine whose reply was read, when one was. */
+  executed?: ModelRef;
+  /** Every engine asked or skipped, in order. */
+  attempts: AttemptRecord[];
+  durationMs: number;
+  /** The threshold the answers were held to. */
+  threshold: number;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  approximate?: boolean;
+  degraded?: boolean;
+  /** Things worth knowing that did not fail the call, such as answers to questions nobody asked. */
+  warnings?: string[];
+}

@@ -1,0 +1,80 @@
+import { DecisionErrorCode } from '../decisions/decision-error';
+import type { DecisionOutcome, DecisionPolicy, QuestionOutcome } from '../decisions/decision.types';
+import type { DecisionService } from '../decisions/decision.service';
+import { System1InputError } from '../decisions/input-error';
+import type { ModelRef } from '../decisions/question.types';
+import type { System1Options } from './library-options';
+import type { DecideRequest, DecideResult, FailedAttempt, QuestionError, QuestionErrorCode, QuestionResult } from './library.types';
+import { checkDecideRequest } from './request-check';
+
+/** The pipeline's words in the library's seven (dsh-system1's), one line each. */
+const LIBRARY_CODES: Readonly<Record<DecisionErrorCode, QuestionErrorCode>> = {
+  [DecisionErrorCode.InvalidRequest]: 'provider_error', // thrown as System1InputError before the pipeline
+  [DecisionErrorCode.ConfigError]: 'unavailable',
+  [DecisionErrorCode.Paused]: 'unavailable',
+  [DecisionErrorCode.Unavailable]: 'unavailable',
+  [DecisionErrorCode.Unsupported]: 'unsupported',
+  [DecisionErrorCode.LimitExceeded]: 'limit_exceeded',
+  [DecisionErrorCode.Timeout]: 'timeout',
+  [DecisionErrorCode.Cancelled]: 'cancelled',
+  [DecisionErrorCode.ProviderError]: 'provider_error',
+  [DecisionErrorCode.InvalidResponse]: 'invalid_response',
+  [DecisionErrorCode.Abstained]: 'unsupported',
+  [DecisionErrorCode.CoolingDown]: 'unavailable',
+};
+
+/**
+ * The library's `decide` over the one pipeline: dsh-system1's behaviour, where a bad answer stays on its
+ * own question and the other answers stand. Throws {@link System1InputError} for a malformed call.
+ */
+export async function libraryDecide(decisions: DecisionService, request: DecideRequest, options: System1Options = {}): Promise<DecideResult> {
+  checkDecideRequest(request);
+  const policy: DecisionPolicy = {
+    retryBadAnswers: false,
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),
+    ...((options.defaultModel || options.fallbackModels) && { chain: libraryChain(decisions, options) }),
+  };
+  const chain = decisions.chainFor(request.model, policy);
+  if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
+  const { state, questions, images, longContext, model, signal, timeoutMs, minConfidence } = request;
+  const outcome = await decisions.decide({ state, questions, images, longContext, model, signal, timeoutMs, minConfidence }, policy);
+  return libraryResult(outcome);
+}
+
+/** The engines a call without a model tries: the options' defaults over the config's. */
+export function libraryChain(decisions: DecisionService, options: System1Options): ModelRef[] {
+  const configured = decisions.chainFor(undefined);
+  return [options.defaultModel ?? configured[0], ...(options.fallbackModels ?? configured.slice(1))];
+}
+
+function libraryResult(outcome: DecisionOutcome): DecideResult {
+  const answers = Object.fromEntries(Object.entries(outcome.answers).map(([id, answer]) => [id, libraryAnswer(answer)]));
+  // A cancelled attempt is the caller's doing, not the engine's failure; a skipped one was never asked.
+  const failed: FailedAttempt[] = outcome.attempts
+    .filter((attempt) => attempt.outcome === 'failed' && attempt.error?.code !== DecisionErrorCode.Cancelled)
+    .map(({ provider, model, error }) => ({ provider, ...(model !== undefined && { model }), error: libraryError(error!) }));
+  return {
+    answers,
+    meta: {
+      requestId: outcome.requestId,
+      requested: outcome.requested,
+      ...(outcome.executed && { executed: outcome.executed }),
+      ...(failed.length > 0 && { attempts: failed }),
+      durationMs: outcome.durationMs,
+      ...(outcome.usage && { usage: outcome.usage }),
+      ...(outcome.approximate !== undefined && { approximate: outcome.approximate }),
+      ...(outcome.degraded !== undefined && { degraded: outcome.degraded }),
+      ...(outcome.warnings && { warnings: outcome.warnings }),
+    },
+  };
+}
+
+function libraryAnswer(outcome: QuestionOutcome): QuestionResult {
+  if (outcome.status === 'error') return { status: 'error', error: libraryError(outcome.error) };
+  return { status: 'ok', answer: outcome.answer, belowThreshold: outcome.belowThreshold };
+}
+
+function libraryError(error: { code: DecisionErrorCode; message: string }): QuestionError {
+  return { code: LIBRARY_CODES[error.code], message: error.message };
+}
