@@ -10,7 +10,18 @@ export const FAILURES_BEFORE_COOLDOWN = 3;
 export interface CooldownEntry {
   failures: number;
   until: number;
+  /** One call is trying the provider again after its window; its failure starts a new cooldown at once. */
+  trial?: boolean;
 }
+
+/** Failures that say nothing about the engine's health: refused before sending, or ended by the caller. */
+const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
+  DecisionErrorCode.Cancelled,
+  DecisionErrorCode.Unsupported,
+  DecisionErrorCode.LimitExceeded,
+  DecisionErrorCode.CoolingDown,
+  DecisionErrorCode.Abstained,
+]);
 
 /**
  * Where the record is kept: in memory for a long-lived server, in a file for the routing hook, which is a
@@ -59,12 +70,21 @@ export class CooldownService {
     return this.config.gateway.cooldown_s * 1000;
   }
 
-  /** Milliseconds left in `provider`'s cooldown; 0 when it may be asked. */
+  /**
+   * Milliseconds left in `provider`'s cooldown; 0 when it may be asked. The first call after a window claims
+   * the one trial (the others keep waiting until it ends).
+   */
   remainingMs(provider: string): number {
     if (this.windowMs === 0) return 0;
     const entries = this.store.read();
     const entry = Object.hasOwn(entries, provider) ? entries[provider] : undefined;
-    return entry ? Math.max(0, entry.until - this.now()) : 0;
+    if (!entry || entry.until === 0) return 0;
+    const now = this.now();
+    // Capped at the window, so a lowered cooldown_s or a clock that jumped back cannot skip it for longer.
+    const left = Math.min(entry.until - now, this.windowMs);
+    if (left > 0) return left;
+    this.store.write({ ...entries, [provider]: { failures: entry.failures, until: now + this.windowMs, trial: true } });
+    return 0;
   }
 
   /** An answer (or a health probe that succeeded): the provider is well again. */
@@ -77,11 +97,11 @@ export class CooldownService {
 
   /** A failed attempt; a timeout, or the third failure in a row, starts a cooldown. */
   failed(provider: string, code: DecisionErrorCode): void {
-    if (this.windowMs === 0 || code === DecisionErrorCode.Cancelled) return;
+    if (this.windowMs === 0 || NOT_THE_ENGINE.has(code)) return;
     const entries = this.store.read();
-    const previous = Object.hasOwn(entries, provider) ? entries[provider] : { failures: 0, until: 0 };
+    const previous: CooldownEntry = Object.hasOwn(entries, provider) ? entries[provider] : { failures: 0, until: 0 };
     const failures = previous.failures + 1;
-    const cools = code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
+    const cools = previous.trial === true || code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
     this.store.write({ ...entries, [provider]: { failures: cools ? 0 : failures, until: cools ? this.now() + this.windowMs : previous.until } });
   }
 }

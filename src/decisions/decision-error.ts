@@ -70,11 +70,10 @@ export class EngineBodyError extends MalformedResponseError {}
  * request is over its `limit_exceeded`). The message is shown to users: keep secrets out of it.
  */
 export class System1ProviderError extends ProviderError {
-  constructor(
-    readonly code: DecisionErrorCode,
-    message: string,
-  ) {
+  readonly code: DecisionErrorCode;
+  constructor(code: DecisionErrorCode | `${DecisionErrorCode}`, message: string) {
     super(message);
+    this.code = code as DecisionErrorCode;
   }
 }
 
@@ -96,6 +95,12 @@ export function toDecisionError(error: unknown, timeoutMs: number): DecisionErro
   if (error instanceof ProviderError) return as(DecisionErrorCode.ProviderError);
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.
   return as(DecisionErrorCode.ProviderError, `unexpected ${error instanceof Error ? error.name : typeof error} in the provider`);
+}
+
+/** The three kinds of engine failure a person reads in attempts and health: timed out, unreadable, or else. */
+export function failureKind(code: DecisionErrorCode): 'timeout' | 'malformed' | 'error' {
+  if (code === DecisionErrorCode.Timeout) return 'timeout';
+  return code === DecisionErrorCode.InvalidResponse ? 'malformed' : 'error';
 }
 
 export const toErrorCode = (error: unknown): DecisionErrorCode => toDecisionError(error, 0).code;

@@ -104,7 +104,8 @@ export class DecisionService {
       }
       attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
       this.cooldown.failed(ref.provider, last.code);
-      this.logger.warn(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
+      // Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline.
+      this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
       if (!FALLBACK_CODES.has(last.code)) break;
     }
     if (request.signal?.aborted) last = CANCELLED;
@@ -120,7 +121,7 @@ export class DecisionService {
     if (request.model && this.runtime.get(request.model.provider)) return undefined;
     const errors = this.configStatus.errors();
     if (errors.length > 0) {
-      return { code: DecisionErrorCode.ConfigError, message: `the configuration is broken: ${errors.map((e) => e.message).join('; ')}` };
+      return { code: DecisionErrorCode.ConfigError, message: `the config is broken: ${errors.map((e) => e.message).join('; ')}` };
     }
     if (this.pause.isPaused()) return { code: DecisionErrorCode.Paused, message: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself' };
     return undefined;

@@ -5,7 +5,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
 import { CooldownService } from './cooldown.service';
-import { toDecisionError } from './decision-error';
+import { failureKind, toDecisionError } from './decision-error';
 import { ConfigStatus } from './config-status.service';
 import { withDeadline } from '../common/deadline';
 import { PauseState } from './pause-state.service';
@@ -75,7 +75,7 @@ export class HealthService {
     } catch (error) {
       const { code, message } = toDecisionError(error, timeoutMs);
       const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
-      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${code}: ${message}${note}` };
+      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failureKind(code)}: ${message}${note}` };
     }
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { text } from '../../src/config/setting-types';
 import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../src/decisions/provider.interface';
 import { System1Engine } from '../../src/decisions/providers.token';
+import { MalformedResponseError } from '../../src/decisions/decision-error';
 import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-engine';
 
 /** What a scripted engine sees: the choices of one attempt, as a choice-only engine gets them. */
@@ -36,7 +37,10 @@ export class ScriptedEngine implements ProviderDefinition {
         let answers: Promise<Record<string, unknown>> | undefined;
         return evaluateByPicks(request, context, (_ask, state) => {
           answers ??= ScriptedEngine.script({ state, questions: Object.entries(request.questions).map(([id, q]) => asChoice(id, q)) }, context, label);
-          return answers.then((all) => all[_ask.id]);
+          return answers.then((all) => {
+            if (typeof all !== 'object' || all === null || Array.isArray(all)) throw new MalformedResponseError('the provider returned no answers object');
+            return all[_ask.id];
+          });
         });
       },
       health: (context) => ScriptedEngine.health(label, context),

@@ -28,6 +28,7 @@ describe('config loader', () => {
       fallback: [],
       timeout_s: 5,
       min_confidence: 0.6,
+      cooldown_s: 30,
       log_level: 'INFO',
       log_file: '',
     });

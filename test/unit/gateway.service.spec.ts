@@ -136,7 +136,7 @@ describe('DecideService', () => {
     const gateway = await start('[gateway]\nprovider = "mock"\nfallback = ["scripted"]\n[providers.mock]\nmax_options = 2');
     const reply = await gateway.decide({ question: 'Which?', options: ['a', 'b', 'c'] });
     expect(reply.attempts).toEqual([
-      { provider: 'mock', outcome: 'error', latency_ms: 0, detail: 'refused: 3 options, mock accepts at most 2' },
+      { provider: 'mock', outcome: 'error', latency_ms: 0, detail: 'refused: mock takes at most 2 candidates per choice question; "decision" has 3' },
       { provider: 'scripted', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
     ]);
 
@@ -145,8 +145,9 @@ describe('DecideService', () => {
     let called = false;
     ScriptedEngine.script = async () => ((called = true), {});
     const refused = await mockOnly.decide({ question: 'Which?', options: ['a', 'b', 'c'] });
-    expect(refused).toMatchObject({ status: 'error', attempts: [], error: { code: 'invalid_request' } });
-    expect(refused.error!.message).toContain('mock: 2');
+    // The spec: the refusal is the provider's attempt, and with no fallback left the decision is provider_error.
+    expect(refused).toMatchObject({ status: 'error', attempts: [{ provider: 'mock', outcome: 'error', latency_ms: 0 }], error: { code: 'provider_error' } });
+    expect(refused.error!.message).toContain('mock takes at most 2 candidates');
     expect(called).toBe(false);
   });
 

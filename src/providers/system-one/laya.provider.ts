@@ -121,7 +121,7 @@ class LayaProvider extends SystemOneAdapter {
   protected override readonly noulAsChoice = true;
 
   /** laya-serve takes a choice's candidates as a list of labels, and keys its probabilities by them. */
-  protected override readonly bareLabelsAsList = true;
+  protected override readonly bareCandidates = 'labels';
 
   /** laya-serve's limits (413 above them), with the 20-candidate limit of its decision head. */
   protected override questionCapabilities(): QuestionCapabilities {

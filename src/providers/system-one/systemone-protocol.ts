@@ -5,8 +5,16 @@
  */
 import { isRecord } from '../../common/is-record';
 import { kindOf } from '../../decisions/distribution';
-import { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
+import type { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
+
+/**
+ * How candidates without descriptions travel as `criteria`:
+ * - `labels`: a list of labels (Laya takes it, and keys its probabilities by the labels);
+ * - `self-described`: a `{candidate: candidate}` map, the core protocol's shape. Each candidate is its own
+ *   description, so an engine that scores the description (a reranker) reads the candidate itself.
+ */
+export type BareCandidates = 'labels' | 'self-described';
 
 /** The decision route, relative to an engine's endpoint. */
 export const SYSTEMONE_PATH = '/v1/systemone';
@@ -26,16 +34,16 @@ export function probabilitiesBestFirst(probabilities: Record<string, number>, sh
  */
 export function typedSystemOneRequest(
   request: EvaluateRequest,
-  { model, noulAsChoice, bareLabelsAsList = false }: { model?: string; noulAsChoice: boolean; bareLabelsAsList?: boolean },
+  { model, noulAsChoice, bareCandidates }: { model?: string; noulAsChoice: boolean; bareCandidates: BareCandidates },
 ): Record<string, unknown> {
   const questions = Object.fromEntries(
     Object.entries(request.questions).map(([id, question]) => {
       if (question.type === 'noul' && noulAsChoice) {
         return [id, { type: 'choice', instructions: question.instructions, criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null } }];
       }
-      // Candidates without descriptions go as a list of labels to an engine that reads them best that way.
-      if (question.type === 'choice' && bareLabelsAsList && Object.values(question.criteria).every((d) => d === null)) {
-        return [id, { ...question, criteria: Object.keys(question.criteria) }];
+      if (question.type === 'choice' && Object.values(question.criteria).every((d) => d === null)) {
+        const keys = Object.keys(question.criteria);
+        return [id, { ...question, criteria: bareCandidates === 'labels' ? keys : Object.fromEntries(keys.map((key) => [key, key])) }];
       }
       return [id, question];
     }),

@@ -4,7 +4,7 @@ import { endpointUrl } from '../http/endpoint';
 import { DecisionError, EngineStatusError } from '../../decisions/decision-error';
 import { secretFromEnv } from '../http/http-settings';
 import { AttemptContext, EvaluateReply, EvaluateRequest, HealthProbeResult, ProviderCapabilities, ProviderCreateContext, System1Provider } from '../../decisions/provider.interface';
-import { noulFromChoice, probabilitiesBestFirst, readSystemOneEnvelope, SYSTEMONE_PATH, typedSystemOneRequest } from './systemone-protocol';
+import { BareCandidates, noulFromChoice, probabilitiesBestFirst, readSystemOneEnvelope, SYSTEMONE_PATH, typedSystemOneRequest } from './systemone-protocol';
 import { isRecord } from '../../common/is-record';
 import { QuestionCapabilities } from '../../decisions/question-capabilities';
 
@@ -74,8 +74,8 @@ export abstract class SystemOneAdapter implements System1Provider {
   /** Engines whose `noul` does not follow the input get yes/no questions as a choice between yes and no. */
   protected readonly noulAsChoice: boolean = false;
 
-  /** Engines that read bare candidates best as a list of labels (Laya) get them so. */
-  protected readonly bareLabelsAsList: boolean = false;
+  /** How candidates without descriptions are sent (see {@link BareCandidates}). */
+  protected readonly bareCandidates: BareCandidates = 'self-described';
 
   /** Extra request headers for a typed request (an experimental feature's opt-in header). */
   protected typedHeaders(_request: EvaluateRequest): Record<string, string> {
@@ -155,7 +155,7 @@ export abstract class SystemOneAdapter implements System1Provider {
     if (Object.keys(questions).length === 0) return withErrors({ answers: {} });
 
     const asked = { ...request, questions };
-    const body = typedSystemOneRequest(asked, { model: this.requestModel(), noulAsChoice: this.noulAsChoice, bareLabelsAsList: this.bareLabelsAsList });
+    const body = typedSystemOneRequest(asked, { model: this.requestModel(), noulAsChoice: this.noulAsChoice, bareCandidates: this.bareCandidates });
     let reply: unknown;
     try {
       reply = this.unwrapReply((await this.call('POST', this.decisionPath(), signal, body, this.apiKey(), this.typedHeaders(asked))).body);
@@ -165,10 +165,11 @@ export abstract class SystemOneAdapter implements System1Provider {
     const read = readSystemOneEnvelope(reply, this.name);
     const source = this.attribution(reply as Record<string, unknown>, read.model);
     const answers: Record<string, unknown> = {};
-    for (const [id, question] of Object.entries(questions)) {
-      if (!Object.hasOwn(read.answers, id)) continue;
-      let answer = read.answers[id];
-      if (isRecord(answer)) {
+    // Answers to questions nobody asked are passed on too: the pipeline warns about them.
+    for (const [id, raw] of Object.entries(read.answers)) {
+      let answer = raw;
+      const question = Object.hasOwn(questions, id) ? questions[id] : undefined;
+      if (question && isRecord(answer)) {
         this.checkAnswerFields(id, answer);
         if (question.type === 'noul' && this.noulAsChoice) answer = noulFromChoice(answer);
         if (isRecord(answer)) answer = { ...answer, rationale: rationaleOf(source, answer) };

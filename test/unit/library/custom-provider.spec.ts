@@ -1,11 +1,12 @@
 import { System1ProviderError } from '../../../src/decisions/decision-error';
-import { CustomProvider } from '../../../src/library/custom-provider';
+import type { System1Provider } from '../../../src/decisions/provider.interface';
+import type { CustomProvider } from '../../../src/library/custom-provider';
 import { EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { System1InputError } from '../../../src/decisions/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';
 
 /** A team's engine: answers every choice with its first candidate, unless told to wait for its signal. */
-class TeamEngine implements CustomProvider {
+class TeamEngine implements System1Provider {
   calls: EvaluateRequest[] = [];
   signals: AbortSignal[] = [];
   hold = false;
@@ -76,7 +77,7 @@ describe('providers registered at run time', () => {
   it.each([
     ['a built-in name', 'laya', new TeamEngine(), 'is already a provider name'],
     ['an empty name', ' ', new TeamEngine(), 'must be a non-empty string'],
-    ['an engine without evaluate or decide', 'odd', { capabilities: () => ({ batch: false, probabilities: false }) }, 'must implement capabilities() and evaluate() or decide()'],
+    ['an engine without evaluate or pick', 'odd', { capabilities: () => ({ batch: false, probabilities: false }) }, 'must implement capabilities() and evaluate() or pick()'],
   ])('refuses %s', async (_what, name, engine, message) => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     expect(() => system1.registerProvider(name, engine as CustomProvider)).toThrow(System1InputError);
@@ -147,9 +148,9 @@ describe('engines that only pick among options', () => {
     const seen: string[][] = [];
     system1.registerProvider('team', {
       capabilities: () => ({ batch: false, probabilities: false }),
-      decide: async (batch) => {
-        seen.push(batch.questions[0].options);
-        return { [batch.questions[0].id]: { decision: batch.questions[0].options[1], confidence: 0.8 } };
+      pick: async (ask) => {
+        seen.push(ask.options);
+        return { decision: ask.options[1], confidence: 0.8 };
       },
     });
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });

@@ -3,7 +3,7 @@
  * as a choice among its levels and answered as a score; one the engine's choice cannot carry either is
  * refused as over its limit.
  */
-import { CustomProvider } from '../../../src/library/custom-provider';
+import type { System1Provider } from '../../../src/decisions/provider.interface';
 import { EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { ScoreQuestion } from '../../../src/decisions/question.types';
 import { VonFake } from '../../fakes/von.fake';
@@ -16,7 +16,7 @@ const RATING: ScoreQuestion = {
 };
 
 /** A team's engine that scores at most 3 levels and picks among at most 5 candidates, with a set answer. */
-class NarrowEngine implements CustomProvider {
+class NarrowEngine implements System1Provider {
   calls: EvaluateRequest[] = [];
   answer: unknown = { type: 'choice', choice: '3', probabilities: { '0': 0.1, '1': 0.1, '2': 0.1, '3': 0.6, '4': 0.1 } };
 

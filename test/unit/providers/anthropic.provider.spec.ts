@@ -350,19 +350,19 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
     it('asks each question in its own call and answers each by id', async () => {
       const definition = new AnthropicProviderDefinition(new EngineHttpClient());
       const provider = definition.create({ endpoint: fake.url.origin, model: 'claude-haiku-5-5', max_tokens: 256 }, { env: { ANTHROPIC_API_KEY: KEY } });
-      const answers = await provider.decide(
+      const { answers } = await provider.evaluate(
         {
           state: { branch: 'main' },
-          questions: [
-            { id: 'a', text: 'Which first?', options: ['lint', 'test'], yesNo: false },
-            { id: 'b', text: 'Ship it?', options: ['yes', 'no'], yesNo: true },
-          ],
+          questions: {
+            a: { type: 'choice', instructions: 'Which first?', criteria: { lint: null, test: null } },
+            b: { type: 'choice', instructions: 'Ship it?', criteria: { yes: null, no: null } },
+          },
         },
         { signal: new AbortController().signal, requestId: 'batch-1' },
       );
       expect(answers).toEqual({
-        a: expect.objectContaining({ decision: 'lint', confidence: 0.8 }),
-        b: expect.objectContaining({ decision: 'yes', confidence: 0.8 }),
+        a: expect.objectContaining({ choice: 'lint', probabilities: { lint: 0.8, test: expect.closeTo(0.2, 6) } }),
+        b: expect.objectContaining({ choice: 'yes', probabilities: { yes: 0.8, no: expect.closeTo(0.2, 6) } }),
       });
       expect(messages().map((r) => (r.body as { messages: { content: string }[] }).messages[0].content).sort()).toEqual([
         'Question: Ship it?\nContext: {"branch":"main"}',

@@ -1,8 +1,8 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { ProviderError } from '../../../src/decisions/decision-error';
-import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
+import { capabilityRefusal } from '../../../src/decisions/question-capabilities';
+import type { Question } from '../../../src/decisions/question.types';
 import { CloudflareProviderDefinition } from '../../../src/providers/system-one/cloudflare.provider';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
@@ -124,7 +124,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
   });
 
   describe('a batch, asked of the provider directly', () => {
-    const question = (id: string): ChoiceAsk => ({ id, text: `question ${id}`, options: ['a', 'b'], yesNo: false });
+    const question = (id: string): [string, Question] => [id, { type: 'choice', instructions: `question ${id}`, criteria: { a: null, b: null } }];
     const provider = () =>
       new CloudflareProviderDefinition(new EngineHttpClient()).create(
         { account_id: ACCOUNT, endpoint: engine.fake.url.origin, model: 'clef' },
@@ -133,16 +133,17 @@ describe('cloudflare provider against a fake Workers AI', () => {
     const context = () => ({ signal: AbortSignal.timeout(5000), requestId: 'test' });
 
     it('answers several questions in one request', async () => {
-      const answers = await provider().decide({ state: { diff: '+1 -1' }, questions: [question('q1'), question('q2')] }, context());
+      const reply = await provider().evaluate({ state: { diff: '+1 -1' }, questions: Object.fromEntries([question('q1'), question('q2')]) }, context());
       expect(engine.fake.requests).toHaveLength(1);
-      expect(Object.keys(answers)).toEqual(['q1', 'q2']);
+      expect(Object.keys(reply.answers)).toEqual(['q1', 'q2']);
     });
 
-    it('refuses more than 64 questions without calling Workers AI', async () => {
-      const questions = Array.from({ length: 65 }, (_, i) => question(`q${i}`));
-      await expect(provider().decide({ state: undefined, questions }, context())).rejects.toThrow(
-        new ProviderError('Workers AI takes at most 64 questions per request, and this batch has 65'),
-      );
+    it('declares 64 questions per request, so the pipeline refuses 65 without calling Workers AI', async () => {
+      const questions = Object.fromEntries(Array.from({ length: 65 }, (_, i) => question(`q${i}`)));
+      expect(capabilityRefusal('cloudflare', { questions }, provider().capabilities().questions!)).toEqual({
+        code: 'limit_exceeded',
+        message: 'cloudflare takes at most 64 questions per request, not 65',
+      });
       expect(engine.fake.requests).toHaveLength(0);
     });
   });

@@ -1,6 +1,5 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { ProviderError } from '../../../src/decisions/decision-error';
 import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
@@ -91,27 +90,29 @@ describe('laya provider against a fake laya-serve', () => {
         model: 'typed-decisions',
         questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 20, max_total_options: 512, max_levels: 32 },
       });
-      const answers = await provider.decide(
+      const reply = await provider.evaluate(
         {
           state: { prompt: 'fix the flaky test' },
-          questions: [
-            { id: 'tier', text: 'Which model tier?', options: ['small', 'medium', 'large'], yesNo: false },
-            { id: 'risky', text: 'Is it risky?', options: ['yes', 'no'], yesNo: true },
-          ],
+          questions: {
+            tier: { type: 'choice', instructions: 'Which model tier?', criteria: { small: null, medium: null, large: null } },
+            risky: { type: 'choice', instructions: 'Is it risky?', criteria: { yes: null, no: null } },
+          },
         },
         { signal: AbortSignal.timeout(2000), requestId: 'batch' },
       );
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
       expect(Object.keys((engine.fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['tier', 'risky']);
-      expect(answers).toEqual({
-        tier: { decision: 'small', confidence: 0.5, probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 }, rationale: expect.any(String) },
-        risky: { decision: 'yes', confidence: 0.6667, probabilities: { yes: 0.6667, no: 0.3333 }, rationale: expect.any(String) },
+      expect(reply.answers).toEqual({
+        tier: expect.objectContaining({ type: 'choice', choice: 'small', probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 }, rationale: expect.stringMatching(/^laya typed-decisions: small=0.5/) }),
+        risky: expect.objectContaining({ type: 'choice', choice: 'yes', probabilities: { yes: 0.6667, no: 0.3333 }, rationale: expect.any(String) }),
       });
     });
   });
 
   describe('the answer', () => {
-    it("takes confidence from answer_confidence, not Laya's entropy confidence, and lists probabilities best first", async () => {
+    // One scale for every engine: the probability of the answer given. Laya's answer_confidence is that
+    // number too (wire-contracts), so it is only checked; its entropy `confidence` is ignored.
+    it("takes confidence as the answer's probability, not Laya's entropy confidence, and lists probabilities best first", async () => {
       engine.fake.probabilities = { 'rerun the pipeline': 0.48, 'block the merge': 0.52 };
       engine.fake.reshape = (body) => {
         Object.assign((body.answers as Record<string, Record<string, unknown>>).decision, { answer_confidence: 0.53 });
@@ -122,7 +123,7 @@ describe('laya provider against a fake laya-serve', () => {
       expect(reply).toMatchObject({
         status: 'decided',
         decision: 'block the merge',
-        confidence: 0.53,
+        confidence: 0.52,
         probabilities: { 'rerun the pipeline': 0.48, 'block the merge': 0.52 },
         rationale: 'laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48',
       });
@@ -160,7 +161,7 @@ describe('laya provider against a fake laya-serve', () => {
 
     it.each([
       ['a noul answer', (a: Record<string, unknown>) => ({ type: 'noul', noul: 0.9 }) as unknown as typeof a, 'type "noul" instead of "choice"'],
-      ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the options sent'],
+      ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the candidates sent'],
       ['an answer_confidence above 1', (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }), 'answer_confidence is 1.4'],
     ])('reports %s as malformed_response', async (_name, tamper, detail) => {
       engine.fake.reshape = (body) => {
@@ -195,20 +196,21 @@ describe('laya provider against a fake laya-serve', () => {
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
     });
 
-    it('declares at most 20 options, so the gateway passes 21 to the fallback, and decide itself refuses them', async () => {
+    it('declares at most 20 options, so the pipeline refuses 21 before sending and the fallback answers', async () => {
       const options = Array.from({ length: 21 }, (_, i) => `option ${i + 1}`);
-      const { gateway, app } = await start({ gateway: 'fallback = ["mock"]' });
+      const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
       const reply = await gateway.decide({ question: 'Which one?', options });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: 'refused: 21 options, laya accepts at most 20' });
+      expect(reply.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: 'refused: laya takes at most 20 candidates per choice question; "decision" has 21' });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+      expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
+    });
 
-      const provider = app.get(ProviderRegistry).chain()[0].provider!;
-      const direct = provider.decide(
-        { state: undefined, questions: [{ id: 'q', text: 'Which one?', options, yesNo: false }] },
-        { signal: AbortSignal.timeout(2000), requestId: 'direct' },
-      );
-      await expect(direct).rejects.toThrow(ProviderError);
-      await expect(direct).rejects.toThrow('laya accepts at most 20 options per question and question "q" has 21');
+    it('with Laya alone, 21 options are provider_error with the refused attempt (the spec), not invalid_request', async () => {
+      const options = Array.from({ length: 21 }, (_, i) => `option ${i + 1}`);
+      const { gateway } = await start();
+      const reply = await gateway.decide({ question: 'Which one?', options });
+      expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
+      expect(reply.attempts).toEqual([{ provider: 'laya', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(/^refused: laya takes at most 20/) }]);
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
     });
   });

@@ -1,10 +1,10 @@
+import { evaluateByPicks } from '../../../src/providers/choice/choice-engine';
 import {
-  askEachQuestion,
   letterAnswer,
   letterMessages,
   LetterReading,
 } from '../../../src/providers/letters/letter-choice';
-import { MalformedResponseError, ProviderError } from '../../../src/decisions/decision-error';
+import { MalformedResponseError } from '../../../src/decisions/decision-error';
 import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import { expectedShare } from './letter-chat.shared';
 
@@ -70,21 +70,21 @@ describe('the letter technique', () => {
     expect(read).toThrow(words);
   });
 
-  it('asks every question at once and keys the answers by id; refuses more than 26 options', async () => {
+  it('asks every question at once through the choice base and keys the answers by id', async () => {
     let inFlight = 0;
     let most = 0;
-    const answers = await askEachQuestion({ state: undefined, questions: [question(['a', 'b'], 'q1'), question(['c', 'd'], 'q2')] }, async (q) => {
-      most = Math.max(most, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      inFlight--;
-      return { decision: q.options[0], confidence: 1 };
-    });
-    expect(most).toBe(2);
-    expect(answers).toEqual({ q1: { decision: 'a', confidence: 1 }, q2: { decision: 'c', confidence: 1 } });
-
-    const many = Array.from({ length: 27 }, (_, i) => `option ${i}`);
-    await expect(askEachQuestion({ state: undefined, questions: [question(many)] }, async () => ({ abstain: true }))).rejects.toThrow(
-      new ProviderError('27 options: the letter technique offers at most 26 (A to Z)'),
+    const reply = await evaluateByPicks(
+      { questions: { q1: { type: 'choice', instructions: 'q1', criteria: { a: null, b: null } }, q2: { type: 'choice', instructions: 'q2', criteria: { c: null, d: null } } } },
+      { signal: new AbortController().signal, requestId: 't' },
+      async (q) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        inFlight--;
+        return { decision: q.options[0], confidence: 1 };
+      },
     );
+    expect(most).toBe(2);
+    expect(reply.answers).toEqual({ q1: { type: 'choice', choice: 'a', probabilities: { a: 1, b: 0 } }, q2: { type: 'choice', choice: 'c', probabilities: { c: 1, d: 0 } } });
+    expect(reply.approximate).toBe(true);
   });
 });

@@ -118,13 +118,13 @@ describe('ollama provider against the Ollama fake', () => {
   it('asks the questions of a batch in parallel, one call each, all ended by the one signal', async () => {
     await start();
     const provider = app!.get(ProviderRegistry).chain()[0].provider!;
-    const questions = ['q1', 'q2', 'q3'].map((id) => ({ id, text: `Question ${id}?`, options: ['yes', 'no'], yesNo: true }));
-    expect(Object.keys(await provider.decide({ state: undefined, questions }, { signal: new AbortController().signal, requestId: 'b' }))).toEqual(['q1', 'q2', 'q3']);
+    const questions = Object.fromEntries(['q1', 'q2', 'q3'].map((id) => [id, { type: 'noul' as const, instructions: `Question ${id}?` }]));
+    expect(Object.keys((await provider.evaluate({ questions }, { signal: new AbortController().signal, requestId: 'b' })).answers)).toEqual(['q1', 'q2', 'q3']);
 
     fake.requests.length = 0;
     fake.fault = 'hang';
     const controller = new AbortController();
-    const pending = provider.decide({ state: undefined, questions }, { signal: controller.signal, requestId: 'b' });
+    const pending = provider.evaluate({ questions }, { signal: controller.signal, requestId: 'b' });
     await eventually(() => fake.requests.length === 3);
     controller.abort(new Error('deadline'));
     await expect(pending).rejects.toThrow('deadline');
@@ -143,7 +143,7 @@ describe('ollama provider against the Ollama fake', () => {
     });
     const options = Array.from({ length: 27 }, (_, i) => `tool ${i}`);
     const reply = await gateway.decide({ question: 'Which tool?', options });
-    expect(reply.attempts[0]).toMatchObject({ provider: 'ollama', outcome: 'error', detail: 'refused: 27 options, ollama accepts at most 26' });
+    expect(reply.attempts[0]).toMatchObject({ provider: 'ollama', outcome: 'error', detail: 'refused: ollama takes at most 26 candidates per choice question; "decision" has 27' });
     expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
     expect(fake.requests).toHaveLength(0);
   });

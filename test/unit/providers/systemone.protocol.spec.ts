@@ -1,74 +1,70 @@
+import { readAnswer } from '../../../src/decisions/answer-reader';
 import { MalformedResponseError } from '../../../src/decisions/decision-error';
-import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
-import {
-  probabilitiesBestFirst,
-  readSystemOneReply,
-  systemOneRequest,
-} from '../../../src/providers/system-one/systemone-protocol';
+import type { ChoiceQuestion, Question } from '../../../src/decisions/question.types';
+import { probabilitiesBestFirst, readSystemOneEnvelope, typedSystemOneRequest } from '../../../src/providers/system-one/systemone-protocol';
 
-const MERGE: ChoiceAsk = { id: 'decision', text: 'Rerun or block?', options: ['rerun', 'block'], yesNo: false };
-const DESTRUCTIVE: ChoiceAsk = { id: 'destructive', text: 'Is rm -rf / destructive?', options: ['yes', 'no'], yesNo: true };
+const MERGE: ChoiceQuestion = { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } };
+const DESTRUCTIVE: Question = { type: 'noul', instructions: 'Is rm -rf / destructive?' };
 
 const choice = (fields: Record<string, unknown> = {}) => ({ type: 'choice', choice: 'block', probabilities: { rerun: 0.48, block: 0.52 }, ...fields });
 
 describe('the System One request', () => {
-  it('asks one choice question per batch question, keyed by id, with labels or a self-described map', () => {
-    expect(systemOneRequest({ cwd: '/repo' }, [MERGE, DESTRUCTIVE], { model: 'm', criteria: 'labels' })).toEqual({
+  it('sends bare candidates as labels or as a self-described map, yes/no as a choice where asked, and {} for no state', () => {
+    expect(typedSystemOneRequest({ state: { cwd: '/repo' }, questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { model: 'm', noulAsChoice: true, bareCandidates: 'labels' })).toEqual({
       model: 'm',
       state: { cwd: '/repo' },
       questions: {
         decision: { type: 'choice', instructions: 'Rerun or block?', criteria: ['rerun', 'block'] },
-        destructive: { type: 'choice', instructions: 'Is rm -rf / destructive?', criteria: ['yes', 'no'] },
+        destructive: { type: 'choice', instructions: 'Is rm -rf / destructive?', criteria: { yes: null, no: null } },
       },
     });
-    const mapped = systemOneRequest(undefined, [MERGE], { criteria: 'self-described' });
-    expect(mapped).toEqual({
+    expect(typedSystemOneRequest({ questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { noulAsChoice: false, bareCandidates: 'self-described' })).toEqual({
       state: {},
-      questions: { decision: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: 'rerun', block: 'block' } } },
+      questions: { decision: { ...MERGE, criteria: { rerun: 'rerun', block: 'block' } }, destructive: DESTRUCTIVE },
     });
-    expect(Object.keys(mapped)).not.toContain('model');
+  });
+
+  it('sends described candidates as written', () => {
+    const described: ChoiceQuestion = { type: 'choice', instructions: 'Which team?', criteria: { billing: 'Refunds', technical: null } };
+    expect(typedSystemOneRequest({ state: 'x', questions: { team: described } }, { noulAsChoice: false, bareCandidates: 'labels' }).questions).toEqual({ team: described });
   });
 });
 
 describe('reading a System One reply', () => {
-  it('returns each answer with its probabilities in option order, tolerating rounding', () => {
-    const reply = readSystemOneReply(
-      {
-        model: 'jev-1.14.0',
-        answers: {
-          decision: choice({ probabilities: { block: 0.5, rerun: 0.49 } }),
-          destructive: { type: 'choice', choice: 'yes', probabilities: { yes: 0.9, no: 0.11 } },
-        },
-      },
-      [MERGE, DESTRUCTIVE],
-      'engine',
-    );
-    expect(reply.model).toBe('jev-1.14.0');
-    expect(reply.answers.get('decision')).toMatchObject({ choice: 'block', probabilities: { rerun: 0.49, block: 0.5 } });
-    expect(Object.keys(reply.answers.get('decision')!.probabilities)).toEqual(['rerun', 'block']);
-    expect(reply.answers.get('destructive')).toMatchObject({ choice: 'yes', probabilities: { yes: 0.9, no: 0.11 } });
-  });
-
   it.each([
     ['a non-object body', 'yes', 'engine answered a string instead of a System One reply object'],
     ['no answers', { model: 'x' }, 'without an "answers" object (got nothing)'],
     ['answers as a list', { answers: [choice()] }, 'without an "answers" object (got an array)'],
-    ['a missing answer', { answers: { other: choice() } }, 'question "decision": missing from the reply'],
-    ['an answer that is not an object', { answers: { decision: 'block' } }, 'question "decision": not an object (got a string)'],
-    ['a noul answer', { answers: { decision: { type: 'noul', noul: 0.9 } } }, 'type "noul" instead of "choice"'],
-    ['a choice that is not an option', { answers: { decision: choice({ choice: 'merge' }) } }, 'the choice "merge" is not one of the options sent'],
-    ['a numeric choice', { answers: { decision: choice({ choice: 1 }) } }, '"choice" is a number, not an option'],
-    ['no probabilities', { answers: { decision: choice({ probabilities: undefined }) } }, '"probabilities" is nothing, not an object'],
-    ['probabilities over another option', { answers: { decision: choice({ probabilities: { rerun: 0.4, block: 0.5, merge: 0.1 } }) } }, '"probabilities" name "merge"'],
-    ['probabilities lacking an option', { answers: { decision: choice({ probabilities: { block: 1 } }) } }, '"probabilities" lack the option "rerun"'],
-    ['a probability outside [0, 1]', { answers: { decision: choice({ probabilities: { rerun: -0.2, block: 1.2 } }) } }, 'the probability of "rerun" is -0.2'],
-    ['a probability that is text', { answers: { decision: choice({ probabilities: { rerun: '0.5', block: 0.5 } }) } }, 'the probability of "rerun" is "0.5"'],
-    ['probabilities summing to 0.9', { answers: { decision: choice({ probabilities: { rerun: 0.4, block: 0.5 } }) } }, '"probabilities" sum to 0.9, not about 1'],
-    ['probabilities summing to 1.05', { answers: { decision: choice({ probabilities: { rerun: 0.5, block: 0.55 } }) } }, 'sum to 1.05'],
-  ])('refuses %s, naming the question and the problem', (_name, body, message) => {
-    const read = () => readSystemOneReply(body, [MERGE], 'engine');
+  ])('refuses %s as a whole', (_name, body, message) => {
+    const read = () => readSystemOneEnvelope(body, 'engine');
     expect(read).toThrow(MalformedResponseError);
     expect(read).toThrow(message);
+  });
+
+  it.each([
+    ['a missing answer', undefined, 'missing from the reply'],
+    ['an answer that is not an object', 'block', 'not an object (got a string)'],
+    ['a noul answer', { type: 'noul', noul: 0.9 }, 'type "noul" instead of "choice"'],
+    ['a choice that is not a candidate', choice({ choice: 'merge' }), 'the choice "merge" is not one of the candidates sent'],
+    ['a numeric choice', choice({ choice: 1 }), 'the choice 1 is not one of the candidates sent'],
+    ['no probabilities', choice({ probabilities: undefined }), '"probabilities" is nothing, not an object'],
+    ['probabilities over another option', choice({ probabilities: { rerun: 0.4, block: 0.5, merge: 0.1 } }), '"probabilities" name "merge"'],
+    ['probabilities lacking an option', choice({ probabilities: { block: 1 } }), '"probabilities" lack the option "rerun"'],
+    ['a probability outside [0, 1]', choice({ probabilities: { rerun: -0.2, block: 1.2 } }), 'the probability of "rerun" is -0.2'],
+    ['a probability that is text', choice({ probabilities: { rerun: '0.5', block: 0.5 } }), 'the probability of "rerun" is "0.5"'],
+    ['probabilities summing to 0.9', choice({ probabilities: { rerun: 0.4, block: 0.5 } }), '"probabilities" sum to 0.9, not about 1'],
+    ['probabilities summing to 1.05', choice({ probabilities: { rerun: 0.5, block: 0.55 } }), 'sum to 1.05'],
+  ])('refuses %s for that question alone, naming the problem', (_name, answer, problem) => {
+    const read = readAnswer(answer, MERGE);
+    expect(read).toEqual({ ok: false, problem: expect.stringContaining(problem) });
+  });
+
+  it('reads a good answer with its rationale, tolerating rounding', () => {
+    expect(readAnswer(choice({ probabilities: { rerun: 0.48, block: 0.53 }, rationale: 'laya: block=0.53' }), MERGE)).toEqual({
+      ok: true,
+      answer: { type: 'choice', value: 'block', probabilities: { rerun: 0.48, block: 0.53 }, confidence: 0.53, calibrated: false },
+      rationale: 'laya: block=0.53',
+    });
   });
 
   it('lists probabilities best first for a rationale, eliding a long tail', () => {

@@ -96,7 +96,7 @@ describe('systemone provider against a fake llama-server', () => {
     const { gateway } = await start();
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response' } });
-    expect(reply.error!.message).toContain('systemone answer to question "decision": "probabilities" sum to 0.7, not about 1');
+    expect(reply.error!.message).toContain('systemone answer to "decision": "probabilities" sum to 0.7, not about 1');
   });
 
   describe('faults', () => {
