@@ -1,6 +1,20 @@
 import type { Described } from './question.types';
 
 /** Instructions and descriptions as an engine reads them: text as it is, JSON written out. */
+/**
+ * Options that stand for themselves as a choice's candidates: each is its own description, so an engine that
+ * scores descriptions (a reranker) reads the option itself. defineProperty: an option may be named like an
+ * Object.prototype member ("__proto__", "constructor").
+ */
+export function selfDescribed(options: readonly string[]): Record<string, string> {
+  const criteria: Record<string, string> = {};
+  for (const option of options) Object.defineProperty(criteria, option, { value: option, enumerable: true, writable: true, configurable: true });
+  return criteria;
+}
+
+/** A candidate that says no more than its key. */
+export const isBare = (key: string, description: unknown): boolean => description === null || description === key;
+
 export function render(text: Described): string {
   return typeof text === 'string' ? text : JSON.stringify(text);
 }

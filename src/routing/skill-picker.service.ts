@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { DecisionService } from '../decisions/decision.service';
+import { selfDescribed } from '../decisions/question-text';
 import { listSkills } from './skills';
 
 export const SKILL_QUESTION = 'Which skill fits this task best?';
@@ -30,8 +31,7 @@ export class SkillPicker {
     if (!capabilities) return { dormant: 'no provider' };
     const limit = capabilities.questions?.max_options ?? capabilities.max_options ?? Infinity;
     if (skills.length > limit) return { dormant: `${skills.length} skills, more than ${primary.provider}'s ${limit} options` };
-    const criteria: Record<string, null> = {};
-    for (const skill of skills) Object.defineProperty(criteria, skill.name, { value: null, enumerable: true, writable: true, configurable: true });
+    const criteria = selfDescribed(skills.map((skill) => skill.name));
     const state = { prompt, skills: Object.fromEntries(skills.map((s) => [s.name, s.description])) };
     const outcome = await this.decisions.decide(
       { state, questions: { skill: { type: 'choice', instructions: SKILL_QUESTION, criteria } }, model: primary, requestId },

@@ -3,6 +3,7 @@ import { DecisionService } from '../../decisions/decision.service';
 import type { ChoiceQuestion } from '../../decisions/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
+import { selfDescribed } from '../../decisions/question-text';
 import { BINNING, GroupReport, reportGroup, reportPooled } from '../../calibration/calibration-report';
 import { fitTemperature, LabelledAnswer } from '../../calibration/fit';
 import { StoredFit } from '../../calibration/fit-store';
@@ -186,11 +187,7 @@ export class CalibrationRunner {
 
 /** The example's options as candidates that stand for themselves (yes and no when it has none). */
 function choiceOf(example: LabelledExample): ChoiceQuestion {
-  const criteria: Record<string, null> = {};
-  for (const option of example.yesNo ? YES_NO_OPTIONS : example.options) {
-    Object.defineProperty(criteria, option, { value: null, enumerable: true, writable: true, configurable: true });
-  }
-  return { type: 'choice', instructions: example.question, criteria };
+  return { type: 'choice', instructions: example.question, criteria: selfDescribed(example.yesNo ? YES_NO_OPTIONS : example.options) };
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {

@@ -6,6 +6,7 @@ import { DecisionErrorCode } from '../../decisions/decision-error';
 import type { AttemptRecord, DecisionOutcome } from '../../decisions/decision.types';
 import { DecisionService } from '../../decisions/decision.service';
 import type { ChoiceQuestion } from '../../decisions/question.types';
+import { selfDescribed } from '../../decisions/question-text';
 import { DecideRequestDto } from '../dto/decide-request.dto';
 import { AttemptDto, DecideResponseDto } from '../dto/decide-response.dto';
 import { GatewayErrorCode, REFUSALS, S1_CODES } from './gateway-error';
@@ -55,11 +56,7 @@ export class DecideService {
 
 /** The options as candidates that stand for themselves; no options means yes or no. */
 function choiceOf(request: DecideRequestDto): ChoiceQuestion {
-  const options = request.options ?? YES_NO_OPTIONS;
-  const criteria: Record<string, null> = {};
-  // defineProperty: an option may be named like an Object.prototype member ("__proto__", "constructor").
-  for (const option of options) Object.defineProperty(criteria, option, { value: null, enumerable: true, writable: true, configurable: true });
-  return { type: 'choice', instructions: request.question, criteria };
+  return { type: 'choice', instructions: request.question, criteria: selfDescribed(request.options ?? YES_NO_OPTIONS) };
 }
 
 /** The pipeline's outcome of the one question as the S1 envelope. */

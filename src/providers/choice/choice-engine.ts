@@ -3,7 +3,7 @@ import { shown } from '../../config/setting-types';
 import { DecisionErrorCode, type DecisionError } from '../../decisions/decision-error';
 import { isProbability, kindOf } from '../../decisions/distribution';
 import type { QuestionCapabilities } from '../../decisions/question-capabilities';
-import { render } from '../../decisions/question-text';
+import { isBare, render } from '../../decisions/question-text';
 import type { Question } from '../../decisions/question.types';
 import type {
   AttemptContext,
@@ -151,7 +151,7 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
       return {
         id,
         text,
-        options: Object.entries(question.criteria).map(([key, description]) => (description === null ? key : `${key}: ${render(description)}`)),
+        options: Object.entries(question.criteria).map(([key, description]) => (isBare(key, description) ? key : `${key}: ${render(description!)}`)),
         yesNo: isYesNo(question.criteria),
       };
     case 'noul': {
@@ -172,7 +172,7 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
 /** A choice between the bare candidates yes and no, as `system1_decide` asks a question without options. */
 function isYesNo(criteria: Record<string, unknown>): boolean {
   const keys = Object.keys(criteria);
-  return keys.length === 2 && keys[0] === 'yes' && keys[1] === 'no' && criteria.yes === null && criteria.no === null;
+  return keys.length === 2 && keys[0] === 'yes' && keys[1] === 'no' && isBare('yes', criteria.yes) && isBare('no', criteria.no);
 }
 
 /** The answer in the System One shape, so one reader checks every engine's answers. */

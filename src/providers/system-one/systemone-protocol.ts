@@ -4,15 +4,14 @@
  * llama-server / engines/systemone/serve.py. See wire-contracts.md §1.
  */
 import { isRecord } from '../../common/is-record';
+import { isBare } from '../../decisions/question-text';
 import { kindOf } from '../../decisions/distribution';
 import type { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
 
 /**
- * How candidates without descriptions travel as `criteria`:
- * - `labels`: a list of labels (Laya takes it, and keys its probabilities by the labels);
- * - `self-described`: a `{candidate: candidate}` map, the core protocol's shape. Each candidate is its own
- *   description, so an engine that scores the description (a reranker) reads the candidate itself.
+ * How candidates that say no more than their key travel as `criteria`: `labels`, a list of labels (Laya
+ * takes it, and keys its probabilities by the labels), or `self-described`, as written.
  */
 export type BareCandidates = 'labels' | 'self-described';
 
@@ -41,9 +40,8 @@ export function typedSystemOneRequest(
       if (question.type === 'noul' && noulAsChoice) {
         return [id, { type: 'choice', instructions: question.instructions, criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null } }];
       }
-      if (question.type === 'choice' && Object.values(question.criteria).every((d) => d === null)) {
-        const keys = Object.keys(question.criteria);
-        return [id, { ...question, criteria: bareCandidates === 'labels' ? keys : Object.fromEntries(keys.map((key) => [key, key])) }];
+      if (question.type === 'choice' && bareCandidates === 'labels' && Object.entries(question.criteria).every(([key, d]) => isBare(key, d))) {
+        return [id, { ...question, criteria: Object.keys(question.criteria) }];
       }
       return [id, question];
     }),

@@ -9,7 +9,7 @@ const DESTRUCTIVE: Question = { type: 'noul', instructions: 'Is rm -rf / destruc
 const choice = (fields: Record<string, unknown> = {}) => ({ type: 'choice', choice: 'block', probabilities: { rerun: 0.48, block: 0.52 }, ...fields });
 
 describe('the System One request', () => {
-  it('sends bare candidates as labels or as a self-described map, yes/no as a choice where asked, and {} for no state', () => {
+  it('sends bare candidates as labels where asked (else as written), yes/no as a choice where asked, and {} for no state', () => {
     expect(typedSystemOneRequest({ state: { cwd: '/repo' }, questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { model: 'm', noulAsChoice: true, bareCandidates: 'labels' })).toEqual({
       model: 'm',
       state: { cwd: '/repo' },
@@ -20,7 +20,7 @@ describe('the System One request', () => {
     });
     expect(typedSystemOneRequest({ questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { noulAsChoice: false, bareCandidates: 'self-described' })).toEqual({
       state: {},
-      questions: { decision: { ...MERGE, criteria: { rerun: 'rerun', block: 'block' } }, destructive: DESTRUCTIVE },
+      questions: { decision: MERGE, destructive: DESTRUCTIVE },
     });
   });
 

@@ -118,7 +118,7 @@ describe('von provider against a fake von serve', () => {
 
     it.each([
       ['down', async () => engine.fake.stop(), 'connection refused'],
-      ['answering text', async () => ((engine.fake.fault = 'non-json'), (engine.fake.faultEverywhere = true)), 'invalid_response: the reply from 127.0.0.1'],
+      ['answering text', async () => ((engine.fake.fault = 'non-json'), (engine.fake.faultEverywhere = true)), 'malformed: the reply from 127.0.0.1'],
       ['failing', async () => ((engine.fake.fault = 'status-500'), (engine.fake.faultEverywhere = true)), 'error: HTTP 500'],
     ])('is not ok when von serve is %s, with the reason', async (_name, breakIt, detail) => {
       const { health } = await start();
