@@ -18,10 +18,12 @@ async function main() {
   const gw = await gateway(env);
   const baseline = BASELINE_MAIN && (await gateway(env, BASELINE_MAIN));
   const minimal = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url });
+  const minimalHttp = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url, MINIMAL_CLIENT: 'http' });
   const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } } });
   const ways = {
     direct: () => fetch(`${url}/v1/systemone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json()),
     minimal: () => minimal.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
+    minimal_http: () => minimalHttp.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
     gateway: () => gw.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }),
     ...(baseline && { baseline: () => baseline.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }) }),
   };
@@ -36,11 +38,22 @@ async function main() {
     }
     const stats = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)]));
     const over = (name) => Object.fromEntries(['p50', 'p90', 'p99'].map((p) => [p, stats[name][p] - stats.direct[p]]));
-    result.levels[inFlight] = { ...stats, overhead_gateway: over('gateway'), overhead_minimal: over('minimal'), ...(baseline && { overhead_baseline: over('baseline') }) };
+    const ratio = (name, floor) => Object.fromEntries(['p50', 'p99'].map((p) => [p, (stats[name][p] - stats.direct[p]) / (stats[floor][p] - stats.direct[p])]));
+    result.levels[inFlight] = {
+      ...stats,
+      overhead_gateway: over('gateway'),
+      overhead_minimal: over('minimal'),
+      overhead_minimal_http: over('minimal_http'),
+      // The gateway's overhead over the SDK-only floor's, with each floor's client (fetch, node:http kept alive).
+      ratio_to_minimal: ratio('gateway', 'minimal'),
+      ratio_to_minimal_http: ratio('gateway', 'minimal_http'),
+      ...(baseline && { overhead_baseline: over('baseline') }),
+    };
   }
   await gw.close();
   if (baseline) await baseline.close();
   await minimal.close();
+  await minimalHttp.close();
   await engine.stop();
 
   console.log(`overhead against a ${ENGINE_MS} ms engine (ms; overhead = latency minus the direct HTTP call's)`);
@@ -48,10 +61,15 @@ async function main() {
   for (const [inFlight, level] of Object.entries(result.levels)) {
     for (const name of names) rows[`${name} @${inFlight}`] = { p50: ms(level[name].p50), p90: ms(level[name].p90), p99: ms(level[name].p99) };
     rows[`overhead minimal @${inFlight}`] = mapMs(level.overhead_minimal);
+    rows[`overhead minimal_http @${inFlight}`] = mapMs(level.overhead_minimal_http);
     rows[`overhead gateway @${inFlight}`] = mapMs(level.overhead_gateway);
     if (level.overhead_baseline) rows[`overhead baseline @${inFlight}`] = mapMs(level.overhead_baseline);
   }
   console.table(rows);
+  for (const [inFlight, level] of Object.entries(result.levels)) {
+    const show = (r) => `p50 ${r.p50.toFixed(2)}x, p99 ${r.p99.toFixed(2)}x`;
+    console.log(`@${inFlight}: gateway overhead / SDK-only floor: fetch floor ${show(level.ratio_to_minimal)}; node:http floor ${show(level.ratio_to_minimal_http)}`);
+  }
   save('overhead', result);
 }
 
