@@ -49,8 +49,7 @@ const PROMPT = 'Design the architecture for the new billing service and decide b
  * serves calls concurrently, and one that runs one pass at a time (one model on one device).
  */
 async function routingFeatures() {
-  const { createHookServices } = require(path.join(ROOT, 'dist', 'routing', 'hook-services.factory'));
-  const { FeatureReader } = require(path.join(ROOT, 'dist', 'routing', 'feature-reader.service'));
+  const { createHookServices } = require(path.join(ROOT, 'dist', 'entrypoints', 'hook-services.factory'));
   const { GatewayLogger } = require(path.join(ROOT, 'dist', 'logging', 'gateway.logger'));
   const engine = fake('systemone');
   const url = (await engine.start()).origin;
@@ -58,10 +57,19 @@ async function routingFeatures() {
   const services = createHookServices(env, new GatewayLogger(() => {}));
   const [primary] = services.registry.chain();
   if (!primary.provider.capabilities().batch) throw new Error('the systemone provider should answer several questions in one pass');
-  const oneByOne = Object.create(primary.provider, { capabilities: { value: () => ({ ...primary.provider.capabilities(), batch: false }) } });
+  // The same engine as one that cannot batch: each question its own call, in parallel, as choice-only engines do.
+  const oneByOne = {
+    capabilities: () => ({ ...primary.provider.capabilities(), batch: false }),
+    evaluate: async (request, context) => {
+      const replies = await Promise.all(Object.entries(request.questions).map(([id, q]) => primary.provider.evaluate({ ...request, questions: { [id]: q } }, context)));
+      return { answers: Object.assign({}, ...replies.map((reply) => reply.answers)) };
+    },
+  };
+  const separate = createHookServices(env, new GatewayLogger(() => {}));
+  separate.registry.instance = () => ({ provider: oneByOne, errors: [], problem: '' });
   const readers = {
     'one pass (4 questions per call)': services.featureReader,
-    'four calls (1 question each)': new FeatureReader(services.config, { chain: () => [{ ...primary, provider: oneByOne }] }, services.calibration),
+    'four calls (1 question each)': separate.featureReader,
   };
   let busyUntil = 0;
   const engines = {

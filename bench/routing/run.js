@@ -20,26 +20,33 @@ async function main() {
     process.env.SYSTEM1_PROVIDER = 'laya';
     process.env.SYSTEM1_LAYA_ENDPOINT = (await engine.start()).origin;
   }
-  const { createHookServices } = require(path.join(ROOT, 'dist', 'routing', 'hook-services.factory'));
+  const { createHookServices } = require(path.join(ROOT, 'dist', 'entrypoints', 'hook-services.factory'));
   const { GatewayLogger } = require(path.join(ROOT, 'dist', 'logging', 'gateway.logger'));
-  const { askQuestion } = require(path.join(ROOT, 'dist', 'gateway', 'attempt.runner'));
+  const { selfDescribed } = require(path.join(ROOT, 'dist', 'decisions', 'question-text'));
   const { routeTier } = require(path.join(ROOT, 'dist', 'routing', 'routing-rule'));
   // The hook's own services, its logs dropped.
-  const { registry, featureReader: reader } = createHookServices(process.env, new GatewayLogger(() => {}));
+  const { registry, decisions, featureReader: reader } = createHookServices(process.env, new GatewayLogger(() => {}));
+  // One question of the primary engine alone, raw confidence (no threshold), through the one pipeline.
+  const ask = async (state, text, options, requestId) => {
+    const outcome = await decisions.decide(
+      { state, questions: { decision: { type: 'choice', instructions: text, criteria: selfDescribed(options) } }, model: { provider: primary.name }, requestId, timeoutMs: 10_000 },
+      { retryBadAnswers: true, minConfidence: 0 },
+    );
+    const result = outcome.answers.decision;
+    return result.status === 'ok' ? { kind: 'decision', decision: result.answer.value, confidence: result.answer.confidence } : { kind: 'failed' };
+  };
   const [primary] = registry.chain();
   if (!primary?.provider) throw new Error(`provider ${primary?.name} is not usable: check the config`);
   const results = [];
 
   for (const [i, row] of rows('routing-seed.jsonl').entries()) {
-    const question = { id: 'decision', text: row.question, options: row.options, yesNo: false };
-    const direct = await askQuestion(primary.provider, { state: row.context, questions: [question] }, question, 10_000, `bench-${i}`);
+    const direct = await ask(row.context, row.question, row.options, `bench-${i}`);
     const reading = await reader.read(row.context.prompt, 10_000, `bench-f-${i}`);
     const viaRule = reading.kind === 'answered' ? routeTier(Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer]))) : null;
     results.push({ set: 'routing', line: i + 1, label: row.label, direct: direct.kind === 'decision' ? direct.decision : null, rule: viaRule, confident: reading.kind === 'answered' && reading.confident });
   }
   for (const [i, row] of rows('yes-no-seed.jsonl').entries()) {
-    const question = { id: 'decision', text: row.question, options: ['yes', 'no'], yesNo: true };
-    const answer = await askQuestion(primary.provider, { state: row.context, questions: [question] }, question, 10_000, `bench-y-${i}`);
+    const answer = await ask(row.context, row.question, ['yes', 'no'], `bench-y-${i}`);
     results.push({ set: 'yes-no', line: i + 1, label: row.label, answer: answer.kind === 'decision' ? answer.decision : null, confidence: answer.kind === 'decision' ? answer.confidence : null });
   }
   await engine?.stop();

@@ -3,12 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureDir } from '../config/ensure-dir';
 import { PACKAGE_ROOT } from '../config/paths';
+import { buildLibraryRequestSchema } from '../library/dto/library-schema';
 import { SchemaService } from '../mcp/schema/schema.service';
 import { OutputWriter } from './output.writer';
 
 export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schema');
 
-@Command({ name: 'schema', description: 'write schema/request.json and schema/response.json from the DTOs' })
+@Command({ name: 'schema', description: 'write schema/request.json, response.json and library-request.json from the DTOs' })
 export class SchemaCommand extends CommandRunner {
   constructor(
     private readonly schemas: SchemaService,
@@ -19,7 +20,7 @@ export class SchemaCommand extends CommandRunner {
 
   async run(_args: string[], options: { check?: boolean }): Promise<void> {
     const { request, response } = this.schemas.get();
-    const files = { 'request.json': request, 'response.json': response };
+    const files = { 'request.json': request, 'response.json': response, 'library-request.json': buildLibraryRequestSchema() };
     if (options.check) {
       const drifted = Object.entries(files).filter(([name, schema]) => read(name) !== render(schema)).map(([name]) => name);
       if (drifted.length === 0) return this.output.out(`schema: ${SCHEMA_DIR} matches the DTOs`);
@@ -28,7 +29,7 @@ export class SchemaCommand extends CommandRunner {
     }
     ensureDir(SCHEMA_DIR);
     for (const [name, schema] of Object.entries(files)) writeFileSync(path.join(SCHEMA_DIR, name), render(schema));
-    this.output.err(`schema: wrote ${Object.keys(files).join(' and ')} in ${SCHEMA_DIR}`);
+    this.output.err(`schema: wrote ${Object.keys(files).join(', ')} in ${SCHEMA_DIR}`);
   }
 
   @Option({ flags: '--check', description: 'fail when the committed files differ from the DTOs' })

@@ -44,11 +44,17 @@ export class DecisionService {
     private readonly cooldown: CooldownService,
   ) {}
 
+  /** The configured chain, built once: the config does not change while the process runs. */
+  private configuredChain?: ModelRef[];
+
   /** The engines tried in order: an explicit model alone, else the chain with duplicates removed. */
   chainFor(model: ModelRef | undefined, policy: Pick<DecisionPolicy, 'chain'> = {}): ModelRef[] {
     if (model) return [model];
-    const { provider, fallback } = this.config.gateway;
-    const refs = policy.chain ?? [{ provider }, ...fallback.map((name) => ({ provider: name }))];
+    if (!policy.chain) return (this.configuredChain ??= this.distinct([{ provider: this.config.gateway.provider }, ...this.config.gateway.fallback.map((name) => ({ provider: name }))]));
+    return this.distinct(policy.chain);
+  }
+
+  private distinct(refs: ModelRef[]): ModelRef[] {
     const seen = new Set<string>();
     return refs.filter((ref) => {
       const key = JSON.stringify([ref.provider, ref.model ?? null]);

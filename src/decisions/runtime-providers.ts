@@ -42,16 +42,12 @@ export class RuntimeProviders {
    * A signal that aborts when `name` is unregistered, held for the duration of `work`. Undefined signal
    * for engines that are not registered at run time.
    */
-  async track<T>(name: string, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  track<T>(name: string, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     const registration = this.registrations.get(name);
     if (!registration) return work(undefined);
     const controller = new AbortController();
     registration.inFlight.add(controller);
-    try {
-      return await work(controller.signal);
-    } finally {
-      registration.inFlight.delete(controller);
-    }
+    return work(controller.signal).finally(() => registration.inFlight.delete(controller));
   }
 
   /** Cancels every call in flight and forgets every engine (the service is closing). */

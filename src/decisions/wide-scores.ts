@@ -20,14 +20,12 @@ export interface WidenedQuestions {
  */
 export function widenScores(engine: string, questions: Record<string, Question>, capabilities: QuestionCapabilities): WidenedQuestions {
   const wide = Object.entries(questions).filter((entry): entry is [string, ScoreQuestion] => fitsOnlyAsChoice(entry[1], capabilities));
+  if (wide.length === 0) return { questions, notes: [], restore: (answers) => answers }; // the common case: nothing to copy
   const levels = new Map(wide.map(([id, question]) => [id, question.criteria.length]));
   return {
     questions: { ...questions, ...Object.fromEntries(wide.map(([id, question]) => [id, levelChoice(question)])) },
     notes: wide.map(([id]) => `${engine} scores at most ${capabilities.max_levels} levels, so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`),
-    restore: (answers) =>
-      levels.size === 0
-        ? answers // the common case: nothing was widened, so nothing to copy
-        : Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer])),
+    restore: (answers) => Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer])),
   };
 }
 

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { CooldownFile } from '../decisions/cooldown-file';
 import { GatewayLogger, gatewayLogger } from '../logging/gateway.logger';
 import { buildCoreGraph } from '../system1/core-graph';
+import type { DecisionService } from '../decisions/decision.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { FeatureReader } from '../routing/feature-reader.service';
 import { RouteHookService } from '../routing/route-hook.service';
@@ -16,6 +17,7 @@ export interface HookServices {
   config: LoadedConfig;
   registry: ProviderRegistry;
   calibration: CalibrationService;
+  decisions: DecisionService;
   featureReader: FeatureReader;
   routeHook: RouteHookService;
   spawnRecorder: SpawnRecorder;
@@ -33,6 +35,6 @@ export function createHookServices(env: Env = process.env, logger: GatewayLogger
   const core = buildCoreGraph(config, env, new CooldownFile(path.join(config.installDir, 'cooldown.json')));
   const featureReader = new FeatureReader(config, core.decisions);
   const routeHook = new RouteHookService(config, core.configStatus, core.pause, featureReader, new SkillPicker(config, env, core.decisions));
-  const { registry, calibration } = core;
-  return { config, registry, calibration, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
+  const { registry, calibration, decisions } = core;
+  return { config, registry, calibration, decisions, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
 }

@@ -23,7 +23,7 @@ import {
   SCHEMA_VERSION,
 } from '../../common/limits';
 import { BoundedJson, CONTEXT_MAX_BYTES, CONTEXT_MAX_DEPTH } from './json-limits.decorator';
-import { Optional } from './optional.decorator';
+import { Optional } from '../../common/optional.decorator';
 
 const NOT_BLANK = /\S/;
 

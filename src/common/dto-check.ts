@@ -1,0 +1,83 @@
+import { getMetadataStorage, validateSync } from 'class-validator';
+
+/** One thing wrong with an input, named by its path (`questions.urgency.criteria`, `images[0].data`). */
+export interface FieldProblem {
+  field: string;
+  problem: string;
+}
+
+type DtoClass = new () => object;
+
+interface NestedSpec {
+  /** The class of a nested value (chosen from the value for a union, e.g. by a question's `type`). */
+  of: (value: unknown) => DtoClass | undefined;
+  /** A list of them, or a map of them keyed by id. */
+  shape: 'one' | 'list' | 'map';
+  /** What one of them is called in a message: "an image", "a choice question". */
+  what: (value: unknown) => string;
+}
+
+const NESTED = new WeakMap<DtoClass, Map<string, NestedSpec>>();
+
+/**
+ * Marks a property whose value is checked against another DTO (or a list or id-keyed map of them); its
+ * own decorators still say what the property itself must be (an array, an object).
+ */
+export function NestedDto(of: NestedSpec['of'], shape: NestedSpec['shape'], what: NestedSpec['what']) {
+  return (target: object, property: string) => {
+    const owner = target.constructor as DtoClass;
+    if (!NESTED.has(owner)) NESTED.set(owner, new Map());
+    NESTED.get(owner)!.set(property, { of, shape, what });
+  };
+}
+
+const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The properties a DTO declares, from its own decorators. */
+function fieldsOf(Dto: DtoClass): Set<string> {
+  const declared = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false).map((metadata) => metadata.propertyName);
+  return new Set([...declared, ...(NESTED.get(Dto)?.keys() ?? [])]);
+}
+
+/**
+ * Checks raw input against a DTO class and its nested DTOs, class-validator doing the checking: unknown
+ * fields are refused (own keys, so "constructor" or "__proto__" too), every problem is named by its path.
+ * The input is copied with defineProperty, never assigned, so a "__proto__" key stays a plain field.
+ */
+export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string): FieldProblem[] {
+  if (!isPlainRecord(raw)) return [{ field: at, problem: `must be an object: ${what}` }];
+  const fields = fieldsOf(Dto);
+  const problems: FieldProblem[] = [];
+  const prototype = Object.getPrototypeOf(raw) as unknown;
+  const unknown = Object.keys(raw).filter((key) => !fields.has(key));
+  if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
+  for (const key of unknown) problems.push({ field: at ? `${at}.${key}` : JSON.stringify(key), problem: `is not a field of ${what} (fields: ${[...fields].join(', ')})` });
+  if (problems.length > 0) return problems;
+
+  const instance = new Dto();
+  for (const key of Object.keys(raw)) Object.defineProperty(instance, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
+  for (const error of validateSync(instance, { forbidUnknownValues: false })) {
+    const first = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    // A check of a whole map or list may name the entry that is wrong: `.urgency.criteria must ...`.
+    const inner = /^([.[]\S*) (.*)$/s.exec(first);
+    problems.push(inner ? { field: join(at, error.property) + inner[1], problem: inner[2] } : { field: join(at, error.property), problem: first });
+  }
+  if (problems.length > 0) return problems;
+
+  for (const [property, spec] of NESTED.get(Dto) ?? []) {
+    const value = raw[property];
+    if (value === undefined) continue;
+    const entries: [string, unknown][] =
+      spec.shape === 'one' ? [[join(at, property), value]]
+      : spec.shape === 'list' ? (value as unknown[]).map((item, index) => [`${join(at, property)}[${index}]`, item])
+      : Object.entries(value as Record<string, unknown>).map(([key, item]) => [`${join(at, property)}.${key}`, item]);
+    for (const [path, item] of entries) {
+      const Child = spec.of(item);
+      if (Child) problems.push(...checkDto(Child, item, path, spec.what(item)));
+    }
+  }
+  return problems;
+}
+
+const join = (at: string, property: string) => (at ? `${at}.${property}` : property);

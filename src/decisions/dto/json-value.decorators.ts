@@ -1,0 +1,80 @@
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isRecord } from '../../common/is-record';
+import { jsonDepthExceeds } from '../../common/json-depth';
+
+/** Deeper JSON is refused before anything walks it recursively (serialisation, engines). */
+export const STATE_MAX_DEPTH = 32;
+
+/** Ids that would reach an object's prototype when used as keys. */
+export const RESERVED_IDS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+
+const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+/** Why `value` is not usable JSON for an engine (too deep, or not serialisable); undefined when it is. */
+function jsonProblem(value: unknown): string | undefined {
+  if (jsonDepthExceeds(value, STATE_MAX_DEPTH)) return `nests more than ${STATE_MAX_DEPTH} levels (or refers to itself)`;
+  try {
+    JSON.stringify(value);
+  } catch {
+    return 'cannot be written as JSON';
+  }
+  return undefined;
+}
+
+/** Registers a check whose message depends on the value: `check` returns the problem, or undefined. */
+function valueCheck(name: string, check: (value: unknown) => string | undefined, options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name,
+      target: object.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: (value: unknown) => check(value) === undefined,
+        defaultMessage: (args) => check(args?.value) ?? 'is invalid',
+      },
+    });
+}
+
+/** The state questions are about: text, or a JSON object or array, bounded. */
+export const IsState = () =>
+  valueCheck('isState', (value) =>
+    typeof value === 'string' || (typeof value === 'object' && value !== null) ? jsonProblem(value) : `must be text, a JSON object or a JSON array (got ${kind(value)})`,
+  );
+
+/** Instructions and descriptions: non-empty text, or non-empty JSON an engine renders as text. */
+export const IsDescribed = (options?: ValidationOptions) => valueCheck('isDescribed', describedProblem, options);
+
+function describedProblem(value: unknown): string | undefined {
+  if (value === undefined) return 'is missing';
+  const empty = value === '' || (Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0);
+  if (empty) return 'must not be empty';
+  if (typeof value === 'string') return undefined;
+  if (typeof value !== 'object' || value === null) return `must be text or JSON (got ${kind(value)})`;
+  return jsonProblem(value);
+}
+
+/** A choice's candidates: two or more, keyed by candidate, each described or null (the key stands for itself). */
+export const IsCandidates = () =>
+  valueCheck('isCandidates', (value) => {
+    const problem = 'must be an object with at least two candidates, keyed by candidate, each with a description or null';
+    if (!isRecord(value) || Object.keys(value).length < 2) return problem;
+    for (const [key, description] of Object.entries(value)) {
+      if (key.trim() === '') return 'has an empty candidate key';
+      if (RESERVED_IDS.has(key)) return `uses the reserved key ${JSON.stringify(key)}`;
+      const wrong = description === null ? undefined : describedProblem(description);
+      if (wrong) return `.${key} ${wrong}`;
+    }
+    return undefined;
+  });
+
+/** A score's levels, lowest first: two or more, each described. */
+export const IsLevels = () =>
+  valueCheck('isLevels', (value) => {
+    if (!Array.isArray(value) || value.length < 2) return 'must be a list of at least two levels, lowest first';
+    for (const [index, level] of value.entries()) {
+      const wrong = describedProblem(level);
+      if (wrong) return `[${index}] ${wrong}`;
+    }
+    return undefined;
+  });

@@ -1,0 +1,114 @@
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
+import { NestedDto } from '../../common/dto-check';
+import { Optional } from '../../common/optional.decorator';
+import { IsState, RESERVED_IDS } from '../../decisions/dto/json-value.decorators';
+import { questionDtoFor } from '../../decisions/dto/question.dto';
+import { IMAGE_MEDIA_TYPES, QUESTION_TYPES } from '../../decisions/question.types';
+
+/** Images shared by every question of a call (the System One extension's limit). */
+export const MAX_IMAGES = 4;
+const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The questions of a call: at least one, keyed by a usable id, each of a known type. */
+function IsQuestionMap() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isQuestionMap',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => questionMapProblem(value) === undefined,
+        defaultMessage: (args) => questionMapProblem(args?.value) ?? 'is invalid',
+      },
+    });
+}
+
+function questionMapProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
+    return 'must be an object with at least one question, keyed by question id';
+  }
+  for (const [id, question] of Object.entries(value)) {
+    if (id.trim() === '') return 'has an empty id';
+    if (RESERVED_IDS.has(id)) return `uses the reserved id ${JSON.stringify(id)}`;
+    if (typeof question !== 'object' || question === null || Array.isArray(question)) return `.${id} must be an object with type and instructions`;
+    if (!questionDtoFor(question)) return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
+  }
+  return undefined;
+}
+
+@JSONSchema({ title: 'image', description: 'An image every question of the request may look at.' })
+export class ImageDto {
+  @IsIn(IMAGE_MEDIA_TYPES, { message: `must be one of ${IMAGE_MEDIA_TYPES.join(', ')}` })
+  mediaType!: string;
+
+  @Matches(PADDED_BASE64, { message: 'must be padded standard Base64 without a data: prefix' })
+  @Matches(/./, { message: 'must be padded standard Base64 without a data: prefix' })
+  @JSONSchema({ type: 'string', minLength: 4, description: 'Padded standard Base64, no data: prefix.' })
+  data!: string;
+}
+
+@JSONSchema({ title: 'model reference', description: 'An engine and, where it serves several, the model to ask.' })
+export class ModelRefDto {
+  @Matches(/\S/, { message: 'must name a provider' })
+  provider!: string;
+
+  @Optional()
+  @Matches(/\S/, { message: 'must be a non-empty model id when given' })
+  model?: string;
+}
+
+/**
+ * The library's `decide` call. This class (with the question DTOs) is the schema of the call and its one
+ * check: `checkDecideRequest` runs it, and `schema/library-request.json` is generated from it.
+ */
+@JSONSchema({ title: 'createSystem1().decide request', description: 'Named typed questions about one state.' })
+export class LibraryDecideRequestDto {
+  @IsState()
+  @JSONSchema(() => ({ anyOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }], description: 'The state the questions are about.' }))
+  state!: unknown;
+
+  @IsQuestionMap()
+  @NestedDto(questionDtoFor, 'map', (question) => `a ${(question as { type: string }).type} question`)
+  @JSONSchema(() => ({
+    type: 'object',
+    minProperties: 1,
+    additionalProperties: { oneOf: ['Choice', 'Noul', 'Score', 'Box'].map((type) => ({ $ref: `#/$defs/${type}QuestionDto` })) },
+    description: 'Questions keyed by id: the keys of the answers.',
+  }))
+  questions!: Record<string, unknown>;
+
+  @Optional()
+  @IsArray({ message: 'must be a list of {mediaType, data}' })
+  @ArrayMaxSize(MAX_IMAGES, { message: `may hold at most ${MAX_IMAGES} images` })
+  @NestedDto(() => ImageDto, 'list', () => 'an image')
+  @JSONSchema(() => ({ type: 'array', maxItems: MAX_IMAGES, items: { $ref: '#/$defs/ImageDto' } }))
+  images?: unknown[];
+
+  @Optional()
+  @IsBoolean({ message: 'must be true or false' })
+  longContext?: boolean;
+
+  @Optional()
+  @NestedDto(() => ModelRefDto, 'one', () => 'a model reference {provider, model?}')
+  @JSONSchema(() => ({ $ref: '#/$defs/ModelRefDto' }))
+  model?: unknown;
+
+  // Not JSON: an AbortSignal, checked here and left out of the published schema.
+  @Optional()
+  @ValidateIf((_o: object, value: unknown) => !(value instanceof AbortSignal))
+  @IsIn([], { message: 'must be an AbortSignal' })
+  @JSONSchema(() => ({ description: 'An AbortSignal (not JSON): ends the chain, reported as cancelled.' }))
+  signal?: AbortSignal;
+
+  @Optional()
+  @IsInt({ message: 'must be a positive whole number of milliseconds' })
+  @IsPositive({ message: 'must be a positive whole number of milliseconds' })
+  timeoutMs?: number;
+
+  @Optional()
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'must be a number from 0 to 1' })
+  @Min(0, { message: 'must be a number from 0 to 1' })
+  @Max(1, { message: 'must be a number from 0 to 1' })
+  minConfidence?: number;
+}
