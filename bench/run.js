@@ -3,7 +3,7 @@
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
-const ALL = ['startup', 'overhead', 'throughput', 'memory', 'soak', 'cooldown'];
+const ALL = ['startup', 'overhead', 'layers', 'throughput', 'memory', 'soak', 'cooldown'];
 const names = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 for (const name of names) {
   if (!ALL.includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);

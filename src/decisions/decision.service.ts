@@ -120,12 +120,12 @@ export class DecisionService {
 
   /**
    * A config with problems answers nothing (running on defaults past a typo would ask an engine the user
-   * did not choose), and neither does a paused System-1. An engine the application registered itself,
-   * named explicitly, needs no config and still runs.
+   * did not choose), and neither does a paused System-1, on every surface. An engine the application
+   * registered itself, named explicitly, needs no config and runs despite config problems (not when paused).
    */
   private whyNotAsked(request: DecisionRequest): DecisionError | undefined {
-    if (request.model && this.runtime.get(request.model.provider)) return undefined;
-    const errors = this.configStatus.errors();
+    const ownEngine = request.model !== undefined && this.runtime.get(request.model.provider) !== undefined;
+    const errors = ownEngine ? [] : this.configStatus.errors();
     if (errors.length > 0) {
       return { code: DecisionErrorCode.ConfigError, message: `the config is broken: ${errors.map((e) => e.message).join('; ')}` };
     }

@@ -47,7 +47,7 @@ export class DecideService {
     );
     const reply = s1Reply(outcome, started);
     for (const attempt of reply.attempts) {
-      if (attempt.outcome !== 'ok') this.logger.warn(`[${requestId}] ${attempt.provider} ${attempt.outcome}: ${attempt.detail}`);
+      if (attempt.outcome !== 'ok' && attempt.outcome !== 'abstained') this.logger.warn(`[${requestId}] ${attempt.provider} ${attempt.outcome}: ${attempt.detail}`);
     }
     this.logger.log(`[${requestId}] ${reply.status}${reply.provider ? ` by ${reply.provider}` : ''}${reply.confidence !== null ? ` with confidence ${reply.confidence}` : ''}${reply.calibrated ? ' (calibrated)' : ''}`);
     return reply;
