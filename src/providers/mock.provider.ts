@@ -15,9 +15,8 @@ interface MockSettings {
 }
 
 /**
- * A deterministic stand-in engine for trying the gateway and for tests: it picks the first option with
- * `confidence`, gives the other options equal shares of the rest, waits `delay_s`, fails with the text of
- * `fail`, or returns `response` verbatim for every question (to exercise malformed-answer handling).
+ * A deterministic stand-in engine for trying the gateway and for tests.
+ * How it maps decisions onto the engine: docs/engines.md#mock.
  */
 @Injectable()
 @System1Engine()

@@ -22,26 +22,8 @@ interface AnthropicSettings {
 const MAX_OPTIONS = 256;
 
 /**
- * `anthropic`: a hosted Claude model through the Anthropic Messages API (wire-contracts section 3), with
- * the shared {@link EngineHttpClient} and no SDK.
- *
- * Settings: `endpoint` (default `https://api.anthropic.com`; https, or plain http on loopback only, since
- * the key travels with every request; no `allow_remote`, the hosted API is remote by nature), `model`
- * (default `claude-haiku-5-5`), `max_tokens` (default 256). The key comes from the `ANTHROPIC_API_KEY`
- * environment variable only, read on every call and sent only as `x-api-key` (with
- * `anthropic-version: 2023-06-01`); a missing key fails the attempt and the health probe with the
- * instruction to set it.
- *
- * Mapping: one `POST /v1/messages` per question (questions of a batch run in parallel under the same
- * signal); the options go in a cached system block, the question and the context (as JSON) in the user
- * message, and the model must call the tool `choose` with up to three option names best first and a
- * `confidence`. The decision is the first name, the confidence is the model's own estimate: the API
- * returns no probabilities, so none are reported and calibration cannot rescale it (the rationale says
- * "self-reported confidence"). A `refusal` stop is an abstention. A missing or cut-off call, a name
- * outside the options or a confidence outside [0, 1] is malformed.
- *
- * Limits: 256 options (the request schema's). Every request leaves this machine and is billed per token.
- * Health is `GET /v1/models/{model}`.
+ * A hosted Claude model through the Messages API, with a forced tool call.
+ * How it maps decisions onto the engine: docs/engines.md#anthropic.
  */
 @Injectable()
 @System1Engine()

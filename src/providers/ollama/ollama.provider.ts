@@ -18,25 +18,8 @@ const MODEL_HINT = 'see `ollama list`, e.g. "gemma4:e4b"';
 const LISTED_MODELS = 8;
 
 /**
- * `ollama`: any local chat model served by Ollama, asked with the letter technique
- * (`../letters/letter-choice.ts`) through Ollama's native `POST /api/chat` (wire-contracts §2).
- *
- * Settings: `endpoint` (`http://127.0.0.1:11434`), `model` (required: a model from `ollama list`; a name
- * without a tag means `:latest`), `allow_remote` (`false`). Ollama takes no API key.
- *
- * Request, one per question (questions of a batch go in parallel): `{model, messages, stream: false,
- * think: false, options: {temperature: 0, num_predict: 1, seed: 0}, logprobs: true, top_logprobs: 20}`.
- * `think: false` keeps a reasoning model from spending its one token on a thinking trace.
- *
- * Answer: the letter shares of the top-level `logprobs[0].top_logprobs` are the per-option `probabilities`,
- * the best option is the `decision` and its share the `confidence`; the rationale lists the leading shares,
- * e.g. `ollama gemma4:e4b: B) block the merge=0.90, A) rerun the pipeline=0.10`. A yes/no question is asked
- * as `A) yes` / `B) no`. The engine never abstains.
- *
- * Limits: at most 26 options (A-Z). A reply without logprobs is `malformed_response`: Ollama returns them
- * from 0.12.11 on (older servers ignore the field), and its OpenAI-compatible `/v1` layer drops them, which
- * is why this adapter uses `/api/chat`. A 404 `{"error": "model \"x\" not found, ..."}` means the model is
- * not pulled. Health: `GET /api/version` (at least 0.12.11) and `GET /api/tags` (the model is installed).
+ * A chat model served by Ollama, asked by letter with logprobs.
+ * How it maps decisions onto the engine: docs/engines.md#ollama.
  */
 @Injectable()
 @System1Engine()

@@ -19,30 +19,8 @@ export const OPENAI_KEY_VARIABLE = 'SYSTEM1_OPENAI_API_KEY';
 const LISTED_MODELS = 8;
 
 /**
- * `openai`: any OpenAI-compatible server that returns logprobs from `POST /v1/chat/completions` (vLLM,
- * SGLang, llama.cpp's llama-server), asked with the letter technique (`../letters/letter-choice.ts`;
- * wire-contracts §5).
- *
- * Settings: `endpoint` (`http://127.0.0.1:8000`; a trailing `/v1`, as OpenAI clients write base URLs, is
- * accepted and not doubled), `model` (required: the name the server serves), `allow_remote` (`false`),
- * `disable_thinking` (`false`: when true, sends `chat_template_kwargs: {enable_thinking: false}` so a
- * reasoning model answers instead of opening a thinking trace; off by default because some servers reject
- * unknown fields). The key, when the server wants one, comes from `SYSTEM1_OPENAI_API_KEY` only, read on
- * every call and sent only as `Authorization: Bearer`; it is scrubbed from any engine text shown.
- *
- * Request, one per question (a batch's questions go in parallel): `{model, messages, max_tokens: 1,
- * temperature: 0, stream: false, logprobs: true, top_logprobs: 20}`.
- *
- * Answer: the letter shares of `choices[0].logprobs.content[0].top_logprobs` (vLLM's -9999.0 for -inf counts
- * as 0) are the per-option `probabilities`, the best option is the `decision`, its share the `confidence`,
- * e.g. rationale `openai qwen3-4b: B) block the merge=0.90, A) rerun the pipeline=0.10`. Yes/no is asked as
- * `A) yes` / `B) no`. The engine never abstains.
- *
- * Limits: at most 26 options. LM Studio (and Ollama's `/v1` layer) accept `logprobs` but return none: that is
- * `malformed_response` saying so; use vLLM, SGLang or llama-server, or the `ollama` provider. Errors come as
- * `{"error": {"message": ...}}` or vLLM's older `{"object": "error", "message": ...}`. Health: `GET /v1/models`
- * with the key (200: up, and whether `model` is listed; llama-server may list a file name, so that is not a
- * failure; 401/403: the key is refused).
+ * An OpenAI-compatible chat server (vLLM, llama-server, LM Studio, OpenAI), asked by letter with logprobs.
+ * How it maps decisions onto the engine: docs/engines.md#openai.
  */
 @Injectable()
 @System1Engine()

@@ -23,20 +23,8 @@ interface CloudflareSettings {
 }
 
 /**
- * Cloudflare Workers AI's Clef models (wire-contracts §1.4 E, §4): the System One protocol at
- * `POST {endpoint}/client/v4/accounts/{account_id}/ai/run/@cf/cloudflare/{model}`, with the short model
- * name in the body and the reply wrapped in Cloudflare's `{result, success, errors, messages}` envelope.
- *
- * Settings: `account_id` (required; URL-encoded into the path), `model` (`clef`, or `clef-flash`),
- * `endpoint` (`https://api.cloudflare.com`; remote by nature like typesafe, so no `allow_remote`, but
- * https unless the endpoint is this machine). Token: `SYSTEM1_CLOUDFLARE_API_TOKEN` (a Workers AI API
- * token), required, sent as `Authorization: Bearer`; without it no request is made.
- *
- * Mapping: as for `typesafe`: every question of the batch in one request (at most 64), options as a
- * `{option: option}` criteria map (at most 255), yes/no as the choice between "yes" and "no",
- * `confidence` = `probabilities[choice]`. `success` other than true is a failure even on HTTP 200, named
- * by the envelope's first error; a body without `success` is read as an unwrapped System One reply.
- * Cloudflare rounds probabilities to 4 decimals. Every request leaves the machine and is billed.
+ * Cloudflare Workers AI's Clef, over the System One protocol in Cloudflare's envelope.
+ * How it maps decisions onto the engine: docs/engines.md#cloudflare.
  */
 @Injectable()
 @System1Engine()

@@ -35,33 +35,8 @@ interface LayaSettings {
 }
 
 /**
- * Laya through `laya-serve` (verified against laya 0.3.20; current docs of 0.4.x): the System One
- * protocol, `POST {endpoint}/v1/systemone`, health `GET {endpoint}/health` (wire-contracts §1.4 B).
- *
- * Settings: `endpoint` (`http://127.0.0.1:8765`, the launcher's port; laya-serve's own default is 8000),
- * `model` (`typed-decisions`; one of english, multilingual, typed-decisions or the HF ids
- * convaiinnovations/laya-multilingual and convaiinnovations/laya-typed-decisions; `""` lets Laya route, and
- * then no `model` is sent at all), `allow_remote` (false). Key: `SYSTEM1_LAYA_API_KEY` (laya-serve's
- * `LAYA_API_KEY`), sent as `Authorization: Bearer` on decisions AND on health, which hides its checkpoint
- * list from a caller without the key.
- *
- * Mapping: every question of the batch in one request; question -> `questions.<id>.instructions`; options
- * -> a `choice` question whose `criteria` is the list of labels; yes/no -> the two-option choice
- * `["yes", "no"]`, never Laya's `noul`, which follows its labels rather than the input; context -> `state`
- * (`{}` without one: laya-serve answers 400 to a missing or null state). `confidence` is the answer's
- * `answer_confidence` (the probability of the returned answer; Laya's own `confidence` is an entropy scale),
- * or `probabilities[choice]` under `LAYA_JEV_STRICT`, which drops it. The rationale lists the probabilities
- * best first: `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`.
- *
- * Known limitations, handled:
- * - over 20 options: `max_options = 20`, and `decide` refuses such a batch with a provider error;
- * - English-only checkpoints are confidently wrong on non-Latin text: with more than 30% non-Latin letters
- *   in a question, its options and the context's strings, that question is abstained (not asked) with a
- *   rationale pointing at `model = "multilingual"`. Not checked for multilingual, nor for `""`, where
- *   Laya's own language detection picks the checkpoint;
- * - Laya silently auto-routes a name it does not know, so a pinned checkpoint is verified against the
- *   reply's `routing.model`: another checkpoint is `malformed_response`. Under `LAYA_JEV_STRICT` there is
- *   no `routing` block: the answer is accepted and its rationale says the checkpoint was not verified.
+ * Laya through laya-serve, over the System One protocol.
+ * How it maps decisions onto the engine: docs/engines.md#laya.
  */
 @Injectable()
 @System1Engine()

@@ -22,25 +22,8 @@ interface SystemOneSettings {
 }
 
 /**
- * Any other server that speaks the System One protocol: llama.cpp's `llama-server` with a native decision
- * model (Liquid AI d1; verified against build b11757) or engines/systemone/serve.py for the Hugging
- * Face-only engines (gte reranker, Qwen3-Reranker, AnyJev, OpenThai-SystemOne). `POST {endpoint}/v1/systemone`,
- * health `GET {endpoint}/health` (wire-contracts §1.4 D).
- *
- * Settings: `endpoint` (`http://127.0.0.1:8790`), `model` (unset: not sent, since a direct llama-server
- * ignores it and answers with the model it loaded; set it for a llama-server in router mode, which
- * proxies to the child it names), `allow_remote` (false). Key: `SYSTEM1_SYSTEMONE_API_KEY` (llama-server's
- * `--api-key`, serve.py's same variable), sent as `Authorization: Bearer` when set.
- *
- * Mapping: as for `von`: every question of the batch in one request, options as a `{option: option}`
- * criteria map (so a reranker scores the option text itself), yes/no as the choice between "yes" and "no",
- * `confidence` = `probabilities[choice]` (llama-server's `confidence` is Jev's rescaled margin).
- * The rationale names the model the server says it loaded.
- *
- * Limits: no `max_options` of its own; the server's applies (llama-server: 52 or 255 by model type,
- * serve.py: 256), and a refusal comes back as the server's 422/400 with its message. A server whose
- * model is not a decision model answers 501 `not_supported_error`, reported as such. Health: 200
- * `{"status":"ok"}` is up; 503 `Loading model` is not up yet.
+ * Any server of the System One protocol (llama-server with a decision model, engines/systemone).
+ * How it maps decisions onto the engine: docs/engines.md#systemone.
  */
 @Injectable()
 @System1Engine()

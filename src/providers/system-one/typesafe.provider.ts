@@ -22,20 +22,8 @@ interface TypeSafeSettings {
 }
 
 /**
- * TypeSafe's hosted Jev API, the System One protocol's origin: `POST {endpoint}/v1/systemone`, health
- * `GET {endpoint}/v1/models` (wire-contracts §1.4 A; dsh-system1 "TypeSafe capabilities and limits").
- *
- * Settings: `endpoint` (`https://api.typesafe.ai`; remote by nature, so no `allow_remote`, but https is
- * required unless the endpoint is this machine), `model` (`jev-latest`; one of jev-1.13.0, jev-1.14.0,
- * jev-latest, jev-preview). Key: `SYSTEM1_TYPESAFE_API_KEY`, required, sent as `Authorization: Bearer`;
- * without it no request is made and the attempt fails saying to set it. TypeSafe answers 403 to a missing
- * and 401 to a wrong key: both are reported as "key refused", never with the key.
- *
- * Mapping: as for `von`: every question of the batch in one request, options as a `{option: option}`
- * criteria map, yes/no as the choice between "yes" and "no", `confidence` = `probabilities[choice]`
- * (TypeSafe's `confidence` is Jev's rescaled margin). The reply's `model` is the versioned id that
- * answered (even for an alias) and is named in the rationale: `typesafe jev-1.14.0: billing=0.97, ...`.
- * Limits: 255 options per choice; 64k tokens per request. Every request leaves the machine and is billed.
+ * TypeSafe's hosted Jev API, over the System One protocol.
+ * How it maps decisions onto the engine: docs/engines.md#typesafe.
  */
 @Injectable()
 @System1Engine()

@@ -21,22 +21,8 @@ interface VonSettings {
 }
 
 /**
- * Von through `von serve` (verified against von-sdk 1.3.1): the System One protocol,
- * `POST {endpoint}/v1/systemone`, health `GET {endpoint}/health` (wire-contracts §1.4 C).
- *
- * Settings: `endpoint` (`http://127.0.0.1:8777`; von serve's own default port is 8000), `model`
- * (`von-1.3`, always sent; Von treats it as a hint and stamps the reply with the version it served),
- * `allow_remote` (false). Key: `SYSTEM1_VON_API_KEY` (von serve's `VON_API_KEY`), sent as
- * `Authorization: Bearer` when set.
- *
- * Mapping: every question of the batch in one request; options -> a `choice` question whose `criteria` is
- * the map `{option: option}` (Von's choice criteria are a key -> description map). A yes/no question goes
- * the same way, as the choice between "yes" and "no": the gateway answers yes/no as a decision between
- * those two options with the probability of the chosen one, and Von's `noul` would give a band-committed
- * value (`noul`) next to the probability (`noul_raw`, missing on older servers) instead. `confidence` is
- * `probabilities[choice]`: Von's own `confidence` is the margin P1 - P2. Von reads an 8,192-token window.
- *
- * Health: Von documents no health route; a 200 JSON reply from `GET /health` counts as up.
+ * Von through `von serve`, over the System One protocol.
+ * How it maps decisions onto the engine: docs/engines.md#von.
  */
 @Injectable()
 @System1Engine()
