@@ -9,7 +9,7 @@ import { OutputWriter } from './output.writer';
 
 export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schema');
 
-@Command({ name: 'schema', description: 'write schema/request.json, response.json and library-request.json from the DTOs' })
+@Command({ name: 'schema', description: 'write the JSON Schemas in schema/ from the DTOs' })
 export class SchemaCommand extends CommandRunner {
   constructor(
     private readonly schemas: SchemaService,
@@ -19,8 +19,14 @@ export class SchemaCommand extends CommandRunner {
   }
 
   async run(_args: string[], options: { check?: boolean }): Promise<void> {
-    const { request, response } = this.schemas.get();
-    const files = { 'request.json': request, 'response.json': response, 'library-request.json': buildLibraryRequestSchema() };
+    const { request, response, askRequest, askResponse } = this.schemas.get();
+    const files = {
+      'request.json': request,
+      'response.json': response,
+      'ask-request.json': askRequest,
+      'ask-response.json': askResponse,
+      'library-request.json': buildLibraryRequestSchema(),
+    };
     if (options.check) {
       const drifted = Object.entries(files).filter(([name, schema]) => read(name) !== render(schema)).map(([name]) => name);
       if (drifted.length === 0) return this.output.out(`schema: ${SCHEMA_DIR} matches the DTOs`);

@@ -34,10 +34,19 @@ export function NestedDto(of: NestedSpec['of'], shape: NestedSpec['shape'], what
 const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The properties a DTO declares, from its own decorators. */
+/** The nested properties of a DTO and of the classes it extends. */
+function nestedOf(Dto: DtoClass): Map<string, NestedSpec> {
+  const all = new Map<string, NestedSpec>();
+  for (let current: unknown = Dto; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+    for (const [property, spec] of NESTED.get(current as DtoClass) ?? []) if (!all.has(property)) all.set(property, spec);
+  }
+  return all;
+}
+
+/** The properties a DTO declares, from its own decorators (and those of the classes it extends). */
 function fieldsOf(Dto: DtoClass): Set<string> {
   const declared = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false).map((metadata) => metadata.propertyName);
-  return new Set([...declared, ...(NESTED.get(Dto)?.keys() ?? [])]);
+  return new Set([...declared, ...nestedOf(Dto).keys()]);
 }
 
 /**
@@ -65,7 +74,7 @@ export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string):
   }
   if (problems.length > 0) return problems;
 
-  for (const [property, spec] of NESTED.get(Dto) ?? []) {
+  for (const [property, spec] of nestedOf(Dto)) {
     const value = raw[property];
     if (value === undefined) continue;
     const entries: [string, unknown][] =

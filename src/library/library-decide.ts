@@ -48,7 +48,8 @@ export function libraryChain(decisions: DecisionService, options: System1Options
   return [options.defaultModel ?? configured[0], ...(options.fallbackModels ?? configured.slice(1))];
 }
 
-function libraryResult(outcome: DecisionOutcome): DecideResult {
+/** The pipeline's outcome in the library's (dsh-system1's) shape. */
+export function libraryResult(outcome: DecisionOutcome): DecideResult {
   const answers = Object.fromEntries(Object.entries(outcome.answers).map(([id, answer]) => [id, libraryAnswer(answer)]));
   // A cancelled attempt is the caller's doing, not the engine's failure; a skipped one was never asked.
   const failed: FailedAttempt[] = outcome.attempts

@@ -42,7 +42,7 @@ export class CapabilitiesService {
 
   capabilities() {
     const chain = this.registry.chain();
-    const { request, response } = this.schemas.get();
+    const { request, response, askRequest, askResponse } = this.schemas.get();
     return {
       gateway_version: GATEWAY_VERSION,
       schema_version: SCHEMA_VERSIONS.response,
@@ -67,6 +67,8 @@ export class CapabilitiesService {
       config_errors: this.configStatus.errors(),
       request_schema: request,
       response_schema: response,
+      ask_request_schema: askRequest,
+      ask_response_schema: askResponse,
     };
   }
 }

@@ -15,7 +15,8 @@ import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
 const INSTRUCTIONS =
   'System-1 answers small multiple-choice judgement calls in milliseconds. Use system1_decide when a ' +
-  'question has a few known options; when it abstains, reason it through yourself.';
+  'question has a few known options, and system1_ask for several typed questions about one state; when ' +
+  'it abstains, reason it through yourself.';
 
 /**
  * The MCP server over stdio. It uses the SDK's low-level Server so the tools publish the DTO-generated JSON
@@ -39,8 +40,8 @@ export class McpServerService {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: this.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema() })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const result = this.callTool(request.params.name, request.params.arguments ?? {});
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const result = this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal);
       if (!result) {
         const known = [...this.byName.keys()].join(', ');
         throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${known}`);
@@ -51,10 +52,10 @@ export class McpServerService {
   }
 
   /** Runs a tool and wraps its response object as a tool result; null for an unknown tool. */
-  callTool(name: string, args: unknown): Promise<CallToolResult> | null {
+  callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> | null {
     const tool = this.byName.get(name);
     if (!tool) return null;
-    return tool.call(args).then(
+    return tool.call(args, signal).then(
       ({ result, isError }) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError }),
       (error: unknown) => {
         this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);

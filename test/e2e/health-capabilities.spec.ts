@@ -58,7 +58,7 @@ describe('system1_capabilities', () => {
     expect(capabilities).toMatchObject({
       gateway_version: readJson('package.json').version,
       schema_version: '1',
-      tools: ['system1_decide', 'system1_health', 'system1_capabilities'],
+      tools: ['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask'],
       provider_chain: [{ name: 'mock', role: 'primary' }],
       timeout_s: 5,
       min_confidence: 0.6,
@@ -82,7 +82,7 @@ describe('system1_capabilities', () => {
 
   it('publishes the request schema as the input schema of system1_decide', async () => {
     const { tools } = await gateway.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities']);
+    expect(tools.map((t) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask']);
     const decide = tools.find((t) => t.name === 'system1_decide')!;
     expect(decide.inputSchema).toStrictEqual(readJson('schema/request.json'));
   });

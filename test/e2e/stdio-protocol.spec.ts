@@ -102,7 +102,7 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
     expect(typeof message === 'object' && message !== null && !Array.isArray(message)).toBe(true);
   }
   const byId = new Map(lines.map((line) => JSON.parse(line) as Json).map((m) => [m.id, m]));
-  expect(byId.get(2)!.result.tools.map((t: Json) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities']);
+  expect(byId.get(2)!.result.tools.map((t: Json) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask']);
   expect(byId.get(3)!.result.structuredContent).toMatchObject({ request_id: 'raw-ok-1', status: 'decided', decision: 'a' });
   // An invalid argument is the gateway's own envelope, not a protocol error.
   expect(byId.get(4)!.error).toBeUndefined();

@@ -1,14 +1,12 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
 import { Optional } from '../../common/optional.decorator';
 import { IsState, RESERVED_IDS } from '../../decisions/dto/json-value.decorators';
+import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { questionDtoFor } from '../../decisions/dto/question.dto';
-import { IMAGE_MEDIA_TYPES, QUESTION_TYPES } from '../../decisions/question.types';
+import { QUESTION_TYPES } from '../../decisions/question.types';
 
-/** Images shared by every question of a call (the System One extension's limit). */
-export const MAX_IMAGES = 4;
-const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The questions of a call: at least one, keyed by a usable id, each of a known type. */
 function IsQuestionMap() {
@@ -35,27 +33,6 @@ function questionMapProblem(value: unknown): string | undefined {
     if (!questionDtoFor(question)) return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
   }
   return undefined;
-}
-
-@JSONSchema({ title: 'image', description: 'An image every question of the request may look at.' })
-export class ImageDto {
-  @IsIn(IMAGE_MEDIA_TYPES, { message: `must be one of ${IMAGE_MEDIA_TYPES.join(', ')}` })
-  mediaType!: string;
-
-  @Matches(PADDED_BASE64, { message: 'must be padded standard Base64 without a data: prefix' })
-  @Matches(/./, { message: 'must be padded standard Base64 without a data: prefix' })
-  @JSONSchema({ type: 'string', minLength: 4, description: 'Padded standard Base64, no data: prefix.' })
-  data!: string;
-}
-
-@JSONSchema({ title: 'model reference', description: 'An engine and, where it serves several, the model to ask.' })
-export class ModelRefDto {
-  @Matches(/\S/, { message: 'must name a provider' })
-  provider!: string;
-
-  @Optional()
-  @Matches(/\S/, { message: 'must be a non-empty model id when given' })
-  model?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { QUESTION_DTOS, NoulCriteriaDto } from '../../decisions/dto/question.dto';
-import { ImageDto, LibraryDecideRequestDto, ModelRefDto } from './decide-request.dto';
+import { ImageDto, ModelRefDto } from '../../decisions/dto/request-parts.dto';
+import { LibraryDecideRequestDto } from './decide-request.dto';
 
 type JsonSchema = Record<string, unknown>;
 

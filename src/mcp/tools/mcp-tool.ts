@@ -3,8 +3,11 @@ export interface McpTool {
   readonly name: string;
   readonly description: string;
   inputSchema(): Record<string, unknown>;
-  /** Returns the response object; `isError` marks a result whose `status` is `error`. */
-  call(args: unknown): Promise<{ result: Record<string, unknown>; isError: boolean }>;
+  /**
+   * Returns the response object; `isError` marks a result whose `status` is `error`. `signal` is the
+   * client's cancellation of the call.
+   */
+  call(args: unknown, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; isError: boolean }>;
 }
 
 export const MCP_TOOLS = Symbol('MCP_TOOLS');

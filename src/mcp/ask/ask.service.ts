@@ -1,0 +1,71 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { checkDto } from '../../common/dto-check';
+import { DecisionService } from '../../decisions/decision.service';
+import type { DecisionState, ImageAttachment, Question } from '../../decisions/question.types';
+import { libraryResult } from '../../library/library-decide';
+import { AskRequestDto } from '../dto/ask-request.dto';
+
+export type AskResponse = Record<string, unknown>;
+
+/**
+ * `system1_ask` over the one pipeline: dsh-system1's agent tool. The questions list becomes the pipeline's
+ * named questions, and its outcome the tool's `{answers, model?, fallbacks?}`: a bad answer stays on its own
+ * question (the library's behaviour), and invalid arguments fail the whole call, naming the field.
+ */
+@Injectable()
+export class AskService {
+  private readonly logger = new Logger('Ask');
+
+  constructor(private readonly decisions: DecisionService) {}
+
+  async ask(raw: unknown, signal?: AbortSignal): Promise<{ response: AskResponse; invalid: boolean }> {
+    const requestId = randomUUID();
+    const problem = checkAsk(raw);
+    if (problem) {
+      this.logger.warn(`[${requestId}] ${problem}`);
+      return { response: { status: 'error', error: { code: 'invalid_request', message: problem } }, invalid: true };
+    }
+    const request = raw as { state: DecisionState; questions: ({ id: string } & Question)[]; images?: ImageAttachment[]; longContext?: boolean; model?: { provider: string; model?: string } };
+    const questions: Record<string, Question> = {};
+    for (const { id, ...question } of request.questions) {
+      Object.defineProperty(questions, id, { value: question, enumerable: true, writable: true, configurable: true });
+    }
+    const outcome = await this.decisions.decide(
+      {
+        state: request.state,
+        questions,
+        ...(request.images && { images: request.images }),
+        ...(request.longContext && { longContext: true }),
+        ...(request.model && { model: request.model }),
+        ...(signal && { signal }),
+        requestId,
+      },
+      { retryBadAnswers: false },
+    );
+    const { answers, meta } = libraryResult(outcome);
+    this.logger.log(`[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`);
+    return {
+      response: {
+        answers: Object.fromEntries(Object.entries(answers).map(([id, result]) => [id, result.status === 'ok' ? { status: 'ok', answer: result.answer } : result])),
+        ...(meta.executed && { model: meta.executed }),
+        ...(meta.attempts && { fallbacks: meta.attempts }),
+        ...(meta.approximate !== undefined && { approximate: meta.approximate }),
+        ...(meta.degraded !== undefined && { degraded: meta.degraded }),
+        ...(meta.warnings && { warnings: meta.warnings }),
+      },
+      invalid: false,
+    };
+  }
+}
+
+/** What is wrong with the arguments, naming the field; undefined when nothing is. */
+function checkAsk(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'invalid request: the arguments must be a JSON object';
+  const [first] = checkDto(AskRequestDto, raw, '', 'the system1_ask arguments');
+  if (first) return `invalid request: ${first.field} ${first.problem}`;
+  const { questions, images } = raw as { questions: { id: string; type: string }[]; images?: unknown[] };
+  const box = questions.findIndex((question) => question.type === 'box');
+  if (box >= 0 && !(images && images.length > 0)) return `invalid request: questions[${box}] is a box question, which needs at least one image in images`;
+  return undefined;
+}
