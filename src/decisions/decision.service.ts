@@ -70,7 +70,7 @@ export class DecisionService {
     const outcome = (answers: Record<string, QuestionOutcome>, attempts: AttemptRecord[]): DecisionOutcome => ({
       requestId,
       answers,
-      requested: chain[0],
+      requested: this.withModel(chain[0]),
       attempts,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       threshold,
@@ -133,10 +133,22 @@ export class DecisionService {
     return undefined;
   }
 
+  /** A model reference with the model the engine will ask filled in, when the reference leaves it to the engine. */
+  private withModel(ref: ModelRef | undefined): ModelRef {
+    if (!ref || ref.model !== undefined) return ref as ModelRef;
+    const model = this.resolveCapabilities(ref)?.model;
+    return typeof model === 'string' && model !== '' ? { ...ref, model } : ref;
+  }
+
   /** A provider by name: one the application registered, else one from the config (with the model asked). */
   resolve(ref: ModelRef): { provider: System1Provider } | { problem: string } {
     const custom = this.runtime.get(ref.provider);
     if (custom) return { provider: custom };
+    const known = this.registry.available().some((definition) => definition.name === ref.provider) || Object.hasOwn(this.config.providerTables, ref.provider);
+    if (!known) {
+      const names = this.registry.available().map((definition) => definition.name).join(', ');
+      return { problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})` };
+    }
     const built = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider);
     if (built.provider) return { provider: built.provider };
     return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${built.problem}` };

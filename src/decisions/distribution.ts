@@ -7,6 +7,9 @@ import { shown } from '../config/setting-types';
  */
 export const PROBABILITY_SUM_TOLERANCE = 0.02;
 
+/** Engines round each probability to 2 decimals: each may be off by half a hundredth, so the sum by n of those. */
+export const sumTolerance = (candidates: number) => Math.max(PROBABILITY_SUM_TOLERANCE, 0.005 * candidates);
+
 export const isProbability = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
 
@@ -31,7 +34,7 @@ export function readDistribution(probabilities: unknown, keys: readonly string[]
     Object.defineProperty(ordered, key, { value, enumerable: true, writable: true, configurable: true });
     sum += value;
   }
-  if (Math.abs(sum - 1) > PROBABILITY_SUM_TOLERANCE) return { ok: false, problem: `"probabilities" sum to ${Number(sum.toFixed(4))}, not about 1` };
+  if (Math.abs(sum - 1) > sumTolerance(keys.length)) return { ok: false, problem: `"probabilities" sum to ${Number(sum.toFixed(4))}, not about 1` };
   return { ok: true, probabilities: ordered };
 }
 

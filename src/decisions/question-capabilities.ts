@@ -27,7 +27,7 @@ export function questionCapabilitiesOf(capabilities: { questions?: QuestionCapab
   return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
 }
 
-type Checked = Pick<DecisionRequest, 'questions' | 'images' | 'longContext'>;
+type Checked = Pick<DecisionRequest, 'questions' | 'images' | 'longContext'> & { state?: unknown };
 
 export type QuestionPlan =
   | { ok: true; questions: Record<string, Question>; refused: Record<string, DecisionError> }
@@ -60,6 +60,10 @@ export function capabilityRefusal(engine: string, request: Checked, capabilities
   const unsupported = (message: string): DecisionError => ({ code: DecisionErrorCode.Unsupported, message: `${engine} ${message}` });
   const over = (message: string): DecisionError => ({ code: DecisionErrorCode.LimitExceeded, message: `${engine} ${message}` });
 
+  const { state } = request;
+  if (state !== undefined && typeof state !== 'string' && (typeof state !== 'object' || state === null)) {
+    return unsupported(`takes text, a JSON object or a JSON array as state, not ${state === null ? 'null' : `a ${typeof state}`}`);
+  }
   const entries = Object.entries(request.questions);
   for (const [id, question] of entries) {
     if (!capabilities.types.includes(question.type)) {

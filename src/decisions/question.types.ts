@@ -49,8 +49,8 @@ export interface ImageAttachment {
   data: string;
 }
 
-/** The state questions are about: text, or JSON (an object or an array). */
-export type DecisionState = string | Record<string, unknown> | unknown[];
+/** The state questions are about: text, or JSON (an object or an array; other scalars are `unsupported`). */
+export type DecisionState = string | Record<string, unknown> | unknown[] | number | boolean | null;
 
 /** The candidate key chosen, with the probability of every candidate in the question's order. */
 export interface ChoiceAnswer {

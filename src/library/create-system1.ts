@@ -5,6 +5,8 @@ import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../decisions/providers.token';
+import { checkDto } from '../common/dto-check';
+import { ModelRefDto } from '../decisions/dto/request-parts.dto';
 import { System1InputError } from '../decisions/input-error';
 import type { ModelRef } from '../decisions/question.types';
 import { DecisionService } from '../decisions/decision.service';
@@ -38,6 +40,7 @@ export interface System1 {
  * {@link System1.configErrors} lists them all.
  */
 export async function createSystem1(options: System1Options = {}): Promise<System1> {
+  checkOptions(options);
   const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
   const { LibraryModule } = require('./library.module') as typeof import('./library.module');
   const env = { ...(options.env ?? process.env), ...(options.configFile !== undefined && { SYSTEM1_CONFIG: options.configFile }) };
@@ -69,4 +72,27 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
       await app.close();
     },
   };
+}
+
+/** Malformed options are refused when the service is created, not at the first call (dsh-system1). */
+function checkOptions(options: System1Options): void {
+  const fail = (field: string, problem: string): never => {
+    throw new System1InputError(field, problem);
+  };
+  if (typeof options !== 'object' || options === null) fail('the options', 'must be an object');
+  const check = (value: unknown, field: string) => {
+    const [first] = checkDto(ModelRefDto, value, field, 'a model reference {provider, model?}');
+    if (first) fail(first.field, first.problem);
+  };
+  if (options.defaultModel !== undefined) check(options.defaultModel, 'defaultModel');
+  if (options.fallbackModels !== undefined) {
+    if (!Array.isArray(options.fallbackModels)) fail('fallbackModels', 'must be a list of {provider, model?}');
+    options.fallbackModels.forEach((model, index) => check(model, `fallbackModels[${index}]`));
+  }
+  if (options.timeoutMs !== undefined && !(Number.isSafeInteger(options.timeoutMs) && options.timeoutMs > 0)) {
+    fail('timeoutMs', 'must be a positive whole number of milliseconds');
+  }
+  if (options.minConfidence !== undefined && !(typeof options.minConfidence === 'number' && options.minConfidence >= 0 && options.minConfidence <= 1)) {
+    fail('minConfidence', 'must be a number from 0 to 1');
+  }
 }

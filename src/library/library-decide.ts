@@ -7,6 +7,9 @@ import type { System1Options } from './library-options';
 import type { DecideRequest, DecideResult, FailedAttempt, QuestionError, QuestionErrorCode, QuestionResult } from './library.types';
 import { checkDecideRequest } from './request-check';
 
+/** Each attempt's budget when neither the call nor the service sets one: dsh-system1's default. */
+export const LIBRARY_TIMEOUT_MS = 800;
+
 /** The pipeline's words in the library's seven (dsh-system1's), one line each. */
 const LIBRARY_CODES: Readonly<Record<DecisionErrorCode, QuestionErrorCode>> = {
   [DecisionErrorCode.InvalidRequest]: 'provider_error', // thrown as System1InputError before the pipeline
@@ -31,7 +34,7 @@ export async function libraryDecide(decisions: DecisionService, request: DecideR
   checkDecideRequest(request);
   const policy: DecisionPolicy = {
     retryBadAnswers: false,
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs ?? LIBRARY_TIMEOUT_MS,
     ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),
     ...((options.defaultModel || options.fallbackModels) && { chain: libraryChain(decisions, options) }),
   };

@@ -10,7 +10,7 @@ export interface System1Options {
   defaultModel?: ModelRef;
   /** Tried in order after it; default `[gateway] fallback`. */
   fallbackModels?: ModelRef[];
-  /** Each attempt's budget; default `[gateway] timeout_s`. */
+  /** Each attempt's budget in milliseconds; default 800 (dsh-system1's), whatever `[gateway] timeout_s` says. */
   timeoutMs?: number;
   /** Answers below it are marked `belowThreshold`; default `[gateway] min_confidence`. */
   minConfidence?: number;

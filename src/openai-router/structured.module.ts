@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
 import { DecisionService } from '../decisions/decision.service';
 import { libraryDecide } from '../library/library-decide';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
@@ -11,7 +13,12 @@ import { OpenAiRouterService } from './openai-router.service';
 @Module({
   providers: [
     OpenAiRouterService,
-    { provide: FAST_DECIDER, inject: [DecisionService], useFactory: (decisions: DecisionService): FastDecider => (request) => libraryDecide(decisions, request) },
+    {
+      provide: FAST_DECIDER,
+      inject: [DecisionService, system1Config.KEY],
+      // The router's engine budget is the gateway's timeout_s, as for the other tools, not the library's default.
+      useFactory: (decisions: DecisionService, config: LoadedConfig): FastDecider => (request) => libraryDecide(decisions, request, { timeoutMs: config.gateway.timeout_s * 1000 }),
+    },
   ],
   exports: [OpenAiRouterService],
 })

@@ -38,7 +38,7 @@ describe('examples/', () => {
     expect(lines[0]).toBe('refund: true (p=0.67), confidence 0.33 (below threshold: decide yourself)');
     expect(lines[1]).toBe('team: billing, confidence 0.50 (below threshold: decide yourself)');
     expect(lines[2]).toMatch(/^urgency: level 0 \(expected 1\.00\), confidence 0\.40 \(below threshold: decide yourself\)$/);
-    expect(lines[3]).toMatch(/^answered by laya laya-rl-agent in [\d.]+ ms \(request [0-9a-f-]{36}\)$/);
+    expect(lines[3]).toMatch(/^answered by laya typed-decisions in [\d.]+ ms \(request [0-9a-f-]{36}\)$/);
     expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
     expect(laya.requests[0].body).toMatchObject({ state: { ticket: 'I was charged twice!' } });
   });

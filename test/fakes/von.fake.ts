@@ -36,6 +36,12 @@ export class VonFake extends SystemOneEngineFake {
     return undefined;
   }
 
+  /** Von's `noul` is the value committed by its band rule; `noul_raw` is the calibrated P(true) to gate on. */
+  protected override typedAnswer(question: FakeChoiceQuestion): Record<string, unknown> {
+    if (question.type !== 'noul') return super.typedAnswer(question);
+    return { type: 'noul', noul: this.noulTrue >= 0.5 ? 0.9412 : 0.0588, noul_raw: this.noulTrue };
+  }
+
   protected choiceAnswer(choice: string, probabilities: Record<string, number>): Record<string, unknown> {
     const [first, second = 0] = Object.values(probabilities).sort((a, b) => b - a);
     return { type: 'choice', choice, confidence: round(first - second, 4), probabilities };

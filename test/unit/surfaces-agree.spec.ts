@@ -227,7 +227,9 @@ async function runBoth(row: Pick<Row, 'toml' | 'options' | 'paused'>): Promise<B
     app = await gatewayApp({ toml: row.toml, env });
     const s1 = await app.get(DecideService).decide({ question: QUESTION, options: row.options });
 
-    const system1 = await sandbox.open(row.toml);
+    // The same attempt budget on both surfaces: the library's own default (800 ms) is not the config's timeout_s.
+    const timeoutS = Number(/timeout_s = ([\d.]+)/.exec(row.toml)?.[1] ?? 5);
+    const system1 = await sandbox.open(row.toml, {}, { timeoutMs: timeoutS * 1000 });
     const criteria = Object.fromEntries(row.options.map((option) => [option, null]));
     const lib = await system1.decide({ state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria } } });
     return { s1, lib };

@@ -36,10 +36,15 @@ function valueCheck(name: string, check: (value: unknown) => string | undefined,
     });
 }
 
-/** The state questions are about: text, or a JSON object or array, bounded. */
+/**
+ * The state questions are about: any JSON value, bounded. Engines take text, objects and arrays; another
+ * scalar is a well-formed call they answer `unsupported` (dsh-system1), not a malformed one.
+ */
 export const IsState = () =>
   valueCheck('isState', (value) =>
-    typeof value === 'string' || (typeof value === 'object' && value !== null) ? jsonProblem(value) : `must be text, a JSON object or a JSON array (got ${kind(value)})`,
+    value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint'
+      ? `must be text or a JSON value (got ${value === undefined ? 'nothing' : kind(value)})`
+      : jsonProblem(value),
   );
 
 /** Instructions and descriptions: non-empty text, or non-empty JSON an engine renders as text. */

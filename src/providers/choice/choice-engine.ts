@@ -111,7 +111,8 @@ export async function evaluateByPicks(
 
 /** Engines take a state object; text or a list becomes `{state}` so it reaches them whole. */
 function choiceState(state: EvaluateRequest['state']): ChoiceState {
-  return typeof state === 'string' || Array.isArray(state) ? { state } : state;
+  if (state === undefined) return undefined;
+  return typeof state === 'object' && state !== null && !Array.isArray(state) ? state : { state };
 }
 
 type ReadPick =

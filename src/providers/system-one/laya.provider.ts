@@ -127,6 +127,12 @@ class LayaProvider extends SystemOneAdapter {
     }
   }
 
+  /** The checkpoint that answered (`routing.model`), not the server's name for itself (`laya-rl-agent`). */
+  protected override answeringModel(body: Record<string, unknown>, model: string | undefined): string | undefined {
+    const routing = body.routing;
+    return isRecord(routing) && typeof routing.model === 'string' && routing.model !== '' ? routing.model : (this.checkpoint ?? model);
+  }
+
   protected attribution(body: Record<string, unknown>): string {
     const routing = body.routing;
     if (routing === undefined) {

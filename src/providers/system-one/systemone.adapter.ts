@@ -129,6 +129,16 @@ export abstract class SystemOneAdapter implements System1Provider {
   /** Throws `MalformedResponseError` for an engine-specific field of an answer that is wrong. */
   protected checkAnswerFields(_id: string, _answer: Record<string, unknown>): void {}
 
+  /** An answer in the protocol's common shape, from an engine's own variant of it (Von's `noul_raw`). */
+  protected commonShape(answer: Record<string, unknown>): Record<string, unknown> {
+    return answer;
+  }
+
+  /** The model that answered, as the reply names it. */
+  protected answeringModel(_body: Record<string, unknown>, model: string | undefined): string | undefined {
+    return model;
+  }
+
   /**
    * Who answered, for the rationale (`laya typed-decisions`), from the reply body and its `model`. May
    * throw `MalformedResponseError` for a reply from the wrong model.
@@ -171,12 +181,14 @@ export abstract class SystemOneAdapter implements System1Provider {
       const question = Object.hasOwn(questions, id) ? questions[id] : undefined;
       if (question && isRecord(answer)) {
         this.checkAnswerFields(id, answer);
+        answer = this.commonShape(answer);
         if (question.type === 'noul' && this.noulAsChoice) answer = noulFromChoice(answer);
         if (isRecord(answer)) answer = { ...answer, rationale: rationaleOf(source, answer) };
       }
       answers[id] = answer;
     }
-    return withErrors({ ...read, answers });
+    const model = this.answeringModel(reply as Record<string, unknown>, read.model);
+    return withErrors({ ...read, answers, ...(model !== undefined && { model }) });
   }
 
   /** One request to the engine with the bearer (when a key is set) and the attempt's signal. */

@@ -46,6 +46,12 @@ export class VonProviderDefinition implements ProviderDefinition {
 class VonProvider extends SystemOneAdapter {
   readonly name = 'von';
 
+  /** Von's `noul` is committed by a band rule; `noul_raw` is the calibrated P(true), the value to gate on. */
+  protected override commonShape(answer: Record<string, unknown>): Record<string, unknown> {
+    if (answer.type !== 'noul' || answer.noul_raw === undefined) return answer; // older servers send no noul_raw
+    return { ...answer, noul: answer.noul_raw };
+  }
+
   protected attribution(body: Record<string, unknown>, model: string | undefined): string {
     return `von ${model ?? this.model}`;
   }

@@ -66,7 +66,7 @@ model = "jev-1.14.0"
         belowThreshold: true,
       },
     });
-    expect(result.meta).toMatchObject({ requested: { provider: 'laya' }, executed: { provider: 'laya', model: 'laya-rl-agent' } });
+    expect(result.meta).toMatchObject({ requested: { provider: 'laya' }, executed: { provider: 'laya', model: 'typed-decisions' } });
     expect(result.meta.attempts).toBeUndefined();
     expect(result.meta.usage?.inputTokens).toBeGreaterThan(0);
     expect(result.meta.requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -101,7 +101,7 @@ model = "jev-1.14.0"
     });
     expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing' } });
     expect(result.answers.refund).toMatchObject({ status: 'ok', answer: { value: true } });
-    expect(result.meta.executed).toEqual({ provider: 'laya', model: 'laya-rl-agent' });
+    expect(result.meta.executed).toEqual({ provider: 'laya', model: 'typed-decisions' });
     expect(typesafe.requests).toHaveLength(0);
   });
 
@@ -260,8 +260,7 @@ model = "jev-1.14.0"
   });
 
   it.each([
-    ['no state', { questions: THREE_QUESTIONS }, 'state must be text, a JSON object or a JSON array (got undefined)'],
-    ['a number as state', { state: 3, questions: THREE_QUESTIONS }, 'state must be text'],
+    ['no state', { questions: THREE_QUESTIONS }, 'state must be text or a JSON value (got nothing)'],
     ['no questions', { state: 'x', questions: {} }, 'questions must be an object with at least one question'],
     ['a reserved id', { state: 'x', questions: JSON.parse('{"__proto__": {"type": "noul", "instructions": "?"}}') }, 'uses the reserved id "__proto__"'],
     ['an unknown type', { state: 'x', questions: { q: { type: 'rank', instructions: '?' } } }, 'questions.q.type must be one of choice, noul, score, box (got "rank")'],
