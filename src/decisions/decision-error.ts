@@ -36,6 +36,8 @@ export interface DecisionError {
   code: DecisionErrorCode;
   /** Safe to show: never a secret, never the engine's raw reply. */
   message: string;
+  /** The engine's HTTP status, when it answered with an error status (a 422 stays `provider_error`). */
+  httpStatus?: number;
 }
 
 /** A transport or engine failure; the message is shown to users, so it must not contain secrets. */
@@ -90,7 +92,7 @@ export function toDecisionError(error: unknown, timeoutMs: number): DecisionErro
   if (error instanceof DeadlineExceeded) return as(DecisionErrorCode.Timeout, `no answer within ${formatSeconds(timeoutMs)}`);
   if (error instanceof System1ProviderError) return as(error.code);
   if (error instanceof EngineTransportError) return as(DecisionErrorCode.Unavailable);
-  if (error instanceof EngineStatusError) return as(BY_STATUS[error.status] ?? DecisionErrorCode.ProviderError);
+  if (error instanceof EngineStatusError) return { ...as(BY_STATUS[error.status] ?? DecisionErrorCode.ProviderError), httpStatus: error.status };
   if (error instanceof MalformedResponseError) return as(DecisionErrorCode.InvalidResponse);
   if (error instanceof ProviderError) return as(DecisionErrorCode.ProviderError);
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.

@@ -1,7 +1,7 @@
 import { shown } from '../config/setting-types';
 import { DecisionError, DecisionErrorCode } from './decision-error';
 import type { DecisionRequest } from './decision.types';
-import { ImageMediaType, Question, QuestionType } from './question.types';
+import { ImageAttachment, ImageMediaType, Question, QuestionType } from './question.types';
 
 /**
  * What an engine's `evaluate` takes, as `system1_capabilities` and the library report it. A limit left out
@@ -27,7 +27,7 @@ export function questionCapabilitiesOf(capabilities: { questions?: QuestionCapab
   return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
 }
 
-type Checked = Pick<DecisionRequest, 'questions' | 'images' | 'longContext'> & { state?: unknown };
+type Checked = Pick<DecisionRequest, 'questions' | 'longContext'> & { state?: unknown; images?: readonly ImageAttachment[] };
 
 export type QuestionPlan =
   | { ok: true; questions: Record<string, Question>; refused: Record<string, DecisionError> }

@@ -11,7 +11,8 @@ import { System1InputError } from '../decisions/input-error';
 import type { ModelRef } from '../decisions/question.types';
 import { DecisionService } from '../decisions/decision.service';
 import { RuntimeProviders } from '../decisions/runtime-providers';
-import { type CustomProvider, asProvider } from './custom-provider';
+import { asProvider, type CustomProvider, type DshProvider, type PickingProvider } from './custom-provider';
+import type { System1Provider } from '../decisions/provider.interface';
 import { libraryChain, libraryDecide } from './library-decide';
 import type { System1Options } from './library-options';
 import type { DecideRequest, DecideResult } from './library.types';
@@ -24,6 +25,9 @@ export interface System1 {
    */
   decide(request: DecideRequest): Promise<DecideResult>;
   /** Adds an engine under `name`; the returned disposer removes it and cancels its calls in flight. */
+  registerProvider(name: string, provider: System1Provider | PickingProvider): () => void;
+  /** A provider written for dsh-system1 (`describe` and `evaluate(request, signal)`). */
+  registerProvider(name: string, provider: DshProvider): () => void;
   registerProvider(name: string, provider: CustomProvider): () => void;
   /** The engines tried, in order, when a call names no model. */
   chain(): ModelRef[];
@@ -61,7 +65,7 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
       return libraryDecide(decisions, request, options);
     },
-    registerProvider: (name, provider) =>
+    registerProvider: (name: string, provider: CustomProvider) =>
       runtime.register(name, asProvider(name, provider), (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
     chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),

@@ -79,6 +79,6 @@ function libraryAnswer(outcome: QuestionOutcome): QuestionResult {
   return { status: 'ok', answer: outcome.answer, belowThreshold: outcome.belowThreshold };
 }
 
-function libraryError(error: { code: DecisionErrorCode; message: string }): QuestionError {
-  return { code: LIBRARY_CODES[error.code], message: error.message };
+function libraryError(error: { code: DecisionErrorCode; message: string; httpStatus?: number }): QuestionError {
+  return { code: LIBRARY_CODES[error.code], message: error.message, ...(error.httpStatus !== undefined && { httpStatus: error.httpStatus }) };
 }

@@ -14,6 +14,8 @@ export type QuestionErrorCode = (typeof QUESTION_ERROR_CODES)[number];
 
 export interface QuestionError {
   code: QuestionErrorCode;
+  /** The engine's HTTP status, when it answered with an error status. */
+  httpStatus?: number;
   /** Safe to show: never a secret, never the engine's raw reply. */
   message: string;
 }

@@ -24,6 +24,13 @@ export interface EngineRequest {
   secrets?: readonly string[];
 }
 
+/** An engine's reply before it is read: status, lower-case headers, the body as text. */
+export interface EngineReplyText {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
 export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
@@ -55,7 +62,7 @@ export class EngineHttpClient {
       ...headers,
     };
 
-    let reply: { status: number; headers: Record<string, string>; text: string };
+    let reply: EngineReplyText;
     try {
       reply = await this.exchange(url, { method, headers: requestHeaders, signal, agent: proxyTunnelFor(url) ?? this.agents[url.protocol as 'http:' | 'https:'] }, payload);
     } catch (error) {
@@ -82,8 +89,8 @@ export class EngineHttpClient {
   }
 
   /** One request and its whole reply as text, capped at {@link MAX_RESPONSE_BYTES}; rejects with Node's error. */
-  private exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined) {
-    return new Promise<{ status: number; headers: Record<string, string>; text: string }>((resolve, reject) => {
+  protected exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+    return new Promise<EngineReplyText>((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
       const request = transport.request(url, options, (response) => {
         const chunks: Buffer[] = [];
@@ -112,7 +119,7 @@ export class EngineHttpClient {
 }
 
 const NOT_JSON = Symbol('not JSON');
-const TOO_LARGE = 'SYSTEM1_TOO_LARGE';
+export const TOO_LARGE = 'SYSTEM1_TOO_LARGE';
 const CUT_OFF = 'SYSTEM1_CUT_OFF';
 
 function parseJson(text: string): unknown {

@@ -77,7 +77,7 @@ describe('providers registered at run time', () => {
   it.each([
     ['a built-in name', 'laya', new TeamEngine(), 'is already a provider name'],
     ['an empty name', ' ', new TeamEngine(), 'must be a non-empty string'],
-    ['an engine without evaluate or pick', 'odd', { capabilities: () => ({ batch: false, probabilities: false }) }, 'must implement capabilities() and evaluate() or pick()'],
+    ['an engine without evaluate or pick', 'odd', { capabilities: () => ({ batch: false, probabilities: false }) }, 'must implement capabilities() and evaluate() or pick(), or describe() and evaluate()'],
   ])('refuses %s', async (_what, name, engine, message) => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     expect(() => system1.registerProvider(name, engine as CustomProvider)).toThrow(System1InputError);

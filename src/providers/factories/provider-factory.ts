@@ -1,0 +1,61 @@
+import type { ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
+import { ProviderSettingError } from '../../decisions/provider.interface';
+import { System1InputError } from '../../decisions/input-error';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { FetchEngineHttpClient } from '../http/fetch-engine-http.client';
+
+/** What every provider factory takes (dsh-system1's plugin settings), beside the engine's own. */
+export interface ProviderFactoryOptions {
+  /** The engine's base URL; default the engine's own. */
+  baseURL?: string;
+  /** The key itself, for an application that holds it; else read from `apiKeyEnv`. */
+  apiKey?: string;
+  /** The environment variable the key is read from, at each call. */
+  apiKeyEnv?: string;
+  /** The model or checkpoint to ask. */
+  model?: string;
+  /** A `fetch` to send requests with (fixtures, instrumentation); default Node's own HTTP client. */
+  fetch?: typeof fetch;
+  /** Allow an endpoint that is not this machine (hosted engines allow it already). */
+  allowRemote?: boolean;
+}
+
+/**
+ * Builds a provider for `registerProvider` from its definition, without a config file: the options become
+ * the definition's settings (checked the same way), and the key reaches it as the variable it reads.
+ */
+export function providerFrom(
+  Definition: new (http: EngineHttpClient) => ProviderDefinition,
+  options: ProviderFactoryOptions,
+  { defaultKeyEnv, extra = {} }: { defaultKeyEnv: string; extra?: Record<string, unknown> },
+): System1Provider {
+  const definition = new Definition(options.fetch ? new FetchEngineHttpClient(options.fetch) : new EngineHttpClient());
+  const settings: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(definition.settings)) if (spec.default !== undefined) settings[key] = spec.default;
+  const given: Record<string, unknown> = {
+    ...(options.baseURL !== undefined && { endpoint: options.baseURL }),
+    ...(options.model !== undefined && { model: options.model }),
+    ...(options.allowRemote !== undefined && { allow_remote: options.allowRemote }),
+    ...extra,
+  };
+  for (const [key, value] of Object.entries(given)) {
+    const spec = Object.hasOwn(definition.settings, key) ? definition.settings[key] : undefined;
+    if (!spec) throw new System1InputError(key, `is not a setting of ${definition.name}`);
+    try {
+      settings[key] = spec.type.fromEnv(String(value));
+    } catch (error) {
+      throw new System1InputError(key, error instanceof Error ? error.message : 'is not a usable value');
+    }
+  }
+  const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    // Read at each call, so a rotated key needs no new provider.
+    get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
+  });
+  try {
+    return definition.create(settings, { env });
+  } catch (error) {
+    if (error instanceof ProviderSettingError) throw new System1InputError(error.key, error.message);
+    throw error;
+  }
+}
