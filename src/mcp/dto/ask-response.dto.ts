@@ -8,7 +8,7 @@ const rawSchema = (schema: object) => JSONSchema(schema as Parameters<typeof JSO
 const PROBABILITY = { type: 'number', minimum: 0, maximum: 1 } as const;
 const ERROR = {
   type: 'object',
-  properties: { code: { type: 'string', enum: [...QUESTION_ERROR_CODES] }, message: { type: 'string' } },
+  properties: { code: { type: 'string', enum: [...QUESTION_ERROR_CODES] }, message: { type: 'string' }, httpStatus: { type: 'integer' } },
   required: ['code', 'message'],
   additionalProperties: false,
 } as const;

@@ -201,7 +201,9 @@ model = "jev-1.14.0"
     laya.fault = fault;
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: THREE_QUESTIONS, timeoutMs: 300 });
-    expect(result.meta.attempts).toEqual([{ provider: 'laya', error: { code, message: expect.stringContaining(detail) } }]);
+    // An engine's error status is carried along (dsh-system1's httpStatus).
+    const status = /^status-(\d+)$/.exec(fault)?.[1];
+    expect(result.meta.attempts).toEqual([{ provider: 'laya', error: { code, message: expect.stringContaining(detail), ...(status && { httpStatus: Number(status) }) } }]);
     expect(result.meta.executed).toEqual({ provider: 'typesafe', model: 'jev-1.14.0' });
     expect(Object.values(result.answers).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(JSON.stringify(result)).not.toContain(TYPESAFE_KEY);
