@@ -25,7 +25,8 @@ function buildIfNeeded() {
   if (fs.existsSync(path.join(repo, 'dist', 'main.js'))) return;
   console.log(`Building the gateway in ${repo} ...`);
   npm(['ci'], repo, { step: 'installing the build tools' });
-  npm(['run', 'build'], repo, { step: 'the build' });
+  // npm ci runs the package's prepare step, which builds a clone without dist/ (scripts/prepare.js).
+  if (!fs.existsSync(path.join(repo, 'dist', 'main.js'))) npm(['run', 'build'], repo, { step: 'the build' });
 }
 
 /** Stages the new copy beside the old one and swaps at the end, so a failed upgrade leaves the old one working. */

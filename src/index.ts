@@ -2,11 +2,12 @@
  * The package's library entry point: `const system1 = await createSystem1(); await system1.decide({...})`.
  * See docs/library.md. The MCP server and the commands are `bin/system1` (dist/main.js), not this file.
  */
-export { createSystem1 } from './library/create-system1';
+export { createSystem1, system1From } from './library/create-system1';
 export type { System1 } from './library/create-system1';
 export type { System1Options } from './library/library-options';
-export type { CustomProvider, PickingProvider } from './library/custom-provider';
-export type { ChoiceAsk, ChoiceState } from './providers/choice/choice-engine';
+export type { CustomProvider, DshCapabilities, DshProvider, PickingProvider } from './library/custom-provider';
+export type { ProviderFactoryOptions } from './providers/factories/provider-factory';
+export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
 export { ChoiceEngine } from './providers/choice/choice-engine';
 export { DecisionErrorCode, MalformedResponseError, ProviderError, System1ProviderError } from './decisions/decision-error';
 export { System1Module } from './system1/system1.module';

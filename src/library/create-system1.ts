@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
-import { loadConfig } from '../config/config.loader';
+import { loadConfig, type LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
 import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
 import { ConfigStatus } from '../decisions/config-status.service';
@@ -55,9 +56,28 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
     logger,
     abortOnError: false,
   });
+  return system1From(app, options, { closeApp: true });
+}
+
+/**
+ * The same decision service over a Nest application that imports `System1Module.forRoot()` itself (with a
+ * team's engine modules beside it): `system1From(app).decide(...)`. Closing it cancels calls in flight; the
+ * application is closed too only when `createSystem1` made it.
+ *
+ * @example
+ * ```ts
+ * @Module({ imports: [System1Module.forRoot(), MyEngineModule] })
+ * class AppModule {}
+ * const system1 = system1From(await NestFactory.createApplicationContext(AppModule), { defaultModel: { provider: 'my-engine' } });
+ * ```
+ */
+export function system1From(app: INestApplicationContext, options: System1Options = {}, { closeApp = false }: { closeApp?: boolean } = {}): System1 {
+  checkOptions(options);
   const decisions = app.get(DecisionService);
   const runtime = app.get(RuntimeProviders);
   const definitions = app.get<ProviderDefinitions>(SYSTEM1_PROVIDERS);
+  const config = app.get<LoadedConfig>(system1Config.KEY);
+  const configured = (name: string) => definitions.all().some((d) => d.name === name) || Object.hasOwn(config.providerTables, name);
   let closed = false;
 
   return {
@@ -65,15 +85,14 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
       return libraryDecide(decisions, request, options);
     },
-    registerProvider: (name: string, provider: CustomProvider) =>
-      runtime.register(name, asProvider(name, provider), (taken) => definitions.all().some((d) => d.name === taken) || Object.hasOwn(config.providerTables, taken)),
+    registerProvider: (name: string, provider: CustomProvider) => runtime.register(name, asProvider(name, provider), configured),
     chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {
       if (closed) return;
       closed = true;
       runtime.clear();
-      await app.close();
+      if (closeApp) await app.close();
     },
   };
 }

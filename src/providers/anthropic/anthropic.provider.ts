@@ -6,7 +6,7 @@ import { EngineHttpClient } from '../http/engine-http.client';
 import { configuredEndpoint, httpEngineSettings, secretFromEnv } from '../http/http-settings';
 import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
 import { ProviderError } from '../../decisions/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
 import { answerFromMessage } from './anthropic.reply';
@@ -73,7 +73,7 @@ class AnthropicProvider extends ChoiceEngine {
     };
   }
 
-  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<ChoicePick> {
     const { body } = await this.call(this.apiKey(), signal, 'POST', '/v1/messages', messagesRequest(question, state, this.settings));
     return answerFromMessage(body, question, { model: this.settings.model, maxTokens: this.settings.max_tokens });
   }

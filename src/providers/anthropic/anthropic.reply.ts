@@ -1,7 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
 import { MalformedResponseError } from '../../decisions/decision-error';
-import type { ChoiceAsk, Pick } from '../choice/choice-engine';
+import type { ChoiceAsk, ChoicePick } from '../choice/choice-engine';
 import { CHOOSE_TOOL, RANKING_MAX } from './anthropic.request';
 
 export interface ReplyContext {
@@ -16,7 +16,7 @@ export interface ReplyContext {
  * contract (no call, a name outside the options, a confidence outside [0, 1], a call cut off at
  * `max_tokens`) is malformed.
  */
-export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, maxTokens }: ReplyContext): Pick {
+export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, maxTokens }: ReplyContext): ChoicePick {
   if (!isRecord(body) || !Array.isArray(body.content)) {
     throw new MalformedResponseError('the reply is not a Messages API message (no content blocks)');
   }

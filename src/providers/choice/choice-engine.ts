@@ -32,7 +32,7 @@ export type ChoiceState = Record<string, unknown> | undefined;
  * - a pick: `decision` is one of the options, `confidence` in [0, 1], optional per-option `probabilities`;
  * - an abstention: `{ abstain: true, rationale }` ("reason it through yourself"; never a fallback).
  */
-export type Pick =
+export type ChoicePick =
   | { decision: string; confidence: number; probabilities?: Record<string, number> | null; rationale?: string }
   | { abstain: true; rationale?: string };
 

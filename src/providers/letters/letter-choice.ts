@@ -1,7 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../config/setting-types';
 import { MalformedResponseError } from '../../decisions/decision-error';
-import type { ChoiceAsk, Pick, ChoiceState } from '../choice/choice-engine';
+import type { ChoiceAsk, ChoicePick, ChoiceState } from '../choice/choice-engine';
 
 /**
  * The letter technique shared by the chat-model adapters (`ollama`, `openai`): a chat model sees the options
@@ -65,7 +65,7 @@ interface TokenLogprob {
  * Turns the logprobs of the generated tokens (Ollama's top-level `logprobs`, OpenAI's
  * `choices[0].logprobs.content`: one `{token, logprob, top_logprobs}` per token) into an answer.
  */
-export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: LetterReading): Pick {
+export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: LetterReading): ChoicePick {
   const first = Array.isArray(generated) ? generated[0] : undefined;
   if (first === undefined || first === null) {
     throw new MalformedResponseError(`the server returned no logprobs: ${reading.noLogprobsHint}`);

@@ -8,7 +8,7 @@ import { letterCapabilities, letterChatSettings, requiredModel } from '../letter
 import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
 import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 import { hasLogprobs, OLLAMA_MIN_VERSION, withTag } from './ollama-version';
 
@@ -82,7 +82,7 @@ class OllamaProvider extends ChoiceEngine {
     return { ok: true, detail: `Ollama ${versionNote} at ${this.endpoint.host}, model "${this.model}" installed` };
   }
 
-  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<ChoicePick> {
     const request = {
       model: this.model,
       messages: letterMessages(question, state),

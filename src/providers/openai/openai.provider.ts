@@ -9,7 +9,7 @@ import { letterCapabilities, letterChatSettings, requiredModel } from '../letter
 import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
 import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, Pick } from '../choice/choice-engine';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
@@ -91,7 +91,7 @@ class OpenAiProvider extends ChoiceEngine {
     return { ok: true, detail: `${where} is up, but model "${this.model}" is not listed (serves: ${listed || 'none'})` };
   }
 
-  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<Pick> {
+  protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<ChoicePick> {
     const request = {
       model: this.model,
       messages: letterMessages(question, state),
