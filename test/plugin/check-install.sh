@@ -32,10 +32,14 @@ step "a decision through the installed copy (mock provider)"
 SYSTEM1_PROVIDER=mock node "$main" smoke --question "Rerun the flaky pipeline or block the merge?" --options "rerun the pipeline" "block the merge" | grep -E "PASS|FAIL"
 
 if [ -n "$inspector" ]; then
-  step "MCP Inspector CLI against the installed copy: tools/list, then one tools/call"
+  step "MCP Inspector CLI against the installed copy: tools/list (four tools), then system1_decide and system1_ask"
   "$inspector" --cli node "$main" mcp -e SYSTEM1_PROVIDER=mock --method tools/list | grep '"name"'
   "$inspector" --cli node "$main" mcp -e SYSTEM1_PROVIDER=mock --method tools/call --tool-name system1_decide \
     --tool-arg "question=Is rm -rf build/ destructive?" | grep -E '"(status|decision|provider)"' | head -3
+  "$inspector" --cli node "$main" mcp -e SYSTEM1_PROVIDER=mock --method tools/call --tool-name system1_ask \
+    --tool-arg "state=The user asked about a refund." \
+    --tool-arg 'questions=[{"id":"refund","type":"noul","instructions":"Is it about a refund?"},{"id":"topic","type":"choice","instructions":"Topic?","criteria":{"billing":"Billing","technical":null}}]' \
+    | grep -E '"(probabilityTrue|value)"' | head -3
 fi
 
 step "hooks, with the stdin Claude Code sends (claude-code-formats.md 6.2, 6.3)"
