@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
-const { readOptions } = require('./install/shell-options');
+const { readOptions, quoteFor } = require('./install/shell-options');
 
 const repo = path.resolve(__dirname, '..');
 /** What the installed copy needs at run time; its dependencies are installed from the lockfile. */
@@ -65,17 +65,18 @@ function createConfigIfMissing() {
   console.log(`Created the config ${config} (every key commented out: the defaults apply).`);
 }
 
+/** The commands are for copying into the user's shell, so the path in them is quoted for that shell. */
 function printNextSteps(app, shell) {
-  const main = path.join(app, 'dist', 'main.js');
+  const main = quoteFor(shell, path.join(app, 'dist', 'main.js'));
   const version = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).version;
   // PowerShell swallows a bare `--` on its way to the npm claude.ps1 shim, so there it is quoted
   const separator = shell === 'powershell' ? "'--'" : '--';
   console.log(`
 Installed System-1 gateway ${version} in ${app}.
 Register it with Claude Code (user scope):
-  claude mcp add --scope user --transport stdio system1 ${separator} node "${main}" mcp
+  claude mcp add --scope user --transport stdio system1 ${separator} node ${main} mcp
 Check it:
-  node "${main}" smoke`);
+  node ${main} smoke`);
 }
 
 runScript('install', () => {

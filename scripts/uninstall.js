@@ -2,7 +2,7 @@
 'use strict';
 // Removes the installed gateway, its Claude Code registration and the engine's start-at-login entry. The config,
 // the engines and the logs stay unless --purge is given. uninstall.sh and uninstall.ps1 only find Node.js and
-// run this.
+// run this. What it may delete, and what it refuses, is in ./install/purge.js.
 require('./install/require-node');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -10,6 +10,10 @@ const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions } = require('./install/shell-options');
 const { removeLoginEntry } = require('./install/login-entries');
+const { COPIES, placesOf, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig } = require('./install/purge');
+
+/** How many of the names a purge kept it lists; a dir shared with much else would fill the screen. */
+const LISTED = 8;
 
 function unregister() {
   const removed = runTool('claude', ['mcp', 'remove', '--scope', 'user', 'system1'], { quiet: true });
@@ -25,20 +29,36 @@ function remove(target) {
   }
 }
 
+function listed(names) {
+  if (names.length <= LISTED) return names.join(', ');
+  return `${names.slice(0, LISTED).join(', ')} and ${names.length - LISTED} more`;
+}
+
+function purgeAll(dir, config) {
+  const kept = purgeInstallDir(dir, remove);
+  const purged = [];
+  if (kept && kept.length === 0) purged.push(dir);
+  if (purgeConfig(config)) purged.push(config);
+  if (kept && kept.length > 0) console.log(`Purged the gateway's files from ${dir}; kept the dir, which also holds ${listed(kept)}.`);
+  if (purged.length > 0) console.log(`Purged ${purged.join(' and ')}.`);
+  if (!kept && purged.length === 0) console.log(`Nothing else to purge: there is neither ${dir} nor ${config}.`);
+}
+
 runScript('uninstall', () => {
   const { shell, purge } = readOptions(process.argv.slice(2), ['--purge']);
   const dir = installDir(process.env);
+  const config = locateConfigFile(process.env).path;
+  // every check before the first deletion (or unregistering), so that a refusal leaves everything as it was
+  checkInstallDir(dir, placesOf(process.env), { purge });
+  if (purge) checkConfig(config);
   unregister();
   const entry = removeLoginEntry(process.platform, process.env);
   if (entry) console.log(`Removed the engine's start-at-login entry ${entry}.`);
-  for (const copy of ['app', 'app.new', 'app.old']) remove(path.join(dir, copy));
+  for (const copy of COPIES) remove(path.join(dir, copy));
   console.log(`Removed ${path.join(dir, 'app')}.`);
   if (!purge) {
     const option = shell === 'powershell' ? '-Purge' : '--purge';
     return console.log(`Kept the config, engines and logs (${option} deletes them).`);
   }
-  const config = locateConfigFile(process.env).path;
-  remove(config);
-  remove(dir);
-  console.log(`Purged ${dir} and ${config}.`);
+  purgeAll(dir, config);
 });

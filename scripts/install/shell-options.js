@@ -16,4 +16,15 @@ function readOptions(argv, allowed) {
   return options;
 }
 
-module.exports = { readOptions };
+/**
+ * `value` as one word with nothing expanded, for the shell the printed commands are typed into (and that
+ * /system1:setup runs verbatim): a path can hold `$(...)`, backquotes or quotes. Inside single quotes neither
+ * sh nor PowerShell expands anything, so only the quote itself needs escaping: sh closes the quotes around an
+ * escaped one ('\''), PowerShell doubles it, and it also takes the typographic single quotes for quotes.
+ */
+function quoteFor(shell, value) {
+  if (shell === 'powershell') return `'${value.replace(/['\u2018\u2019\u201A\u201B]/g, '$&$&')}'`;
+  return `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+module.exports = { readOptions, quoteFor };

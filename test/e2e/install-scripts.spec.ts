@@ -71,7 +71,8 @@ describe('install, upgrade, uninstall', () => {
     expect(installed.stderr).toBe('');
     expect(installed.code).toBe(0);
     const main = path.join(app, 'dist', 'main.js');
-    expect(installed.stdout).toContain(`claude mcp add --scope user --transport stdio system1 -- node "${main}" mcp`);
+    expect(installed.stdout).toContain(`claude mcp add --scope user --transport stdio system1 -- node '${main}' mcp`);
+    expect(installed.stdout).toContain(`node '${main}' smoke`);
     expect(installed.stdout).toContain(`Created the config ${config}`);
     expect(readFileSync(config, 'utf8')).toBe(readFileSync(path.join(ROOT, 'config.example.toml'), 'utf8'));
     expect(lstatSync(path.join(app, 'dist')).isSymbolicLink()).toBe(false);
@@ -90,7 +91,7 @@ describe('install, upgrade, uninstall', () => {
     const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], userEnv());
     expect(upgraded.code).toBe(0);
     expect(upgraded.stdout).toContain(`Kept the config ${config}.`);
-    expect(upgraded.stdout).toContain(`system1 '--' node "${path.join(app, 'dist', 'main.js')}" mcp`);
+    expect(upgraded.stdout).toContain(`system1 '--' node '${path.join(app, 'dist', 'main.js')}' mcp`);
     expect(readFileSync(config, 'utf8')).toContain('# mine');
     expect(existsSync(path.join(sandbox.install, 'app.old'))).toBe(false);
   });
@@ -129,5 +130,59 @@ describe('install, upgrade, uninstall', () => {
     expect(purged.stdout).toContain(`Purged ${sandbox.install} and ${config}.`);
     expect(existsSync(sandbox.install)).toBe(false);
     expect(existsSync(config)).toBe(false);
+  });
+});
+
+describe('a home whose path the shell would run', () => {
+  // a path a user can have, and the one /system1:setup hands to the shell: the printed commands must name it
+  const hostile = resources.sandbox();
+  const home = path.join(hostile.dir, "u $(touch PWNED) `touch PWNED` it's");
+  const main = path.join(home, '.system1-gateway', 'app', 'dist', 'main.js');
+  const recorders = path.join(hostile.dir, 'recorders');
+  const scratch = path.join(hostile.dir, 'scratch');
+
+  /** The user's environment with the install dir left to its default, in the hostile home. */
+  function hostileEnv(): Env {
+    const { SYSTEM1_INSTALL_DIR: _default, ...env } = userEnv({ HOME: home, XDG_CONFIG_HOME: hostile.xdg });
+    return env;
+  }
+
+  /** Runs one printed line through sh -c, with `claude` and `node` stand-ins that write their argv one a line. */
+  async function runPrinted(line: string, tool: string): Promise<string[]> {
+    const argv = path.join(hostile.dir, `${tool}.argv`);
+    const ran = await run('sh', ['-c', line], { PATH: `${recorders}${path.delimiter}${process.env.PATH ?? ''}` }, scratch);
+    expect(existsSync(path.join(scratch, 'PWNED'))).toBe(false);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    return readFileSync(argv, 'utf8').split('\n').slice(0, -1);
+  }
+
+  function printedLine(stdout: string, start: string): string {
+    const line = stdout.split('\n').find((candidate) => candidate.trimStart().startsWith(start));
+    expect(line).toBeDefined();
+    return line!.trim();
+  }
+
+  beforeAll(() => {
+    mkdirSync(home, { recursive: true });
+    mkdirSync(scratch);
+    for (const tool of ['claude', 'node']) fakeTool(recorders, tool, `printf '%s\\n' "$@" > "${path.join(hostile.dir, `${tool}.argv`)}"`);
+  });
+
+  it('prints commands that pass the path as one word and run nothing in it', async () => {
+    const installed = await run('sh', ['install.sh'], hostileEnv());
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(main)).toBe(true);
+    const register = printedLine(installed.stdout, 'claude mcp add');
+    expect(await runPrinted(register, 'claude')).toEqual(['mcp', 'add', '--scope', 'user', '--transport', 'stdio', 'system1', '--', 'node', main, 'mcp']);
+    expect(await runPrinted(printedLine(installed.stdout, 'node '), 'node')).toEqual([main, 'smoke']);
+    for (const dir of [scratch, ROOT, home, hostile.dir]) expect(existsSync(path.join(dir, 'PWNED'))).toBe(false);
+  });
+
+  it("quotes the path PowerShell's way for the .ps1 installer", async () => {
+    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], hostileEnv());
+    expect(upgraded.code).toBe(0);
+    const quoted = `'${main.replace(/'/g, "''")}'`;
+    expect(printedLine(upgraded.stdout, 'claude mcp add')).toBe(`claude mcp add --scope user --transport stdio system1 '--' node ${quoted} mcp`);
+    expect(printedLine(upgraded.stdout, 'node ')).toBe(`node ${quoted} smoke`);
   });
 });
