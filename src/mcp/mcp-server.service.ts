@@ -4,19 +4,42 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import {
   CallToolRequestSchema,
   CallToolResult,
+  CancelledNotificationSchema,
   ErrorCode,
+  InitializedNotificationSchema,
+  InitializeRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
+  ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { LoadedConfig } from '../config/config.loader';
+import { system1Config } from '../config/system1.config';
 import { GATEWAY_VERSION } from '../common/version';
-import { answerMisshapenToolCalls } from './misshapen-call.guard';
-import { guardStdin } from './stdin-guard';
+import { describeId, Parser } from './envelope';
+import { gateRequests } from './request-gate';
+import { guardStdin, MAX_LINE_BYTES } from './stdin-guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
 const INSTRUCTIONS =
   'System-1 answers small multiple-choice judgement calls in milliseconds. Use system1_decide when a ' +
   'question has a few known options, and system1_ask for several typed questions about one state; when ' +
   'it abstains, reason it through yourself.';
+
+/** The requests and notifications the SDK's Server serves besides tools/call, with the schemas it reads them by. */
+const SDK_REQUESTS = new Map<string, Parser>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+]);
+const SDK_NOTIFICATIONS = new Map<string, Parser>([
+  ['notifications/initialized', InitializedNotificationSchema],
+  ['notifications/cancelled', CancelledNotificationSchema],
+  ['notifications/progress', ProgressNotificationSchema],
+]);
+
+/** Added to the longest a decision may take, when stdin closes with answers in flight. */
+const DRAIN_MARGIN_MS = 2000;
 
 /**
  * The MCP server over stdio. It uses the SDK's low-level Server so the tools publish the DTO-generated JSON
@@ -28,7 +51,10 @@ export class McpServerService {
 
   private readonly byName: Map<string, McpTool>;
 
-  constructor(@Inject(MCP_TOOLS) private readonly tools: McpTool[]) {
+  constructor(
+    @Inject(MCP_TOOLS) private readonly tools: McpTool[],
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+  ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
@@ -42,13 +68,23 @@ export class McpServerService {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const result = this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal);
-      if (!result) {
-        const known = [...this.byName.keys()].join(', ');
-        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${known}`);
-      }
+      if (!result) throw this.unknownTool(request.params.name);
       return result;
     });
     return server;
+  }
+
+  private unknownTool(name: string): McpError {
+    const known = [...this.byName.keys()].join(', ');
+    const shown = name.length > 60 ? `${name.slice(0, 57)}...` : name;
+    this.logger.warn(`tools/call of an unknown tool ${JSON.stringify(shown)}`);
+    return new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
+  }
+
+  /** The longest one call may take: each engine of the chain gets timeout_s. */
+  private drainBoundMs(): number {
+    const { timeout_s, fallback } = this.config.gateway;
+    return timeout_s * 1000 * (1 + fallback.length) + DRAIN_MARGIN_MS;
   }
 
   /** Runs a tool and wraps its response object as a tool result; null for an unknown tool. */
@@ -64,7 +100,10 @@ export class McpServerService {
     );
   }
 
-  /** Serves on stdin/stdout until the client closes the stream. */
+  /**
+   * Serves on stdin/stdout until the client closes stdin (the answers still in flight are written first, for
+   * at most the longest a call may take) or stdout (the server stops at once: nothing can be answered).
+   */
   async serveStdio(): Promise<void> {
     const server = this.createServer();
     const closed = new Promise<void>((resolve) => (server.onclose = resolve));
@@ -73,13 +112,52 @@ export class McpServerService {
     process.on('unhandledRejection', (reason) => {
       this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
     });
+    let stdoutGone = false;
     // Error replies carry `"id": null` (JSON-RPC's rule for an unreadable message), which the SDK's message
     // type cannot express: they are written as the same one-line JSON the transport writes.
-    const stdin = guardStdin(process.stdin, (message) => process.stdout.write(`${JSON.stringify(message)}\n`));
+    const stdin = guardStdin(
+      process.stdin,
+      (message) => {
+        this.logger.warn(`answered ${describeId(message.id)} with ${message.error.code}: ${message.error.message}`);
+        if (!stdoutGone) process.stdout.write(`${JSON.stringify(message)}\n`);
+      },
+      MAX_LINE_BYTES,
+      (why) => this.logger.warn(why),
+    );
     const transport = new StdioServerTransport(stdin);
     await server.connect(transport);
-    answerMisshapenToolCalls(transport, (name, args) => this.callTool(name, args));
-    stdin.once('end', () => void server.close());
+    const gate = gateRequests(transport, {
+      call: (name, args, signal) => this.callTool(name, args, signal) ?? Promise.reject(this.unknownTool(name)),
+      requests: SDK_REQUESTS,
+      notifications: SDK_NOTIFICATIONS,
+      warn: (line) => this.logger.warn(line),
+    });
+
+    let ending = false;
+    const endOfInput = async () => {
+      if (ending) return;
+      ending = true;
+      if (gate.inFlight > 0) {
+        const boundMs = this.drainBoundMs();
+        this.logger.log(`stdin closed: writing the ${gate.inFlight} answer(s) in flight first (for at most ${boundMs / 1000} s)`);
+        if (!(await gate.settled(boundMs)) && !stdoutGone) this.logger.warn(`stdin closed: ${gate.inFlight} answer(s) still unwritten after ${boundMs / 1000} s, stopping`);
+      }
+      await server.close();
+    };
+    stdin.once('end', () => void endOfInput());
+    stdin.once('close', () => void endOfInput());
+
+    // A client that closes our stderr loses the log, not the server.
+    process.stderr.on('error', () => undefined);
+    // A client that closes our stdout can read nothing more: stop quietly instead of dying on EPIPE.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (stdoutGone) return;
+      stdoutGone = true;
+      this.logger.warn(`stdout is closed (${error.code ?? error.message}): the client has gone, stopping`);
+      process.stdin.destroy();
+      void server.close();
+    });
+
     this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
     await closed;
   }

@@ -1,22 +1,26 @@
 import { PassThrough, Readable } from 'node:stream';
 import { isRecord } from '../common/is-record';
+import { envelopeFault, INVALID_REQUEST, PARSE_ERROR } from './envelope';
 
 /** The longest line a client may send: the largest valid request is a few hundred KiB. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** JSON-RPC's own error codes. */
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-
 export type ErrorReply = { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
 
 /**
- * Sits between stdin and the MCP SDK, which answers nothing to a line that is not JSON or is a batch, and
- * ends the session when one line passes 10 MiB. Such lines are answered here with a JSON-RPC error and
- * dropped; every well-formed message goes on to the SDK unchanged. An oversized line is discarded as it
- * streams in, never held whole in memory.
+ * Sits between stdin and the MCP SDK, which answers nothing to a line that is not JSON, is a batch or is
+ * not a JSON-RPC 2.0 message it can read (it logs a dump of its schema errors instead), and ends the
+ * session when one line passes 10 MiB. Such lines are answered here with a JSON-RPC error (a response from
+ * the client that does not fit is dropped with `drop`'s line: responses are never answered); every
+ * well-formed message goes on to the SDK unchanged. An oversized line is discarded as it streams in, never
+ * held whole in memory.
  */
-export function guardStdin(input: Readable, reply: (message: ErrorReply) => void, maxLineBytes = MAX_LINE_BYTES): Readable {
+export function guardStdin(
+  input: Readable,
+  reply: (message: ErrorReply) => void,
+  maxLineBytes = MAX_LINE_BYTES,
+  drop: (why: string) => void = () => undefined,
+): Readable {
   const output = new PassThrough();
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -38,6 +42,9 @@ export function guardStdin(input: Readable, reply: (message: ErrorReply) => void
     }
     if (Array.isArray(message)) return reply(errorReply(null, INVALID_REQUEST, 'batches are not supported: send one message per line'));
     if (!isRecord(message)) return reply(errorReply(null, INVALID_REQUEST, 'a message must be a JSON object'));
+    const fault = envelopeFault(message);
+    if (fault && 'drop' in fault) return drop(fault.drop);
+    if (fault) return reply(errorReply(fault.answer.id, fault.answer.code, fault.answer.message));
     output.write(`${text}\n`);
   };
 
