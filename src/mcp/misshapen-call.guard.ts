@@ -26,11 +26,13 @@ export function routeToolCall(message: Record<string, unknown>): ToolCallRoute {
   const name = own(params, 'name');
   if (typeof name !== 'string') return { kind: 'invalid', message: 'invalid params: params.name must be a string, the name of the tool to call' };
   const args = own(params, 'arguments');
+  // The common case first, in the one parse the SDK makes too: a request it keeps whole goes to it.
+  if (keptBySdk(message, args)) return { kind: 'sdk' };
   // Every params member but the arguments, as the SDK's schema reads them.
   const rest: Record<string, unknown> = Object.fromEntries(Object.entries(params).filter(([key]) => key !== 'arguments'));
   const problem = schemaProblem(CallToolRequestSchema, { ...message, params: rest });
   if (problem !== null) return { kind: 'invalid', message: `invalid params: ${problem}` };
-  return keptBySdk(message, args) ? { kind: 'sdk' } : { kind: 'direct', name, args };
+  return { kind: 'direct', name, args };
 }
 
 /** Whether the SDK's schema passes the arguments on exactly as sent: none, or a record it keeps whole. */
