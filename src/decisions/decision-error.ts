@@ -105,8 +105,6 @@ export function failureKind(code: DecisionErrorCode): 'timeout' | 'malformed' | 
   return code === DecisionErrorCode.InvalidResponse ? 'malformed' : 'error';
 }
 
-export const toErrorCode = (error: unknown): DecisionErrorCode => toDecisionError(error, 0).code;
-
 /** Failures after which the next engine of the chain is asked; the others end the chain. */
 export const FALLBACK_CODES: ReadonlySet<DecisionErrorCode> = new Set([
   DecisionErrorCode.Unavailable,

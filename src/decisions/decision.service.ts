@@ -144,8 +144,7 @@ export class DecisionService {
   resolve(ref: ModelRef): { provider: System1Provider } | { problem: string } {
     const custom = this.runtime.get(ref.provider);
     if (custom) return { provider: custom };
-    const known = this.registry.available().some((definition) => definition.name === ref.provider) || Object.hasOwn(this.config.providerTables, ref.provider);
-    if (!known) {
+    if (!this.registry.knows(ref.provider)) {
       const names = this.registry.available().map((definition) => definition.name).join(', ');
       return { problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})` };
     }

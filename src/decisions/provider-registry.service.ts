@@ -34,6 +34,7 @@ const DEFAULTS = '(defaults)';
 export class ProviderRegistry {
   private built?: Built;
   private readonly withModel = new Map<string, { provider: System1Provider | null; problem: string }>();
+  private readonly byName = new Map<string, { provider: System1Provider | null; errors: ConfigError[]; problem: string }>();
 
   constructor(
     @Inject(SYSTEM1_PROVIDERS) private readonly definitions: ProviderDefinitions,
@@ -57,9 +58,19 @@ export class ProviderRegistry {
   instance(name: string): { provider: System1Provider | null; errors: ConfigError[]; problem: string } {
     const member = this.chain().find((candidate) => candidate.name === name);
     if (member?.provider) return { provider: member.provider, errors: [], problem: '' };
-    const errors: ConfigError[] = [];
-    const provider = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
-    return { provider, errors, problem: problemOf(name, errors) };
+    let built = this.byName.get(name);
+    if (!built) {
+      const errors: ConfigError[] = [];
+      const provider = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
+      // Built once, like the chain: a call naming it must not build a new provider each time.
+      this.byName.set(name, (built = { provider, errors, problem: problemOf(name, errors) }));
+    }
+    return built;
+  }
+
+  /** Whether `name` can be built: the name of a definition, or of a table in the config. */
+  knows(name: string): boolean {
+    return this.definitions.all().some((definition) => definition.name === name) || Object.hasOwn(this.config.providerTables, name);
   }
 
   /**

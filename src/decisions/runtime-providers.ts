@@ -34,9 +34,6 @@ export class RuntimeProviders {
     return this.registrations.get(name)?.provider;
   }
 
-  names(): string[] {
-    return [...this.registrations.keys()];
-  }
 
   /**
    * A signal that aborts when `name` is unregistered, held for the duration of `work`. Undefined signal

@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
-import { loadConfig, type LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
+import { loadConfig } from '../config/config.loader';
 import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
 import { ConfigStatus } from '../decisions/config-status.service';
-import { SYSTEM1_PROVIDERS, type ProviderDefinitions } from '../decisions/providers.token';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { checkDto } from '../common/dto-check';
 import { ModelRefDto } from '../decisions/dto/request-parts.dto';
 import { System1InputError } from '../decisions/input-error';
@@ -75,9 +74,7 @@ export function system1From(app: INestApplicationContext, options: System1Option
   checkOptions(options);
   const decisions = app.get(DecisionService);
   const runtime = app.get(RuntimeProviders);
-  const definitions = app.get<ProviderDefinitions>(SYSTEM1_PROVIDERS);
-  const config = app.get<LoadedConfig>(system1Config.KEY);
-  const configured = (name: string) => definitions.all().some((d) => d.name === name) || Object.hasOwn(config.providerTables, name);
+  const registry = app.get(ProviderRegistry);
   let closed = false;
 
   return {
@@ -85,7 +82,7 @@ export function system1From(app: INestApplicationContext, options: System1Option
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
       return libraryDecide(decisions, request, options);
     },
-    registerProvider: (name: string, provider: CustomProvider) => runtime.register(name, asProvider(name, provider), configured),
+    registerProvider: (name: string, provider: CustomProvider) => runtime.register(name, asProvider(name, provider), (taken) => registry.knows(taken)),
     chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {

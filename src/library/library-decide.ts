@@ -40,8 +40,8 @@ export async function libraryDecide(decisions: DecisionService, request: DecideR
   };
   const chain = decisions.chainFor(request.model, policy);
   if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
-  const { state, questions, images, longContext, model, signal, timeoutMs, minConfidence } = request;
-  const outcome = await decisions.decide({ state, questions, images, longContext, model, signal, timeoutMs, minConfidence }, policy);
+  // Checked above: the call holds the request's fields and no other.
+  const outcome = await decisions.decide(request, policy);
   return libraryResult(outcome);
 }
 

@@ -1,4 +1,5 @@
-import type { Answer, DecisionState, ImageAttachment, ModelRef, Question } from '../decisions/question.types';
+import type { DecisionRequest } from '../decisions/decision.types';
+import type { Answer, DecisionState, ModelRef } from '../decisions/question.types';
 
 /** The library's error codes (dsh-system1's seven), derived from the pipeline's by one table. */
 export const QUESTION_ERROR_CODES = [
@@ -26,22 +27,9 @@ export type QuestionResult =
   | { status: 'error'; error: QuestionError };
 
 /** One call of the library API: named questions about one state. */
-export interface DecideRequest {
+export interface DecideRequest extends Omit<DecisionRequest, 'state' | 'requestId'> {
+  /** The state the questions are about (required here; the pipeline's own callers may leave it out). */
   state: DecisionState;
-  /** Keyed by question id: the keys of `answers`. */
-  questions: Record<string, Question>;
-  /** At most four, shared by every question; a `box` question needs at least one. */
-  images?: ImageAttachment[];
-  /** Asks for the engine's extended context window, where it has one. */
-  longContext?: boolean;
-  /** Runs this engine alone, without the fallback chain. */
-  model?: ModelRef;
-  /** The caller's cancellation: ends the chain, reported as `cancelled`. */
-  signal?: AbortSignal;
-  /** Each attempt's budget. */
-  timeoutMs?: number;
-  /** Overrides the configured threshold for this call; answers below it are marked, not dropped. */
-  minConfidence?: number;
 }
 
 export interface FailedAttempt extends ModelRef {

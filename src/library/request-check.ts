@@ -1,6 +1,7 @@
 import { checkDto } from '../common/dto-check';
 import { isRecord } from '../common/is-record';
 import { System1InputError } from '../decisions/input-error';
+import { boxWithoutImage } from '../decisions/dto/json-value.decorators';
 import { LibraryDecideRequestDto } from './dto/decide-request.dto';
 import type { DecideRequest } from './library.types';
 
@@ -14,10 +15,8 @@ export function checkDecideRequest(request: unknown): asserts request is DecideR
   if (!isRecord(request)) throw new System1InputError('the request', 'must be an object with state and questions');
   const [first] = checkDto(LibraryDecideRequestDto, request, '', 'a decision request');
   if (first) throw new System1InputError(first.field, first.problem);
-  // The one rule across fields: a box question has something to look at.
-  const questions = request.questions as Record<string, { type: string }>;
-  const box = Object.keys(questions).find((id) => questions[id].type === 'box');
-  if (box !== undefined && !(Array.isArray(request.images) && request.images.length > 0)) {
+  const box = boxWithoutImage(Object.entries(request.questions as Record<string, { type: string }>), request.images);
+  if (box !== undefined) {
     throw new System1InputError(`questions.${box}`, 'is a box question, which needs at least one image in images');
   }
 }

@@ -8,6 +8,22 @@ export const STATE_MAX_DEPTH = 32;
 /** Ids that would reach an object's prototype when used as keys. */
 export const RESERVED_IDS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
 
+/** What is wrong with a question or candidate id as a key, or undefined. */
+export function idProblem(id: string, what: 'id' | 'key'): string | undefined {
+  if (id.trim() === '') return `has an empty ${what}`;
+  if (RESERVED_IDS.has(id)) return `uses the reserved ${what} ${JSON.stringify(id)}`;
+  return undefined;
+}
+
+/**
+ * The one rule across fields of a typed request: a box question has something to look at. The index or id
+ * of the first box question without an image, or undefined.
+ */
+export function boxWithoutImage<K>(questions: readonly [K, { type?: unknown }][], images: unknown): K | undefined {
+  if (Array.isArray(images) && images.length > 0) return undefined;
+  return questions.find(([, question]) => question.type === 'box')?.[0];
+}
+
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 /** Why `value` is not usable JSON for an engine (too deep, or not serialisable); undefined when it is. */
@@ -22,7 +38,7 @@ function jsonProblem(value: unknown): string | undefined {
 }
 
 /** Registers a check whose message depends on the value: `check` returns the problem, or undefined. */
-function valueCheck(name: string, check: (value: unknown) => string | undefined, options?: ValidationOptions) {
+export function valueCheck(name: string, check: (value: unknown) => string | undefined, options?: ValidationOptions) {
   return (object: object, propertyName: string) =>
     registerDecorator({
       name,
@@ -65,8 +81,8 @@ export const IsCandidates = () =>
     const problem = 'must be an object with at least two candidates, keyed by candidate, each with a description or null';
     if (!isRecord(value) || Object.keys(value).length < 2) return problem;
     for (const [key, description] of Object.entries(value)) {
-      if (key.trim() === '') return 'has an empty candidate key';
-      if (RESERVED_IDS.has(key)) return `uses the reserved key ${JSON.stringify(key)}`;
+      const wrongKey = idProblem(key, 'key');
+      if (wrongKey) return wrongKey;
       const wrong = description === null ? undefined : describedProblem(description);
       if (wrong) return `.${key} ${wrong}`;
     }

@@ -2,7 +2,6 @@ import { IsIn } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
 import { Optional } from '../../common/optional.decorator';
-import { QUESTION_TYPES } from '../question.types';
 import { IsCandidates, IsDescribed, IsLevels } from './json-value.decorators';
 
 type SchemaObject = Exclude<Parameters<typeof JSONSchema>[0], (...args: never[]) => unknown>;
@@ -94,4 +93,3 @@ export function questionDtoFor(question: unknown): (new () => object) | undefine
 }
 
 export const QUESTION_DTOS = Object.values(BY_TYPE);
-export { QUESTION_TYPES };

@@ -1,34 +1,23 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
 import { Optional } from '../../common/optional.decorator';
-import { IsState, RESERVED_IDS } from '../../decisions/dto/json-value.decorators';
+import { idProblem, IsState, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { questionDtoFor } from '../../decisions/dto/question.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
 
 
 /** The questions of a call: at least one, keyed by a usable id, each of a known type. */
-function IsQuestionMap() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isQuestionMap',
-      target: object.constructor,
-      propertyName,
-      validator: {
-        validate: (value: unknown) => questionMapProblem(value) === undefined,
-        defaultMessage: (args) => questionMapProblem(args?.value) ?? 'is invalid',
-      },
-    });
-}
+const IsQuestionMap = () => valueCheck('isQuestionMap', questionMapProblem);
 
 function questionMapProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
     return 'must be an object with at least one question, keyed by question id';
   }
   for (const [id, question] of Object.entries(value)) {
-    if (id.trim() === '') return 'has an empty id';
-    if (RESERVED_IDS.has(id)) return `uses the reserved id ${JSON.stringify(id)}`;
+    const wrongId = idProblem(id, 'id');
+    if (wrongId) return wrongId;
     if (typeof question !== 'object' || question === null || Array.isArray(question)) return `.${id} must be an object with type and instructions`;
     if (!questionDtoFor(question)) return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
   }

@@ -5,6 +5,7 @@ import { DecisionService } from '../../decisions/decision.service';
 import type { DecisionState, ImageAttachment, Question } from '../../decisions/question.types';
 import { libraryResult } from '../../library/library-decide';
 import { AskRequestDto } from '../dto/ask-request.dto';
+import { boxWithoutImage } from '../../decisions/dto/json-value.decorators';
 
 export type AskResponse = Record<string, unknown>;
 
@@ -65,7 +66,7 @@ function checkAsk(raw: unknown): string | undefined {
   const [first] = checkDto(AskRequestDto, raw, '', 'the system1_ask arguments');
   if (first) return `invalid request: ${first.field} ${first.problem}`;
   const { questions, images } = raw as { questions: { id: string; type: string }[]; images?: unknown[] };
-  const box = questions.findIndex((question) => question.type === 'box');
-  if (box >= 0 && !(images && images.length > 0)) return `invalid request: questions[${box}] is a box question, which needs at least one image in images`;
+  const box = boxWithoutImage([...questions.entries()], images);
+  if (box !== undefined) return `invalid request: questions[${box}] is a box question, which needs at least one image in images`;
   return undefined;
 }

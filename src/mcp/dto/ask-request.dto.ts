@@ -1,8 +1,8 @@
-import { ArrayMaxSize, IsArray, IsBoolean, Matches, registerDecorator } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, Matches } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
 import { Optional } from '../../common/optional.decorator';
-import { IsState, RESERVED_IDS } from '../../decisions/dto/json-value.decorators';
+import { idProblem, IsState, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { BoxQuestionDto, ChoiceQuestionDto, NoulQuestionDto, questionDtoFor, ScoreQuestionDto } from '../../decisions/dto/question.dto';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
@@ -46,18 +46,7 @@ function askQuestionDtoFor(question: unknown): (new () => object) | undefined {
 }
 
 /** The questions of a call: a list of one or more, each with a unique usable id and a known type. */
-function IsAskQuestions() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isAskQuestions',
-      target: object.constructor,
-      propertyName,
-      validator: {
-        validate: (value: unknown) => askQuestionsProblem(value) === undefined,
-        defaultMessage: (args) => askQuestionsProblem(args?.value) ?? 'is invalid',
-      },
-    });
-}
+const IsAskQuestions = () => valueCheck('isAskQuestions', askQuestionsProblem);
 
 function askQuestionsProblem(value: unknown): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return 'must be a list of at least one question';
@@ -66,7 +55,8 @@ function askQuestionsProblem(value: unknown): string | undefined {
     if (typeof question !== 'object' || question === null || Array.isArray(question)) return `[${index}] must be an object with id, type and instructions`;
     const { id, type } = question as { id?: unknown; type?: unknown };
     if (typeof id !== 'string' || id.trim() === '') return `[${index}].id must be a non-empty id`;
-    if (RESERVED_IDS.has(id)) return `[${index}].id uses the reserved id ${JSON.stringify(id)}`;
+    const wrongId = idProblem(id, 'id');
+    if (wrongId) return `[${index}].id ${wrongId}`;
     if (seen.has(id)) return `[${index}].id repeats ${JSON.stringify(id)}: ids are the keys of answers`;
     seen.add(id);
     if (!questionDtoFor(question)) return `[${index}].type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify(type) ?? 'nothing'})`;
