@@ -1,5 +1,7 @@
 /** `system1 smoke` starts the server as a client does and passes only when every layer passes. */
 import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { symlinkSync } from 'node:fs';
+import * as path from 'node:path';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
@@ -57,4 +59,32 @@ it('fails when the mock is set to fail', async () => {
   expect(result.code).not.toBe(0);
   expect(result.stdout + result.stderr).toMatch(/^FAIL/m);
   expect(result.stdout + result.stderr).toContain('engine down');
+});
+
+describe('--installed checks the copy clients are registered with', () => {
+  it('says NOT INSTALLED, naming where it looked, when there is no installed copy', async () => {
+    const sandbox = resources.sandbox();
+    const result = await runCli(['smoke', '--installed', '--json'], sandbox.env());
+    expect(result.code).not.toBe(0);
+    const report = JSON.parse(result.stdout) as Json;
+    expect(report.ok).toBe(false);
+    expect(report.layers).toEqual([{ layer: 'start', ok: false, detail: expect.stringContaining('NOT INSTALLED') }]);
+    expect(report.layers[0].detail).toContain(path.join(sandbox.install, 'app', 'dist', 'main.js'));
+  });
+
+  it('starts the installed copy, not this build, and passes every layer', async () => {
+    const sandbox = resources.sandbox();
+    // An installed copy that is this build: the command smoke reports must be the install dir's path.
+    symlinkSync(path.resolve(__dirname, '..', '..'), path.join(sandbox.install, 'app'), 'dir');
+    const result = await runCli(['smoke', '--installed', '--provider', 'mock', '--json'], sandbox.env());
+    const report = JSON.parse(result.stdout) as Json;
+    expect(report.command).toEqual([expect.any(String), path.join(sandbox.install, 'app', 'dist', 'main.js'), 'mcp']);
+    expect(report.layers.map((l: Json) => [l.layer, l.ok])).toEqual([
+      ['start', true],
+      ['handshake', true],
+      ['tools', true],
+      ['health', true],
+    ]);
+    expect(result.code).toBe(0);
+  });
 });

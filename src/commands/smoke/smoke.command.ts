@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { SmokeReport, SmokeService } from './smoke.service';
+import { installedServerCommand, notInstalledReport, SmokeReport, SmokeService } from './smoke.service';
 import { OutputWriter } from '../output.writer';
 
 interface SmokeFlags {
@@ -7,11 +7,13 @@ interface SmokeFlags {
   options?: string[];
   json?: boolean;
   provider?: string;
+  installed?: boolean;
 }
 
 @Command({
   name: 'smoke',
-  description: 'start the gateway as an MCP client does and check handshake, tools, health and optionally one decision',
+  description:
+    'start the gateway as an MCP client does and check handshake, tools, health and optionally one decision (this build, or with --installed the copy clients are registered with)',
 })
 export class SmokeCommand extends CommandRunner {
   constructor(
@@ -28,7 +30,11 @@ export class SmokeCommand extends CommandRunner {
     }
     const env = { ...(process.env as Record<string, string>) };
     if (flags.provider) env.SYSTEM1_PROVIDER = flags.provider;
-    const report = await this.smoke.run({ question: flags.question, options: flags.options, env });
+    const installed = flags.installed ? installedServerCommand(env) : undefined;
+    const report =
+      installed && !installed.command
+        ? notInstalledReport(installed.main)
+        : await this.smoke.run({ command: installed?.command, question: flags.question, options: flags.options, env });
     if (flags.json) this.output.json(report);
     else this.output.out(render(report));
     if (!report.ok) this.output.fail(1);
@@ -47,6 +53,14 @@ export class SmokeCommand extends CommandRunner {
   @Option({ flags: '--provider <name>', description: 'run the server with SYSTEM1_PROVIDER set to this provider' })
   parseProvider(value: string): string {
     return value;
+  }
+
+  @Option({
+    flags: '--installed',
+    description: 'check the installed copy ($SYSTEM1_INSTALL_DIR/app, what clients are registered with) instead of this build',
+  })
+  parseInstalled(): boolean {
+    return true;
   }
 
   @Option({ flags: '--json', description: 'print one JSON document' })

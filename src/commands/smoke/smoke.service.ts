@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { PACKAGE_ROOT } from '../../config/paths';
+import { installDir, PACKAGE_ROOT } from '../../config/paths';
 import { DeadlineExceeded, withDeadline } from '../../common/deadline';
 import { TOOL_NAMES } from '../../mcp/tool-names';
 import { GATEWAY_VERSION } from '../../common/version';
@@ -25,6 +26,8 @@ export interface SmokeReport {
 }
 
 export interface SmokeOptions {
+  /** The server to start (SERVER_COMMAND or installedServerCommand's); the build smoke runs from by default. */
+  command?: string[];
   question?: string;
   options?: string[];
   env: Record<string, string>;
@@ -32,8 +35,20 @@ export interface SmokeOptions {
   stepTimeoutMs?: number;
 }
 
-/** The server as clients register it. */
+/** The server of the build smoke runs from. */
 export const SERVER_COMMAND = [process.execPath, path.join(PACKAGE_ROOT, 'dist', 'main.js'), 'mcp'];
+
+/** The copy the installer made, which is what clients are registered with; undefined when there is none. */
+export function installedServerCommand(env: Record<string, string | undefined>): { command?: string[]; main: string } {
+  const main = path.join(installDir(env), 'app', 'dist', 'main.js');
+  return { main, command: existsSync(main) ? [process.execPath, main, 'mcp'] : undefined };
+}
+
+/** The report of an install that is not there: the first layer fails, naming where smoke looked. */
+export function notInstalledReport(main: string): SmokeReport {
+  const detail = `NOT INSTALLED: there is no ${main}; run the installer (node scripts/install.js from a clone), or set SYSTEM1_INSTALL_DIR to where it installed`;
+  return { ok: false, command: [process.execPath, main, 'mcp'], layers: [{ layer: 'start', ok: false, detail }] };
+}
 
 /**
  * Launches the gateway exactly as an MCP client does (same command, same environment) and checks one
@@ -41,9 +56,9 @@ export const SERVER_COMMAND = [process.execPath, path.join(PACKAGE_ROOT, 'dist',
  */
 @Injectable()
 export class SmokeService {
-  async run({ question, options, env, stepTimeoutMs = 30_000 }: SmokeOptions): Promise<SmokeReport> {
-    const [command, ...args] = SERVER_COMMAND;
-    const report: SmokeReport = { ok: false, command: SERVER_COMMAND, layers: [] };
+  async run({ command: server = SERVER_COMMAND, question, options, env, stepTimeoutMs = 30_000 }: SmokeOptions): Promise<SmokeReport> {
+    const [command, ...args] = server;
+    const report: SmokeReport = { ok: false, command: server, layers: [] };
     const verdict = (layer: SmokeLayer, ok: boolean, detail: string) => {
       report.layers.push({ layer, ok, detail });
       return ok;

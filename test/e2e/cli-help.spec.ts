@@ -1,0 +1,21 @@
+/** `system1 --help` lists every command a user or a client can run, the hooks Claude Code runs included. */
+import { requireBuild, Resources, runCli } from './helpers/gateway';
+
+beforeAll(requireBuild);
+const resources = Resources.perTest();
+
+it('lists every command, the two Claude Code hooks included', async () => {
+  const result = await runCli(['--help'], resources.sandbox().env());
+  expect(result.code).toBe(0);
+  const listed = [...result.stdout.matchAll(/^ {2}([a-z][a-z-]+)\b/gm)].map((match) => match[1]);
+  expect(listed).toEqual(
+    expect.arrayContaining(['mcp', 'route-hook', 'spawn-hook', 'smoke', 'toggle', 'calibrate', 'evaluate', 'session-check', 'serve-openai', 'router-report']),
+  );
+  expect(result.stdout).toMatch(/route-hook\s+the Claude Code UserPromptSubmit hook/);
+});
+
+it('route-hook --help describes the hook', async () => {
+  const result = await runCli(['route-hook', '--help'], resources.sandbox().env());
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('UserPromptSubmit');
+});
