@@ -1,16 +1,18 @@
 /**
  * The secret sweep: every key variable set to a recognisable value, the server and the CLI driven through
- * faults, hostile input, a config with a key in it, the routing hook and a calibration run, then everything
- * they wrote (stdout, stderr, the log file, replies, the routing log, calibration files) scanned for those
- * values.
+ * faults (an engine echoing the key back in every encoding among them), hostile input, a config with a key
+ * in it, the routing hook and a calibration run, then everything they wrote (stdout, stderr, the log file,
+ * replies, the routing log, calibration files) scanned for those values in every form an engine would echo.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { ECHO_ENCODINGS, echoedKey } from '../fakes/fake-engine';
 import { LayaFake } from '../fakes/laya.fake';
 import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
 
 const SECRETS = {
-  SYSTEM1_LAYA_API_KEY: 'sk-sweep-LAYA-1f2e3d',
+  // `/` and `+` change under percent-encoding and JSON escaping, so each echoed form differs from the key.
+  SYSTEM1_LAYA_API_KEY: 'sk-sweep/LAYA+1f2e3d',
   SYSTEM1_VON_API_KEY: 'sk-sweep-VON-4c5b6a',
   SYSTEM1_SYSTEMONE_API_KEY: 'sk-sweep-SYSTEMONE-7a8b9c',
   SYSTEM1_TYPESAFE_API_KEY: 'sk-sweep-TYPESAFE-0d1e2f',
@@ -22,6 +24,12 @@ const SECRETS = {
 const FILE_SECRET = 'sk-sweep-IN-FILE-9z9z9z';
 
 const resources = Resources.perTest();
+
+/** A key as written and as an engine might echo it: base64 (of the key, `api:key`, `key:`), percent-encoded, JSON-escaped. */
+function forms(secret: string): string[] {
+  const encoded = ECHO_ENCODINGS.map((encoding) => echoedKey(secret, encoding).replace(/^Basic /, ''));
+  return [...new Set([...encoded, JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/')])];
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -49,6 +57,13 @@ it('finds none of the keys in anything the gateway writes', async () => {
       fake.fault = fault;
       seen.push((await gateway.decide({ ...ask, request_id: `sweep-${fault}` })).text);
     }
+    // The engine echoes the key back in its error body, on every route (health included), in each encoding.
+    fake.faultEverywhere = true;
+    for (const encoding of ECHO_ENCODINGS) {
+      fake.fault = `echo-key-${encoding}`;
+      seen.push((await gateway.decide({ ...ask, request_id: `sweep-echo-${encoding}` })).text, JSON.stringify(await gateway.health()));
+    }
+    fake.faultEverywhere = false;
     fake.fault = 'none';
     for (const hostile of [{ question: '' }, { question: 'q', api_key: 'x' }, { question: 'q', context: { key: SECRETS.SYSTEM1_LAYA_API_KEY.slice(0, 6) } }]) {
       seen.push((await gateway.decide(hostile)).text);
@@ -94,9 +109,12 @@ it('finds none of the keys in anything the gateway writes', async () => {
 
     const everything = seen.join('\n');
     expect(everything).toContain('sweep-status-401'); // the scan really covers the replies
+    expect(everything).toContain('invalid credentials: [redacted]'); // the echoes reached the replies, scrubbed
     expect(readFileSync(logFile, 'utf8')).toContain('[sweep-reset]');
     expect(readFileSync(routingLog, 'utf8').trim().split('\n')).toHaveLength(1); // the hook ran and logged (not when refused)
-    const hits = [...Object.values(SECRETS), FILE_SECRET].filter((secret) => everything.includes(secret));
+    // The Laya key's tail: what a JSON-escaped echo leaves readable once the reply's own JSON escapes it again.
+    const lookedFor = [...[...Object.values(SECRETS), FILE_SECRET].flatMap(forms), SECRETS.SYSTEM1_LAYA_API_KEY.split('/')[1]];
+    const hits = lookedFor.filter((form) => everything.includes(form));
     expect(hits).toEqual([]);
   } finally {
     await fake.stop();

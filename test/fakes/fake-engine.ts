@@ -9,7 +9,9 @@ import { AddressInfo, Socket } from 'node:net';
  * - `reset`: drops the connection;                 - `truncated`: half a body, then closes;
  * - `non-json`: 200 with plain text;               - `html-502`: a proxy's HTML error page;
  * - `huge`: a 5 MB JSON body;                      - `redirect`: 302 to `redirectTo`;
- * - `wrong-shape`: 200 JSON that is not the engine's answer shape.
+ * - `wrong-shape`: 200 JSON that is not the engine's answer shape;
+ * - `echo-key-<encoding>`: the engine's own 401 body whose message echoes the key the request carried
+ *   (bearer or x-api-key) in one {@link ECHO_ENCODINGS} form, as engines that quote a request back do.
  */
 export const FAULTS = [
   'none',
@@ -29,8 +31,46 @@ export const FAULTS = [
   'huge',
   'redirect',
   'wrong-shape',
+  'echo-key-literal',
+  'echo-key-base64',
+  'echo-key-base64-unpadded',
+  'echo-key-base64url',
+  'echo-key-basic',
+  'echo-key-key-colon',
+  'echo-key-percent',
+  'echo-key-json',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
+
+/**
+ * How an echoing engine writes the key back: as sent, in base64 (standard padded or not, url-safe), inside a
+ * Basic header (`api:key`) or a `key:` pair in base64, percent-encoded, or in a JSON string with `\/` escapes.
+ */
+export const ECHO_ENCODINGS = ['literal', 'base64', 'base64-unpadded', 'base64url', 'basic', 'key-colon', 'percent', 'json'] as const;
+export type EchoEncoding = (typeof ECHO_ENCODINGS)[number];
+
+/** The key as an engine echoing it in `encoding` would write it. */
+export function echoedKey(key: string, encoding: EchoEncoding): string {
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  switch (encoding) {
+    case 'literal':
+      return key;
+    case 'base64':
+      return base64(key);
+    case 'base64-unpadded':
+      return base64(key).replace(/=+$/, '');
+    case 'base64url':
+      return Buffer.from(key, 'utf8').toString('base64url');
+    case 'basic':
+      return `Basic ${base64(`api:${key}`)}`;
+    case 'key-colon':
+      return base64(`${key}:`);
+    case 'percent':
+      return encodeURIComponent(key);
+    case 'json':
+      return JSON.stringify({ api_key: key }).replace(/\//g, '\\/');
+  }
+}
 
 export interface RecordedRequest {
   method: string;
@@ -137,6 +177,15 @@ export abstract class FakeEngine {
     this.send(res, this.answer(request));
   }
 
+  /** The key a request carried: its bearer token or its x-api-key ('' for none). */
+  protected credentialOf(request: RecordedRequest): string {
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    return header('authorization')?.replace(/^Bearer /, '') ?? header('x-api-key') ?? '';
+  }
+
   protected send(res: ServerResponse, { status, body, headers = {} }: FakeReply): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const type = typeof body === 'string' ? 'text/plain' : 'application/json';
@@ -183,10 +232,37 @@ export abstract class FakeEngine {
       case 'wrong-shape':
         return this.send(res, { status: 200, body: this.wrongShape() });
       default: {
+        if (fault.startsWith('echo-key-')) {
+          const echoed = echoedKey(this.credentialOf(request), fault.slice('echo-key-'.length) as EchoEncoding);
+          return this.send(res, { status: 401, body: withMessage(this.errorBody(401), `invalid credentials: ${echoed}`) });
+        }
         const status = Number(fault.replace('status-', ''));
         const headers: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': '1' } : {};
         return this.send(res, { status, body: this.errorBody(status), headers });
       }
     }
   }
+}
+
+/**
+ * An engine's error body with its human message replaced, so each fake echoes in its own wire shape: the
+ * first string under `message`, `detail` or `error`, depth first (FastAPI `detail`, `{error: {message}}`,
+ * Ollama's `{error}`, Cloudflare's `errors[0].message`).
+ */
+function withMessage(body: unknown, message: string): unknown {
+  let replaced = false;
+  const walk = (value: unknown): unknown => {
+    if (replaced || typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) return value.map(walk);
+    const copy: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value)) {
+      if (!replaced && ['message', 'detail', 'error'].includes(key) && typeof field === 'string') {
+        copy[key] = message;
+        replaced = true;
+      } else copy[key] = walk(field);
+    }
+    return copy;
+  };
+  const result = walk(body);
+  return replaced ? result : { detail: message };
 }

@@ -1,12 +1,15 @@
-import { createServer, Server } from 'node:http';
+import { createServer, Server, STATUS_CODES } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 
 /**
  * A server that only records what reaches it: a redirect target that must receive nothing, or an
- * HTTP(S)_PROXY that loopback calls must never go through (it sees plain requests and CONNECT tunnels).
+ * HTTP(S)_PROXY that loopback calls must never go through (it sees plain requests and CONNECT tunnels, and
+ * refuses every tunnel with `connectStatus`: 502 by default, 403 or 407 to play a proxy's policy refusal).
  */
 export class RecordingServer {
   readonly hits: { method: string; url: string; headers: Record<string, unknown> }[] = [];
+  /** The status every CONNECT is answered with (never 200: nothing is tunnelled). */
+  connectStatus = 502;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -18,7 +21,10 @@ export class RecordingServer {
     });
     server.on('connect', (req, socket) => {
       this.hits.push({ method: 'CONNECT', url: req.url ?? '', headers: req.headers });
-      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      const reason = STATUS_CODES[this.connectStatus] ?? 'Refused';
+      // A policy page in the body, as real proxies send: it must never be shown as the target's answer.
+      const body = JSON.stringify({ detail: { message: `proxy policy: ${reason}` } });
+      socket.end(`HTTP/1.1 ${this.connectStatus} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     });
     server.on('connection', (socket) => {
       this.sockets.add(socket);

@@ -1,16 +1,80 @@
+import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 
 /**
- * Whether a URL's host is this machine. Decided on the parsed URL, which already normalises the spellings
- * an attacker or a typo might use (`127.1`, `0x7f000001`, `2130706433` all become `127.0.0.1`), so the
- * check never depends on DNS.
+ * The one name that means this machine without being an address. Only this exact spelling (any case): a
+ * trailing dot (`localhost.`, which the URL parser also makes of `localhost%2e`) asks DNS for a fully
+ * qualified name, which another machine may answer, so it is treated like any other name.
+ */
+const LOOPBACK_NAME = 'localhost';
+
+/** What `localhost` resolves to here, never by DNS: IPv4 first, as /etc/hosts usually lists it. */
+const LOCALHOST_ADDRESSES = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+] as const;
+
+/**
+ * Whether a host is this machine: a literal loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z) or the
+ * exact name `localhost`. It takes a URL's hostname, which the parser has already normalised (`127.1`,
+ * `0x7f000001` and `2130706433` all become `127.0.0.1`), or a bind address as written; either way the
+ * answer never depends on DNS, and what is not certain is not loopback.
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host === 'localhost.') return true;
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host.toLowerCase() === LOOPBACK_NAME) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(host);
+  if (isIP(host) === 6) {
+    const canonical = canonicalIpv6(host);
+    return canonical === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(canonical);
+  }
   return false;
+}
+
+/** An IPv6 address in the URL parser's canonical form (`0:0::1` → `::1`, `::ffff:127.0.0.1` → `::ffff:7f00:1`). */
+function canonicalIpv6(address: string): string {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return ''; // a zone id (fe80::1%eth0) or the like: not a loopback address we can vouch for
+  }
+}
+
+/** Whether `hostname` is the name `localhost`, which this machine resolves itself (see {@link localhostLookup}). */
+function isLocalhostName(hostname: string): boolean {
+  return hostname.toLowerCase() === LOOPBACK_NAME;
+}
+
+/**
+ * A `lookup` for node:net that answers `localhost` with 127.0.0.1 then ::1 (Node tries both), so the
+ * connection goes to the literal address while the request keeps `Host: localhost:PORT`. Any other name is
+ * refused: this lookup is only ever given for `localhost` (see {@link connectLookup}).
+ */
+export const localhostLookup: LookupFunction = (hostname, options, callback) => {
+  process.nextTick(() => {
+    if (!isLocalhostName(hostname)) {
+      callback(Object.assign(new Error(`${hostname} is not localhost`), { code: 'ENOTFOUND' }), '', 0);
+      return;
+    }
+    const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+    const addresses = LOCALHOST_ADDRESSES.filter((entry) => family === 0 || entry.family === family).map((entry) => ({ ...entry }));
+    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+/** The `lookup` to connect to `url` with: ours for `localhost`, none (the system's) for anything else. */
+export function connectLookup(url: URL): LookupFunction | undefined {
+  return isLocalhostName(url.hostname) ? localhostLookup : undefined;
+}
+
+/**
+ * The literal address to bind or connect to for a host that passed {@link isLoopbackHost}: `localhost`
+ * becomes 127.0.0.1 (never resolved), a bracketed IPv6 address loses its brackets, anything else is kept.
+ */
+export function literalAddress(host: string): string {
+  if (isLocalhostName(host)) return LOCALHOST_ADDRESSES[0].address;
+  return host.replace(/^\[(.*)\]$/, '$1');
 }
 
 export class EndpointError extends Error {}
@@ -35,12 +99,17 @@ export function parseEndpoint(raw: string, { allowRemote, httpsUnlessLoopback = 
   if (url.username || url.password) throw new EndpointError('must not carry credentials; keys come from environment variables');
   const loopback = isLoopbackHost(url.hostname);
   if (!loopback && !allowRemote) {
-    throw new EndpointError(`points at ${url.hostname}, which is not this machine; set allow_remote = true to allow it`);
+    throw new EndpointError(`points at ${url.hostname}, which is not this machine${dottedNameHint(url.hostname)}; set allow_remote = true to allow it`);
   }
   if (!loopback && httpsUnlessLoopback && url.protocol !== 'https:') {
     throw new EndpointError('must use https unless it is on this machine (the key would travel in clear text)');
   }
   return url;
+}
+
+/** Why `localhost.` is not this machine, for the one spelling that surprises people. */
+function dottedNameHint(hostname: string): string {
+  return hostname.endsWith('.') ? ' (a name ending in a dot is looked up in DNS; write localhost or 127.0.0.1 for this machine)' : '';
 }
 
 /** Joins an endpoint and an API path, keeping any path prefix the endpoint has (`/proxy/laya` + `/health`). */

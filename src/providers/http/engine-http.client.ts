@@ -4,8 +4,9 @@ import * as https from 'node:https';
 import { GATEWAY_VERSION } from '../../common/version';
 import { isRecord } from '../../common/is-record';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/decision-error';
-import { isLoopbackHost } from './endpoint';
-import { proxyTunnelFor } from './proxy-tunnel';
+import { connectLookup, isLoopbackHost } from './endpoint';
+import { ProxyTunnelError, proxyTunnelFor } from './proxy-tunnel';
+import { scrubSecrets } from './secret-scrub';
 
 /** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -64,9 +65,13 @@ export class EngineHttpClient {
 
     let reply: EngineReplyText;
     try {
-      reply = await this.exchange(url, { method, headers: requestHeaders, signal, agent: proxyTunnelFor(url) ?? this.agents[url.protocol as 'http:' | 'https:'] }, payload);
+      const agent = proxyTunnelFor(url) ?? this.agents[url.protocol as 'http:' | 'https:'];
+      const lookup = connectLookup(url);
+      reply = await this.exchange(url, { method, headers: requestHeaders, signal, agent, ...(lookup && { lookup }) }, payload);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      // The proxy's own words already name it and the target: the engine was never reached.
+      if (error instanceof ProxyTunnelError) throw new EngineTransportError(error.message);
       throw new EngineTransportError(`${transportProblem(error)} (${where})`);
     }
 
@@ -173,12 +178,10 @@ function engineDetail(body: unknown, secrets: readonly string[]): string {
 }
 
 /**
- * Engine text made safe to show: one line, the keys sent and anything shaped like a bearer token or an
- * `sk-` key replaced by `[redacted]`, at most 200 characters.
+ * Engine text made safe to show: one line, scrubbed of the keys sent in every form an engine may echo them
+ * (see {@link scrubSecrets}), at most 200 characters (cut after scrubbing, so no half key is left at the cut).
  */
-export function safeEngineText(text: string, secrets: readonly string[]): string {
-  let safe = text.replace(/\s+/g, ' ').trim();
-  for (const secret of secrets) if (secret) safe = safe.split(secret).join('[redacted]');
-  safe = safe.replace(/\b(bearer|sk-[a-z]*)[\s-]?[A-Za-z0-9._~+/=-]{8,}/gi, '[redacted]');
+export function safeEngineText(text: string, secrets: readonly (string | undefined)[]): string {
+  const safe = scrubSecrets(text.replace(/\s+/g, ' ').trim(), secrets);
   return safe.length > 200 ? `${safe.slice(0, 197)}...` : safe;
 }

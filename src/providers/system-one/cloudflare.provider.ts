@@ -111,7 +111,7 @@ class CloudflareProvider extends SystemOneAdapter {
     if (!isRecord(first)) return ' with no error listed';
     const code = typeof first.code === 'number' || typeof first.code === 'string' ? `error ${first.code}` : 'an error';
     const message = typeof first.message === 'string' && first.message.trim() !== '' ? `: ${first.message}` : '';
-    return `: ${safeEngineText(`${code}${message}`, [this.apiKey() ?? ''])}`;
+    return `: ${safeEngineText(`${code}${message}`, [this.apiKey()])}`;
   }
 
   private missingKey(): string {

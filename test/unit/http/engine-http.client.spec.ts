@@ -172,9 +172,9 @@ describe('EngineHttpClient', () => {
           secrets: [SECRET],
         })
         .catch((caught: Error) => caught);
-      // The proxy refuses the tunnel (502): that refusal is all the caller sees; nothing else was sent.
-      expect(error).toBeInstanceOf(EngineStatusError);
-      expect((error as Error).message).toMatch(/^HTTP 502 from api\.example\.invalid:443/);
+      // The proxy refuses the tunnel (502): reported as the proxy's refusal, never as the engine's answer.
+      expect(error).toBeInstanceOf(EngineTransportError);
+      expect((error as Error).message).toMatch(/^the proxy 127\.0\.0\.1:\d+ refused to open a tunnel to api\.example\.invalid:443 \(HTTP 502\)/);
       expect(proxy.hits.map((hit) => [hit.method, hit.url])).toEqual([['CONNECT', 'api.example.invalid:443']]);
       expect(JSON.stringify(proxy.hits)).not.toContain(SECRET);
     });

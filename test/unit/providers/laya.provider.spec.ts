@@ -282,6 +282,8 @@ describe('laya provider against a fake laya-serve', () => {
     it.each([
       ['an unknown model, which Laya would silently auto-route', 'model = "jev-1"', 'providers.laya.model', 'silently auto-route'],
       ['a non-loopback endpoint without allow_remote', 'endpoint = "http://10.1.2.3:8765"', 'providers.laya.endpoint', 'set allow_remote = true'],
+      ['http://LocalHost.:8765, a name DNS resolves, without allow_remote', 'endpoint = "http://LocalHost.:8765"', 'providers.laya.endpoint', 'points at localhost., which is not this machine'],
+      ['http://localhost%2e:8765 (the same name), without allow_remote', 'endpoint = "http://localhost%2e:8765"', 'providers.laya.endpoint', 'points at localhost., which is not this machine'],
       ['an endpoint that is not a URL', 'endpoint = "laya:8765"', 'providers.laya.endpoint', 'must use http or https'],
       ['a model that is not a string', 'model = 3', 'providers.laya.model', 'must be a string'],
     ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {

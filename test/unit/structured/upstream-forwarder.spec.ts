@@ -17,10 +17,11 @@ describe('the upstream forwarder with HTTP_PROXY and HTTPS_PROXY set', () => {
   const proxy = useRecordingProxy();
 
   it('tunnels an https upstream on another machine with CONNECT: the proxy never sees the request or the key', async () => {
-    const response = await new UpstreamForwarder(new URL('https://api.example.invalid/v1')).open(call());
-    response.resume();
-    // The recording proxy refuses the tunnel (502): that refusal is all the caller gets back.
-    expect(response.statusCode).toBe(502);
+    // The recording proxy refuses the tunnel (502): a 502 naming the proxy's refusal, never relayed as the upstream's answer.
+    await expect(new UpstreamForwarder(new URL('https://api.example.invalid/v1')).open(call())).rejects.toMatchObject({
+      status: 502,
+      message: expect.stringContaining('PROXY_TUNNEL_REFUSED'),
+    });
     expect(proxy.hits.map((hit) => [hit.method, hit.url])).toEqual([['CONNECT', 'api.example.invalid:443']]);
     expect(JSON.stringify(proxy.hits)).not.toContain(KEY);
   });
