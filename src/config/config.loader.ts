@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { isRecord } from '../common/is-record';
+import { keyedMap, ownValue } from '../common/own-keys';
+import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
   envName,
@@ -44,18 +45,22 @@ type Table = Record<string, unknown>;
 // smol-toml reads dates as Date objects, which are not tables.
 const isTable = (value: unknown): value is Table => isRecord(value) && !(value instanceof Date);
 
+// Only a regular file, and only up to a cap: a FIFO or /dev/zero named by SYSTEM1_CONFIG would otherwise block
+// start-up (every surface loads the config synchronously) past every time budget.
+const readConfigFile = (file: string) => readRegularFileSync(file, FILE_CAPS.config);
+
 /**
  * Reads the TOML file and the `SYSTEM1_*` variables into settings. It never throws: every problem becomes
  * a ConfigError naming the file (or variable) and the key, and the key keeps its default.
  */
-export function loadConfig({ env, readFile = (f) => readFileSync(f, 'utf8'), platform }: LoadOptions): LoadedConfig {
+export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOptions): LoadedConfig {
   const errors: ConfigError[] = [];
   const location = locateConfigFile(env, platform);
   const { file, document } = readDocument(location.path, location.explicit, readFile, errors);
   const label = file ?? location.path;
 
   for (const sectionName of Object.keys(document)) {
-    if (!(sectionName in SECTIONS) && sectionName !== 'providers') {
+    if (!Object.hasOwn(SECTIONS, sectionName) && sectionName !== 'providers') {
       errors.push(configError(label, sectionName, `is not a known section (expected ${[...Object.keys(SECTIONS), 'providers'].join(', ')})`));
     }
   }
@@ -99,7 +104,7 @@ function readDocument(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) return { file: null, document: {} };
-    const why = code === 'ENOENT' ? 'does not exist (named by SYSTEM1_CONFIG)' : `cannot be read (${code ?? 'error'})`;
+    const why = code === 'ENOENT' ? 'does not exist (named by SYSTEM1_CONFIG)' : `cannot be read (${readFailureReason(error)})`;
     errors.push({ file: location, key: '(file)', message: `${location}: the config file ${why}` });
     return { file: location, document: {} };
   }
@@ -116,7 +121,7 @@ function readDocument(
 const firstLine = (message: string) => message.split('\n')[0].replace(/^Invalid TOML document: /, '');
 
 function tableAt(document: Table, name: string, file: string, errors: ConfigError[]): Table {
-  const value = document[name];
+  const value = ownValue(document, name);
   if (value === undefined) return {};
   if (isTable(value)) return value;
   errors.push(configError(file, name, 'must be a table ([' + name + '])'));
@@ -134,7 +139,7 @@ function readSection(
   const values: Record<string, unknown> = {};
   for (const key of Object.keys(table)) {
     if (looksSecret(key)) errors.push(secretInFile(file, `${name}.${key}`));
-    else if (!(key in keys)) errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
+    else if (!Object.hasOwn(keys, key)) errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
   }
   for (const [key, spec] of Object.entries(keys)) {
     values[key] = spec.default;
@@ -163,14 +168,15 @@ function readProviderTables(
   file: string,
   errors: ConfigError[],
 ): Pick<LoadedConfig, 'providerTables' | 'providerSecrets'> {
-  const tables: Record<string, Table> = {};
-  const secrets: Record<string, string[]> = {};
+  // Keyed by the names the user wrote, which may be `constructor` or `__proto__`.
+  const tables = keyedMap<Table>();
+  const secrets = keyedMap<string[]>();
   for (const [name, table] of Object.entries(tableAt(document, 'providers', file, errors))) {
     if (!isTable(table)) {
       errors.push(configError(file, `providers.${name}`, `must be a table ([providers.${name}])`));
       continue;
     }
-    const kept: Table = {};
+    const kept = keyedMap<unknown>();
     for (const [key, value] of Object.entries(table)) {
       if (looksSecret(key)) (secrets[name] ??= []).push(key);
       else kept[key] = value;

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ownValue } from '../common/own-keys';
 import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
 import { type LoadedConfig, providerVariable, secretInFile } from '../config/config.loader';
 import type { Env } from '../config/paths';
@@ -132,15 +133,14 @@ export class ProviderRegistry {
     { build = true, overrides = {} }: { build?: boolean; overrides?: Record<string, unknown> } = {},
   ): System1Provider | null {
     const file = this.config.configFile ?? DEFAULTS;
-    const table = { ...(this.config.providerTables[name] ?? {}) };
-    const typeName = table.type ?? name;
-    delete table.type;
+    // Names and keys are the user's: `constructor` must find nothing here, not Object.prototype's member.
+    const { type: typeName = name, ...table } = ownValue(this.config.providerTables, name) ?? {};
     if (typeof typeName !== 'string') {
       errors.push(configError(file, `providers.${name}.type`, 'must be the name of a provider definition'));
       return null;
     }
     const definition = this.definitions.all().find((candidate) => candidate.name === typeName);
-    for (const key of this.config.providerSecrets[name] ?? []) {
+    for (const key of ownValue(this.config.providerSecrets, name) ?? []) {
       // Whatever the name (`api_key`, `api_token`, `token`), a credential in a provider's table is its key.
       const variable = definition?.keyVariable ?? (key === 'api_key' ? providerVariable(name, key) : undefined);
       errors.push(secretInFile(file, `providers.${name}.${key}`, variable));
@@ -158,7 +158,7 @@ export class ProviderRegistry {
       usable = false;
     };
     for (const key of Object.keys(table)) {
-      if (!(key in definition.settings)) {
+      if (!Object.hasOwn(definition.settings, key)) {
         const settings = Object.keys(definition.settings).join(', ') || 'none';
         fail(file, `providers.${name}.${key}`, `is not a setting of provider ${definition.name} (settings: ${settings})`);
       }
@@ -179,7 +179,7 @@ export class ProviderRegistry {
       }
     }
     for (const [key, value] of Object.entries(overrides)) {
-      const spec = Object.hasOwn(definition.settings, key) ? definition.settings[key] : undefined;
+      const spec = ownValue(definition.settings, key);
       if (!spec) {
         fail(origin.file, `providers.${name}`, `has no ${key} setting, so ${JSON.stringify(value)} cannot be chosen`);
         continue;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isRecord } from '../common/is-record';
+import { FILE_CAPS, readRegularFileSync } from '../common/regular-file';
 import { PACKAGE_ROOT } from '../config/paths';
 import { tierOf } from './evaluate';
 import { Tier } from './routing-rule';
@@ -23,8 +23,9 @@ interface Usage {
   cache_read_input_tokens?: number;
 }
 
+/** The price table; `--prices` names another one, which must be a regular file (a FIFO would never end). */
 export function readPrices(file = SHIPPED_PRICES): Prices {
-  const document = JSON.parse(readFileSync(file, 'utf8')) as { tiers?: Prices };
+  const document = JSON.parse(readRegularFileSync(file, FILE_CAPS.data)) as { tiers?: Prices };
   if (!isRecord(document.tiers) || !(['haiku', 'sonnet', 'opus'] as const).every((t) => isRecord(document.tiers![t]))) {
     throw new Error(`${file}: expected {"tiers": {"haiku": {...}, "sonnet": {...}, "opus": {...}}}`);
   }

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { FILE_CAPS } from '../../src/common/regular-file';
 import { loadConfig } from '../../src/config/config.loader';
+import { feedFifo, fifoIt, makeFifo } from '../helpers/fifo';
 
 const FILE = '/home/u/.config/system1/config.toml';
 const BASE_ENV = { HOME: '/home/u' };
@@ -48,6 +52,7 @@ describe('config loader', () => {
       min_confidence: 0.8,
       shadow: false,
       shadow_log: path.join('/home/u/.system1-gateway', 'logs', 'router-shadow.jsonl'),
+      allowed_hosts: [],
     });
     expect(config.installDir).toBe('/home/u/.system1-gateway');
   });
@@ -117,6 +122,12 @@ min_confidence = 0.9
     ['[router]\ntoken = "t"', 'router.token', 'is a secret'],
     ['[gatway]\nprovider = "mock"', 'gatway', 'not a known section'],
     ['gateway = 3', 'gateway', 'must be a table'],
+    // Names of Object.prototype members are keys like any other: unknown here, so reported.
+    ['[constructor]\nx = 1', 'constructor', 'not a known section'],
+    ['[__proto__]\nx = 1', '__proto__', 'not a known section'],
+    ['[gateway.valueOf]', 'gateway.valueOf', 'not a known key of [gateway]'],
+    ['[gateway]\n__proto__ = 1', 'gateway.__proto__', 'not a known key of [gateway]'],
+    ['[routing]\nhasOwnProperty = true', 'routing.hasOwnProperty', 'not a known key of [routing]'],
   ])('reports %j as an error on %s naming the file', (toml, key, words) => {
     const { errors } = load(toml);
     expect(keysOf(errors)).toEqual([key]);
@@ -163,9 +174,55 @@ min_confidence = 0.9
     expect(config.providerTables.laya).toEqual({ endpoint: 'http://127.0.0.1:8765' });
   });
 
+  it('hands over provider tables named like Object.prototype members as tables of their own', () => {
+    const config = load('[providers.__proto__]\nconfidence = 1\n[providers.constructor]\ntype = "mock"\napi_key = "k"');
+    expect(config.errors).toEqual([]);
+    expect(Object.keys(config.providerTables)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(config.providerTables, '__proto__')?.value).toEqual({ confidence: 1 });
+    expect(Object.hasOwn(config.providerSecrets, 'constructor') && config.providerSecrets.constructor).toEqual(['api_key']);
+    expect(Object.hasOwn(config.providerSecrets, '__proto__')).toBe(false);
+  });
+
   it('hands provider tables over as written, for each provider to check', () => {
     const config = load('[providers.mock]\nconfidence = 0.8\n[providers.slow]\ntype = "mock"\ndelay_s = 3');
     expect(config.errors).toEqual([]);
     expect(config.providerTables).toEqual({ mock: { confidence: 0.8 }, slow: { type: 'mock', delay_s: 3 } });
+  });
+});
+
+describe('config loader, reading the real file', () => {
+  let dir: string;
+  const feeders: { stop: () => void }[] = [];
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 's1-config-'))));
+  afterEach(() => {
+    for (const feeder of feeders.splice(0)) feeder.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const loadFile = (file: string) => loadConfig({ env: { HOME: dir, SYSTEM1_CONFIG: file }, platform: 'linux' });
+
+  fifoIt('reports a FIFO named by SYSTEM1_CONFIG as a config problem instead of waiting on it', () => {
+    const fifo = makeFifo(dir, 'config.toml');
+    feeders.push(feedFifo(fifo, '[gateway]\nprovider = "mock"\n'));
+    const config = loadFile(fifo);
+    expect(config.errors.map((e) => [e.file, e.key])).toEqual([[fifo, '(file)']]);
+    expect(config.errors[0].message).toContain(`${fifo}: the config file cannot be read`);
+    expect(config.errors[0].message).toContain('a FIFO, not a regular file');
+    expect(config.gateway.provider).toBe('laya');
+  });
+
+  it('reports a config file over the size cap instead of reading all of it', () => {
+    const file = path.join(dir, 'config.toml');
+    writeFileSync(file, `[gateway]\nprovider = "mock"\n${'# padding\n'.repeat(FILE_CAPS.config / 10 + 1)}`);
+    const config = loadFile(file);
+    expect(config.errors.map((e) => e.key)).toEqual(['(file)']);
+    expect(config.errors[0].message).toContain(file);
+    expect(config.errors[0].message).toContain('over the 1 MiB cap');
+    expect(config.gateway.provider).toBe('laya');
+  });
+
+  it('reads a regular file (control)', () => {
+    const file = path.join(dir, 'config.toml');
+    writeFileSync(file, '[gateway]\nprovider = "mock"\n');
+    expect(loadFile(file)).toMatchObject({ configFile: file, errors: [], gateway: { provider: 'mock' } });
   });
 });

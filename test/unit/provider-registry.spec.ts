@@ -42,6 +42,16 @@ describe('ProviderRegistry', () => {
     ['[gateway]\nprovider = "mock"\n[providers.anthropic]\napi_key = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.anthropic.api_key', 'environment variables only (ANTHROPIC_API_KEY)'],
     ['[gateway]\nprovider = "mock"\n[providers.laya]\ntoken = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.laya.token', 'environment variables only (SYSTEM1_LAYA_API_KEY)'],
     ['[gateway]\nprovider = "mock"\n[providers.ghost]\napi_key = "sk-1"', {}, TEST_CONFIG_FILE, 'providers.ghost.api_key', 'environment variables only (SYSTEM1_GHOST_API_KEY)'],
+    // Names of Object.prototype members are names like any other: unknown unless a table makes them known.
+    ['[gateway]\nprovider = "constructor"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "constructor"'],
+    ['[gateway]\nprovider = "mock"\nfallback = ["__proto__"]', {}, TEST_CONFIG_FILE, 'gateway.fallback', 'names an unknown provider "__proto__"'],
+    ['[gateway]\nprovider = "mock"', { SYSTEM1_FALLBACK: 'hasOwnProperty' }, 'environment', 'SYSTEM1_FALLBACK', 'names an unknown provider "hasOwnProperty"'],
+    ['[gateway]\nprovider = "mock"', { SYSTEM1_PROVIDER: 'toString' }, 'environment', 'SYSTEM1_PROVIDER', 'names an unknown provider "toString"'],
+    ['[gateway]\nprovider = "mock"\n[providers.constructor]\nconfidence = 1', {}, TEST_CONFIG_FILE, 'providers.constructor', 'unknown provider "constructor"'],
+    ['[gateway]\nprovider = "mock"\n[providers.__proto__]\nconfidence = 1', {}, TEST_CONFIG_FILE, 'providers.__proto__', 'unknown provider "__proto__"'],
+    ['[gateway]\nprovider = "mock"\n[providers.mock]\nconstructor = 5', {}, TEST_CONFIG_FILE, 'providers.mock.constructor', 'is not a setting of provider mock'],
+    ['[gateway]\nprovider = "mock"\n[providers.mock]\n__proto__ = 5', {}, TEST_CONFIG_FILE, 'providers.mock.__proto__', 'is not a setting of provider mock'],
+    ['[gateway]\nprovider = "x"\n[providers.x]\ntype = "toString"', {}, TEST_CONFIG_FILE, 'gateway.provider', 'names an unknown provider "toString"'],
   ])('reports %j %j as a config error on %s %s', async (toml, env, file, key, words) => {
     await start(toml, env as Record<string, string>);
     const found = errors().find(([, k]) => k === key);
@@ -49,6 +59,18 @@ describe('ProviderRegistry', () => {
     expect(found![0]).toBe(file);
     expect(found![2]).toContain(words);
     expect(found![2]).toContain(key);
+  });
+});
+
+describe('ProviderRegistry, with provider names like Object.prototype members', () => {
+  let app: TestingModule;
+  afterEach(() => app?.close());
+
+  it.each(['constructor', '__proto__', 'hasOwnProperty'])('runs a table named %s like any other alias', async (name) => {
+    app = await gatewayApp({ toml: `[gateway]\nprovider = "${name}"\nfallback = ["mock"]\n[providers.${name}]\ntype = "mock"\nconfidence = 0.75` });
+    expect(app.get(ConfigStatus).errors()).toEqual([]);
+    expect(app.get(ProviderRegistry).chain().map((member) => member.name)).toEqual([name, 'mock']);
+    expect(await app.get(DecideService).decide({ question: 'Go?' })).toMatchObject({ status: 'decided', provider: name, confidence: 0.75 });
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readPrices, usageReport } from '../../src/routing/usage-report';
 import { transcriptFiles } from '../../src/routing/transcripts';
+import { feedFifo, fifoIt, makeFifo } from '../helpers/fifo';
 
 const SESSION = '6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36';
 const line = (fields: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: SESSION, timestamp: '2026-11-30T09:14:00.000Z', ...fields });
@@ -65,5 +66,17 @@ describe('usage-report', () => {
     const text = execFileSync(process.execPath, [main, 'usage-report', '--projects-dir', dir]).toString() + execFileSync(process.execPath, [main, 'usage-report', '--projects-dir', dir, '--json'], { env }).toString();
     expect(text).toContain('hints on 2 of 3 prompts (67%)');
     expect(text).not.toMatch(/retry limit|payments provider/);
+  });
+
+  fifoIt('refuses a FIFO as the prices file, naming it, instead of waiting on it', () => {
+    const fifoDir = mkdtempSync(path.join(tmpdir(), 's1-prices-'));
+    const fifo = makeFifo(fifoDir, 'prices.json');
+    const feeder = feedFifo(fifo, JSON.stringify({ tiers: readPrices() }));
+    try {
+      expect(() => readPrices(fifo)).toThrow(`${fifo} is a FIFO, not a regular file`);
+    } finally {
+      feeder.stop();
+      rmSync(fifoDir, { recursive: true, force: true });
+    }
   });
 });

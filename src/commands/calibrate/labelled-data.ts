@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { isRecord } from '../../common/is-record';
 import { YES_NO_OPTIONS } from '../../common/limits';
+import { FILE_CAPS, readRegularFileSync } from '../../common/regular-file';
 import { checkDecideRequest } from '../../mcp/decide/request-validation';
 
 /** One labelled decision from a DATA.jsonl line: `{"question", "options", "context", "label"}`. */
@@ -22,11 +22,12 @@ export interface LineProblem {
 /**
  * Reads labelled decisions. A line that is not JSON, not a valid request (the same rules as
  * `system1_decide`) or whose label is not one of its options is reported with its number and skipped.
+ * A file that is not a regular one (a FIFO would wait for a writer forever) or is over the cap throws.
  */
 export function readLabelledData(file: string): { examples: LabelledExample[]; problems: LineProblem[] } {
   const examples: LabelledExample[] = [];
   const problems: LineProblem[] = [];
-  readFileSync(file, 'utf8')
+  readRegularFileSync(file, FILE_CAPS.data)
     .split(/\r?\n/)
     .forEach((text, index) => {
       const line = index + 1;
