@@ -1,0 +1,84 @@
+'use strict';
+/**
+ * Tokenises (query, candidate) pairs as the model's own tokenizer.json says (Hugging Face's tokenizers.js:
+ * its normaliser, pre-tokeniser, WordPiece/BPE/Unigram model and pair template, from the local file), cuts
+ * each pair to the model's length and pads the batch into the model's input tensors.
+ */
+const { Tokenizer } = require('@huggingface/tokenizers');
+
+/** The text of a token setting in tokenizer_config.json: a string, or an AddedToken object's content. */
+function tokenName(setting) {
+  if (typeof setting === 'string') return setting;
+  return setting && typeof setting.content === 'string' ? setting.content : undefined;
+}
+
+/**
+ * Longest-first truncation, as sentence-transformers' CrossEncoder asks of the tokenizer: the longer side
+ * loses its tail until the pair fits, so a long state cannot crowd out a short candidate (nor the reverse).
+ */
+function truncatedLengths(queryLength, candidateLength, budget) {
+  if (queryLength + candidateLength <= budget) return [queryLength, candidateLength];
+  const half = Math.floor(budget / 2);
+  if (queryLength <= half) return [queryLength, budget - queryLength];
+  if (candidateLength <= budget - half) return [budget - candidateLength, candidateLength];
+  return [budget - half, half];
+}
+
+class PairEncoder {
+  /**
+   * @param {object} files `tokenizer` (tokenizer.json), `tokenizerConfig`, `config` as read from the folder
+   * @param {number} maxLength the most tokens one pair may have, special tokens included
+   */
+  constructor({ tokenizer, tokenizerConfig, config }, maxLength) {
+    this.tokenizer = new Tokenizer(tokenizer, tokenizerConfig);
+    this.vocab = this.tokenizer.get_vocab(true);
+    const padName = tokenName(tokenizerConfig.pad_token) ?? tokenizer.padding?.pad_token;
+    this.padId = (padName !== undefined ? this.vocab.get(padName) : undefined) ?? tokenizer.padding?.pad_id ?? config.pad_token_id ?? 0;
+    this.unkId = this.vocab.get(tokenName(tokenizerConfig.unk_token) ?? tokenizer.model?.unk_token) ?? this.padId;
+    this.maxLength = maxLength;
+    this.budget = maxLength - this.withSpecialTokens([], []).tokens.length;
+    if (this.budget < 2) throw new Error(`a maximum length of ${maxLength} tokens leaves no room for a query and a candidate`);
+  }
+
+  /** The tokens of a text, without special tokens ('' has none). */
+  tokens(text) {
+    return text === '' ? [] : this.tokenizer.tokenize(text, { add_special_tokens: false });
+  }
+
+  /** The pair template of tokenizer.json (`[CLS] A [SEP] B [SEP]` for BERT) over two token lists. */
+  withSpecialTokens(query, candidate) {
+    const processor = this.tokenizer.post_processor;
+    if (!processor) return { tokens: [...query, ...candidate], typeIds: [...query.map(() => 0), ...candidate.map(() => 1)] };
+    const out = processor(query, candidate, true);
+    // A ByteLevel processor alone hands the two sides back unjoined.
+    const tokens = out.tokens_pair ? [...out.tokens, ...out.tokens_pair] : out.tokens;
+    return { tokens, typeIds: out.token_type_ids ?? tokens.map(() => 0) };
+  }
+
+  /**
+   * The model inputs for pairs of token lists (`{query, candidate}`), padded to the longest pair:
+   * `input_ids`, `attention_mask` and `token_type_ids` as flat Int32Arrays, row by row, with their `dims`
+   * and the number of real (unpadded) tokens.
+   */
+  encodeBatch(pairs) {
+    const rows = pairs.map(({ query, candidate }) => {
+      const [q, c] = truncatedLengths(query.length, candidate.length, this.budget);
+      const { tokens, typeIds } = this.withSpecialTokens(query.slice(0, q), candidate.slice(0, c));
+      return { ids: tokens.map((token) => this.vocab.get(token) ?? this.unkId), typeIds };
+    });
+    const length = Math.max(1, ...rows.map((row) => row.ids.length));
+    const size = rows.length * length;
+    const inputs = { input_ids: new Int32Array(size).fill(this.padId), attention_mask: new Int32Array(size), token_type_ids: new Int32Array(size) };
+    let tokens = 0;
+    rows.forEach(({ ids, typeIds }, row) => {
+      const start = row * length;
+      inputs.input_ids.set(ids, start);
+      inputs.attention_mask.fill(1, start, start + ids.length);
+      inputs.token_type_ids.set(typeIds, start);
+      tokens += ids.length;
+    });
+    return { inputs, dims: [rows.length, length], tokens };
+  }
+}
+
+module.exports = { PairEncoder };

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+'use strict';
+// The reranker server in the foreground: loads the model folder, then answers on 127.0.0.1 only.
+//   node serve.js --model DIR [--port 8790] [--device auto|cpu|cuda] [--max-length N] [--name NAME] [--log-decisions]
+// start.js runs this in the background for a login entry; SYSTEM1_SYSTEMONE_API_KEY, when set, is the bearer
+// token decisions must carry (set the same value in the gateway's environment).
+const { parseArgs } = require('node:util');
+const { CrossEncoder, ModelFolderError } = require('./lib/cross-encoder');
+const { Reranker } = require('./lib/reranker');
+const { createServer, listen, HOST } = require('./lib/http-server');
+
+const DEFAULT_PORT = 8790;
+
+function fail(message) {
+  console.error(`reranker: ${message}`);
+  process.exit(1);
+}
+
+function wholeNumber(name, text, low, high) {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < low || Number(text) > high) fail(`--${name} must be a whole number from ${low} to ${high}, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function readSettings(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        model: { type: 'string' },
+        port: { type: 'string' },
+        device: { type: 'string' },
+        'max-length': { type: 'string' },
+        name: { type: 'string' },
+        'log-decisions': { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    fail(`${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions)`);
+  }
+  if (!values.model) fail('--model DIR is required: the folder with model.onnx (or onnx/model.onnx), tokenizer.json and config.json');
+  return {
+    model: values.model,
+    port: wholeNumber('port', values.port, 0, 65535) ?? DEFAULT_PORT,
+    device: values.device ?? 'auto',
+    maxLength: wholeNumber('max-length', values['max-length'], 8, 1_000_000),
+    name: values.name,
+    logDecisions: values['log-decisions'],
+  };
+}
+
+async function main() {
+  const settings = readSettings(process.argv.slice(2));
+  let model;
+  try {
+    model = await CrossEncoder.load(settings.model, settings);
+  } catch (error) {
+    fail(error instanceof ModelFolderError ? error.message : `could not load the model: ${error.message}`);
+  }
+  if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
+  const apiKey = process.env.SYSTEM1_SYSTEMONE_API_KEY?.trim() || undefined;
+  const server = createServer({ reranker: new Reranker(model), apiKey, logDecisions: settings.logDecisions, log: (line) => console.log(`reranker: ${line}`) });
+  let port;
+  try {
+    port = await listen(server, settings.port);
+  } catch (error) {
+    fail(error.code === 'EADDRINUSE' ? `port ${settings.port} on ${HOST} is already in use` : `could not listen on ${HOST}:${settings.port}: ${error.message}`);
+  }
+  console.log(
+    `reranker: serving ${model.name} on http://${HOST}:${port} (${model.device}, up to ${model.maxLength} tokens a pair${apiKey ? ', bearer token required' : ''})`,
+  );
+  const stop = () => server.close(() => model.release().finally(() => process.exit(0)));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main();
