@@ -1,10 +1,12 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { Command, CommandRunner } from 'nest-commander';
-import { readFileSync } from 'node:fs';
+import { readLinesSync, type LineReadStats } from '../common/line-reader';
+import { readFailureCode, readFailureReason } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { HealthService } from '../decisions/health.service';
+import { ROUTING_LIMITS } from '../routing/routing-limits';
 import { OutputWriter } from './output.writer';
 
 /** Logged prompts without labels after which calibration is worth suggesting. */
@@ -12,10 +14,13 @@ const PROMPTS_TO_LABEL = 30;
 
 /**
  * Claude Code's SessionStart hook: one line when something needs the user (a broken config, routing on
- * with its engine down, prompts waiting to be labelled), nothing otherwise. Its own errors stay silent.
+ * with its engine down, prompts waiting to be labelled), nothing otherwise. Its own errors stay off stdout
+ * (stderr says what they were).
  */
 @Command({ name: 'session-check', description: 'the Claude Code session-start check (one line when something needs you)' })
 export class SessionCheckCommand extends CommandRunner {
+  private readonly logger = new Logger('SessionCheck');
+
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     private readonly configStatus: ConfigStatus,
@@ -35,16 +40,27 @@ export class SessionCheckCommand extends CommandRunner {
       return this.output.out(`System-1 routing is on but ${primary.name} is down (${primary.detail}); no hints until it is back. /system1:doctor helps.`);
     }
     const waiting = this.unlabelledPrompts();
-    if (waiting >= PROMPTS_TO_LABEL) this.output.out(`${waiting} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.`);
+    if (waiting.count >= PROMPTS_TO_LABEL) {
+      this.output.out(`${waiting.partial ? 'At least ' : ''}${waiting.count} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.`);
+    }
   }
 
-  private unlabelledPrompts(): number {
+  /**
+   * Routing entries without labels in the log's last part (the hook's budget is 10 s, and a log can be
+   * gigabytes): `partial` when the log began before it, so the count is a floor.
+   */
+  private unlabelledPrompts(): { count: number; partial: boolean } {
+    const file = this.config.routing.log_file;
+    const stats: LineReadStats = { skipped: 0, partial: false };
+    let count = 0;
     try {
-      return readFileSync(this.config.routing.log_file, 'utf8')
-        .split('\n')
-        .filter((line) => line.includes('"source":"routing"') && !line.includes('"labels"')).length;
-    } catch {
-      return 0;
+      for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes, tailBytes: ROUTING_LIMITS.sessionCheckTailBytes }, stats)) {
+        if (line.includes('"source":"routing"') && !line.includes('"labels"')) count += 1;
+      }
+    } catch (error) {
+      if (readFailureCode(error) !== 'ENOENT') this.logger.warn(`cannot read the routing log ${file} (${readFailureReason(error)})`);
+      return { count: 0, partial: false };
     }
+    return { count, partial: stats.partial };
   }
 }

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
+import { formatBytes } from '../common/regular-file';
 import { gatewayLogger } from '../logging/gateway.logger';
+import { ROUTING_LIMITS } from '../routing/routing-limits';
+import { readHookInput } from './hook-input';
 import { createHookServices, type HookServices } from './hook-services.factory';
 import { LeanStart, logCodeCache } from './lean-start';
 
@@ -11,23 +14,22 @@ const HOOK_BUDGET_MS = 1500;
  * reads the hook JSON on stdin, prints a hint or nothing, and always exits 0 within its budget: its own
  * errors go to the log, never to the user.
  */
-function claudeHook(handle: (services: HookServices, input: unknown, budgetMs: number) => Promise<string | null>) {
+function claudeHook(overCap: string, handle: (services: HookServices, input: unknown, budgetMs: number) => Promise<string | null>) {
   return async (start: LeanStart): Promise<void> => {
     const started = Date.now() - process.uptime() * 1000;
     const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
     try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      let input: unknown;
-      try {
-        input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return;
-      }
+      const input = await readHookInput(process.stdin, ROUTING_LIMITS.hookInputBytes);
+      if (input.kind === 'not-json') return;
       const services = createHookServices();
       logCodeCache(start);
+      if (input.kind === 'over-cap') {
+        // The "no decision" answer (nothing on stdout), and why where the user's logs go.
+        gatewayLogger.warn(`the hook input is over the ${formatBytes(ROUTING_LIMITS.hookInputBytes)} cap: ${overCap}`, 'Hook');
+        return;
+      }
       // What is left of the budget, less a margin to print and exit.
-      const output = await handle(services, input, HOOK_BUDGET_MS - (Date.now() - started) - 100);
+      const output = await handle(services, input.value, HOOK_BUDGET_MS - (Date.now() - started) - 100);
       if (output) process.stdout.write(`${output}\n`);
     } catch (error) {
       gatewayLogger.error(`hook: ${error instanceof Error ? error.message : String(error)}`, 'Hook');
@@ -39,9 +41,9 @@ function claudeHook(handle: (services: HookServices, input: unknown, budgetMs: n
   };
 }
 
-export const routeHook = claudeHook(async (services, input, budgetMs) => (await services.routeHook.handle(input, budgetMs)).output);
+export const routeHook = claudeHook('no routing for this prompt', async (services, input, budgetMs) => (await services.routeHook.handle(input, budgetMs)).output);
 
-export const spawnHook = claudeHook(async (services, input) => {
+export const spawnHook = claudeHook('this spawn is not recorded', async (services, input) => {
   services.spawnRecorder.record(input);
   return null;
 });

@@ -1,9 +1,10 @@
 import { LoggerService, LogLevel as NestLevel } from '@nestjs/common';
-import { createWriteStream, WriteStream } from 'node:fs';
-import * as path from 'node:path';
+import { closeSync } from 'node:fs';
 import { format } from 'node:util';
+import { readFailureReason } from '../common/regular-file';
 import type { LogLevel } from '../config/config-keys';
-import { ensureDir } from '../config/ensure-dir';
+import { escapeControlCharacters } from './control-characters';
+import { openLogForAppend, writeToLog } from './log-file';
 
 const ENABLED: Record<LogLevel, NestLevel[]> = {
   DEBUG: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
@@ -26,16 +27,20 @@ const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'NestFactory', 'NestApplic
 
 /**
  * Writes every log line to stderr (stdout carries JSON-RPC for `mcp` and one document for `--json`), and
- * to `log_file` when set. Plain text, one line per record, no colours, so files and terminals read alike.
+ * to `log_file` when set. Plain text, one line per record, no colours, so files and terminals read alike:
+ * every record is escaped here (see escapeControlCharacters), whatever a request or an engine put in it.
+ * The file is written synchronously, so a hook's lines are on disk before it exits.
  */
 export class GatewayLogger implements LoggerService {
   private enabled = new Set<NestLevel>(ENABLED.INFO);
-  private file?: WriteStream;
+  private file?: { path: string; fd: number };
 
   constructor(private readonly stderr: (line: string) => void = (line) => process.stderr.write(line)) {}
 
   configure(level: LogLevel, logFile: string): void {
     this.enabled = new Set(ENABLED[level]);
+    if (this.file?.path === logFile) return;
+    this.closeFile();
     if (logFile) this.openFile(logFile);
   }
 
@@ -70,22 +75,40 @@ export class GatewayLogger implements LoggerService {
     const text = [message, ...rest.filter((part) => part !== undefined)]
       .map((part) => (typeof part === 'string' ? part : format('%o', part)))
       .join(' ');
-    const line = `${new Date().toISOString()} ${LABEL[level].padEnd(5)} ${context ? `[${context}] ` : ''}${text.replace(/\r?\n/g, '\n    ')}\n`;
+    this.emit(`${LABEL[level].padEnd(5)} ${context ? `[${context}] ` : ''}${text}`);
+  }
+
+  /** The one place a record becomes a line: stamped, escaped to a single line, to stderr and the file. */
+  private emit(record: string, toFile = true): void {
+    const line = `${new Date().toISOString()} ${escapeControlCharacters(record)}\n`;
     this.stderr(line);
-    this.file?.write(line);
+    if (!toFile || !this.file) return;
+    try {
+      writeToLog(this.file.fd, line);
+    } catch (error) {
+      // A log file that cannot be written must not take the server down: say so once, keep stderr.
+      const logFile = this.file.path;
+      this.closeFile();
+      this.emit(`WARN  [Logger] cannot write log_file ${logFile}: ${readFailureReason(error)}`, false);
+    }
   }
 
   private openFile(logFile: string): void {
     try {
-      ensureDir(path.dirname(logFile));
-      this.file = createWriteStream(logFile, { flags: 'a' });
-      // A log file that cannot be written must not take the server down: say so once, keep stderr.
-      this.file.on('error', (error: NodeJS.ErrnoException) => {
-        this.file = undefined;
-        this.stderr(`${new Date().toISOString()} WARN  [Logger] cannot write log_file ${logFile}: ${error.code ?? error.name}\n`);
-      });
+      this.file = { path: logFile, fd: openLogForAppend(logFile) };
     } catch (error) {
-      this.stderr(`${new Date().toISOString()} WARN  [Logger] cannot open log_file ${logFile}: ${(error as NodeJS.ErrnoException).code}\n`);
+      this.emit(`WARN  [Logger] cannot open log_file ${logFile}: ${readFailureReason(error)}`, false);
+    }
+  }
+
+  private closeFile(): void {
+    if (!this.file) return;
+    const { fd } = this.file;
+    this.file = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // already gone: nothing to release
     }
   }
 }

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { isRecord } from '../common/is-record';
+import { readLinesSync } from '../common/line-reader';
+import { readFailureCode, readFailureReason } from '../common/regular-file';
 import { auroc } from '../calibration/metrics';
+import { ROUTING_LIMITS } from './routing-limits';
 import { Feature, FEATURES } from './routing-features';
 import { routeTier, Tier } from './routing-rule';
 
@@ -22,21 +24,27 @@ export function tierOf(model: unknown): Tier | null {
 
 type Entry = Record<string, unknown>;
 
-function readLog(file: string): Entry[] {
-  let text = '';
+/**
+ * The log's entries, streamed (a log can be far larger than what it holds for this), without their prompt
+ * text, which nothing here reads. A missing log has no entries; one that cannot be read says why.
+ */
+function readLog(file: string): { entries: Entry[]; problem?: string } {
+  const entries: Entry[] = [];
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').flatMap((line) => {
-    try {
-      const entry = JSON.parse(line) as unknown;
-      return isRecord(entry) ? [entry] : [];
-    } catch {
-      return [];
+    for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
+      try {
+        const entry = JSON.parse(line) as unknown;
+        if (!isRecord(entry)) continue;
+        delete entry.prompt;
+        entries.push(entry);
+      } catch {
+        // a line cut off at a crash
+      }
     }
-  });
+  } catch (error) {
+    if (readFailureCode(error) !== 'ENOENT') return { entries: [], problem: `cannot read the routing log: ${readFailureReason(error)}` };
+  }
+  return { entries };
 }
 
 /**
@@ -46,7 +54,7 @@ function readLog(file: string): Entry[] {
  * spawns where it would have saved a tier. READY only when every bar is met.
  */
 export function evaluateRouting(logFile: string, bars: EvaluateBars) {
-  const entries = readLog(logFile);
+  const { entries, problem } = readLog(logFile);
   const routed = entries.filter((e) => e.source === 'routing' && (!bars.provider || e.provider === bars.provider));
   const labelled = routed.filter((e) => isRecord(e.labels) && isRecord(e.features));
 
@@ -102,7 +110,7 @@ export function evaluateRouting(logFile: string, bars: EvaluateBars) {
     savings: { successful_spawns: successes.length, cheaper_tier_suggested: successes.filter((j) => RANK[j.byEngine] < RANK[j.ran]).length },
     bars: { min_feature_accuracy: bars.minFeatureAccuracy, min_safety: bars.minSafety, min_failures: bars.minFailures },
     verdict: 'NOT READY' as 'READY' | 'NOT READY',
-    reasons: [] as string[],
+    reasons: problem ? [problem] : ([] as string[]),
   };
   for (const [feature, stats] of Object.entries(features)) {
     if (stats.accuracy === null || stats.accuracy < bars.minFeatureAccuracy) {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { isRecord } from '../common/is-record';
+import { readFailureReason } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ConfigStatus } from '../decisions/config-status.service';
@@ -113,7 +114,7 @@ export class RouteHookService {
       appendLogLine(this.config.routing.log_file, { ts: new Date().toISOString(), session_id: input.session_id ?? null, prompt_id: requestId, cwd, ...fields });
     } catch (error) {
       // A full or read-only disk must not cost the user their prompt: say so in the log, carry on.
-      this.logger.warn(`[${requestId}] cannot write the routing log ${this.config.routing.log_file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      this.logger.warn(`[${requestId}] cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)})`);
     }
   }
 }

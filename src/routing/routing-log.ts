@@ -1,6 +1,7 @@
-import { appendFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ensureDir } from '../config/ensure-dir';
+import { escapeControlCharacters } from '../logging/control-characters';
+import { appendToLog } from '../logging/log-file';
+import { capLoggedText } from './routing-limits';
 
 /** Whether Claude Code's working directory is one of `log_dirs` or below one (the opt-in per repository). */
 export function insideLogDirs(cwd: string | undefined, logDirs: readonly string[]): boolean {
@@ -13,8 +14,18 @@ export function insideLogDirs(cwd: string | undefined, logDirs: readonly string[
 }
 
 /**
+ * One entry as one line of JSON: text fields capped (a prompt can be megabytes), and DEL, C1 and U+2028/9,
+ * which JSON.stringify leaves raw, escaped too, so `cat` or `tail -f` on the log shows no terminal escapes.
+ */
+function logLine(entry: Record<string, unknown>): string {
+  const capped = Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, typeof value === 'string' ? capLoggedText(value) : value]));
+  return `${escapeControlCharacters(JSON.stringify(capped))}\n`;
+}
+
+/**
  * Appends one JSON line. A single write to a file opened for appending lands whole at the end, so two
- * sessions writing at once never interleave their lines.
+ * sessions writing at once never interleave their lines. Only a regular file is written (a FIFO or a
+ * device is refused with code ENOTREG), created 0600 in folders created 0700: it holds prompt text.
  */
 export function appendLogLine(file: string, entry: Record<string, unknown>): void {
   appendLogLines(file, [entry]);
@@ -22,6 +33,5 @@ export function appendLogLine(file: string, entry: Record<string, unknown>): voi
 
 /** Several lines in one write, so a failing disk leaves all of them out rather than some. */
 export function appendLogLines(file: string, entries: readonly Record<string, unknown>[]): void {
-  ensureDir(path.dirname(file));
-  appendFileSync(file, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { flag: 'a' });
+  appendToLog(file, entries.map(logLine).join(''));
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isRecord } from '../common/is-record';
+import { readFailureReason } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { appendLogLine, insideLogDirs } from './routing-log';
@@ -39,7 +40,7 @@ export class SpawnRecorder {
       });
       return true;
     } catch (error) {
-      this.logger.warn(`cannot write the routing log ${this.config.routing.log_file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      this.logger.warn(`cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)})`);
       return false;
     }
   }

@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { isRecord } from '../common/is-record';
+import { readLinesSync } from '../common/line-reader';
 import type { Env } from '../config/paths';
+import { ROUTING_LIMITS } from './routing-limits';
 
 /** Where Claude Code keeps its transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function defaultProjectsDir(env: Env): string {
@@ -10,7 +12,10 @@ export function defaultProjectsDir(env: Env): string {
   return path.join(configDir, 'projects');
 }
 
-/** Every transcript file under `dir` modified since `sinceMs` (subagent files included, compaction runs not). */
+/**
+ * Every transcript file under `dir` modified since `sinceMs` (subagent files included, compaction runs not).
+ * Regular files only: a FIFO named `*.jsonl` would block its reader.
+ */
 export function transcriptFiles(dir: string, sinceMs: number): string[] {
   let entries: string[];
   try {
@@ -23,25 +28,27 @@ export function transcriptFiles(dir: string, sinceMs: number): string[] {
     const stat = statSync(full, { throwIfNoEntry: false });
     if (!stat) return [];
     if (stat.isDirectory()) return transcriptFiles(full, sinceMs);
-    return name.endsWith('.jsonl') && !name.startsWith('agent-acompact-') && stat.mtimeMs >= sinceMs ? [full] : [];
+    return stat.isFile() && name.endsWith('.jsonl') && !name.startsWith('agent-acompact-') && stat.mtimeMs >= sinceMs ? [full] : [];
   });
 }
 
 type Line = Record<string, unknown>;
 
-/** The JSON lines of a file; a line cut off at a crash is skipped, as Claude Code's own readers do. */
-export function readLines(file: string): Line[] {
-  const lines: Line[] = [];
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
+/**
+ * The JSON lines of a transcript, one at a time (transcripts run to 100s of MB): a line cut off at a crash is
+ * skipped, as Claude Code's own readers do, and so is one over the line cap. Throws ENOTREG for a file that
+ * is not a regular one (see readLinesSync).
+ */
+export function* readLines(file: string): Generator<Line> {
+  for (const text of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.transcriptLineBytes })) {
     if (!text.trim()) continue;
     try {
       const line = JSON.parse(text) as unknown;
-      if (isRecord(line)) lines.push(line);
+      if (isRecord(line)) yield line;
     } catch {
       // skipped
     }
   }
-  return lines;
 }
 
 export interface Spawn {
@@ -74,7 +81,7 @@ const tag = (text: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</$
  * The Agent/Task spawns of a set of transcript lines, each with its tool result and, for background runs,
  * its last task notification (linked by tool-use id, else by agent id).
  */
-export function readSpawns(lines: readonly Line[]): Spawn[] {
+export function readSpawns(lines: Iterable<Line>): Spawn[] {
   const spawns = new Map<string, Spawn>();
   const byAgentId = new Map<string, Spawn>();
   for (const line of lines) {

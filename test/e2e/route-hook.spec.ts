@@ -1,9 +1,10 @@
 /** `system1 route-hook` driven as Claude Code drives it: the hook JSON on stdin, a fake laya behind it. */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
 import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();
 let fake: LayaFake;
@@ -37,11 +38,11 @@ function setUp(sandbox: Sandbox, { routing = '', gateway = '' }: Setup = {}) {
   return { repo, logFile, env: sandbox.env({ SYSTEM1_CONFIG: config }) };
 }
 
-function hook(env: Record<string, string>, input: Record<string, unknown>): Promise<{ code: number | null; stdout: string; ms: number }> {
+function hook(env: Record<string, string>, input: Record<string, unknown>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: 10_000 }, (error, stdout) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), ms: Date.now() - started }),
+    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: 10_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr), ms: Date.now() - started }),
     );
     child.stdin!.end(JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }));
   });
@@ -113,6 +114,55 @@ it('logs a prompt only when Claude Code works inside one of log_dirs', async () 
   expect(Object.keys(lines[0].features)).toEqual(['read_only', 'design', 'review', 'specified']);
 });
 
+describe('what the hook writes', () => {
+  /** The tester's prompt id: clears the screen, turns it red, rewinds the line and rings the bell. */
+  const FORGED = 'x\u001b[2J\u001b[31mFAKE\rZZZZ forged\u0007';
+  const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+  it('escapes a forged prompt_id in its log lines, on stderr and in log_file, one record per line', async () => {
+    const sandbox = resources.sandbox();
+    const gatewayLog = path.join(sandbox.dir, 'gateway.log');
+    const { repo, env } = setUp(sandbox, { gateway: `log_file = "${gatewayLog}"` });
+    const result = await hook(env, { cwd: repo, prompt: DESIGN, prompt_id: FORGED });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
+    for (const written of [result.stderr, readFileSync(gatewayLog, 'utf8')]) {
+      expect(written).toContain('[x\\u001b[2J\\u001b[31mFAKE\\rZZZZ forged\\u0007] hint: opus');
+      const records = written.split('\n').filter(Boolean);
+      for (const record of records) {
+        expect(record).not.toMatch(CONTROL);
+        expect(record).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z [A-Z]+ /);
+      }
+    }
+  });
+
+  it('does not route a hook input over its cap: no hint, exit 0, the reason on stderr, memory bounded', async () => {
+    const sandbox = resources.sandbox();
+    const { repo, logFile, env } = setUp(sandbox);
+    const prompt = `${DESIGN} `.repeat(Math.ceil((60 * 1024 * 1024) / (DESIGN.length + 1))); // a 60 MB paste
+    const input = JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-big', cwd: repo, prompt });
+    const result = await runMeasured(sandbox.dir, ['route-hook'], env, input);
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toMatch(/the hook input is over the \d+ MiB cap: no routing for this prompt/);
+    expect(fake.requestsTo('/v1/systemone')).toEqual([]);
+    expect(existsSync(logFile)).toBe(false);
+    // Reading all 60 MB took 1.2 GB; a hook that stops at its cap stays near its start-up size.
+    expect(result.maxRssMiB).toBeLessThan(300);
+  });
+
+  it('logs a long prompt cut to a fixed length, with how long it was, and still routes it', async () => {
+    const sandbox = resources.sandbox();
+    const { repo, logFile, env } = setUp(sandbox);
+    const prompt = `${DESIGN}. `.repeat(4000); // about 380,000 characters, within the input cap
+    const result = await hook(env, { cwd: repo, prompt });
+    expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
+    const [entry] = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(entry.prompt.length).toBeLessThan(70_000);
+    expect(prompt.startsWith(entry.prompt.slice(0, 60_000))).toBe(true);
+    expect(entry.prompt).toContain(`[truncated: ${prompt.length.toLocaleString('en-US')} characters in all]`);
+  });
+});
+
 describe('system1 spawn-hook (PreToolUse on the Agent tool)', () => {
   const spawnHook = (env: Record<string, string>, input: Record<string, unknown>) =>
     new Promise<{ code: number | null; stdout: string }>((resolve) => {
@@ -164,6 +214,20 @@ describe('the skill picker', () => {
     const first = ((asked.body as { questions: { skill: { criteria: string[] } } }).questions.skill.criteria)[0];
     expect(context.split('\n')).toEqual([expect.stringContaining('pass model: "opus"'), `System-1 skills: the "${first}" skill fits this prompt.`]);
     expect((asked.body as { state: { skills: object } }).state.skills).toMatchObject({ 'sql-migrations': 'Helps with sql migrations.' });
+  });
+
+  it('skips a SKILL.md that is a FIFO instead of waiting on it, and picks among the others', async () => {
+    const sandbox = resources.sandbox();
+    addSkills(sandbox.home, SKILLS);
+    mkdirSync(path.join(sandbox.home, '.claude', 'skills', 'stuck'));
+    execFileSync('mkfifo', [path.join(sandbox.home, '.claude', 'skills', 'stuck', 'SKILL.md')]);
+    const { repo, env } = setUp(sandbox, { routing: '[skills]\nenabled = true\nhint = true\nmin_confidence = 0.4' });
+    // hook() has a kill timer: a regression that opens the FIFO comes back killed (code null), not hung.
+    const result = await hook(env, { cwd: repo, prompt: DESIGN });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toContain('System-1 skills: the "');
+    const [asked] = skillCalls();
+    expect(Object.keys((asked.body as { state: { skills: object } }).state.skills).sort()).toEqual([...SKILLS].sort());
   });
 
   it('only records its pick when its hint is off, and stays dormant when the skills outnumber the options', async () => {

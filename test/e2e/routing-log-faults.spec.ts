@@ -1,9 +1,9 @@
 /**
- * A routing log that cannot be written (a full disk, a folder that is not one, a folder the user may not
- * write): the hooks still answer Claude Code, exit 0 and say why in the log; `outcomes --apply` says no label
+ * A routing log that cannot be written (a device or a FIFO instead of a file, a folder that is not one, a
+ * folder the user may not write): the hooks still answer Claude Code, exit 0 and say why in the log; `outcomes --apply` says no label
  * was written and exits 1. Nothing crashes and no decision is lost.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
@@ -27,6 +27,7 @@ interface Run {
   stderr: string;
 }
 
+/** Runs the CLI with a kill timer: a regression that blocks on a FIFO comes back killed (code null), not hung. */
 function run(args: string[], env: Env, stdin?: unknown): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [MAIN, ...args], { env, timeout: 20_000 }, (error, stdout, stderr) =>
@@ -48,7 +49,17 @@ function setUp(sandbox: Sandbox, logFile: string) {
 }
 
 const unwritable: [string, (sandbox: Sandbox) => string, RegExp][] = [
-  ['a full disk (/dev/full)', () => '/dev/full', /ENOSPC/],
+  // Only a regular file is appended to: a device would swallow or refuse the lines, a FIFO block the hook.
+  ['a device (/dev/full)', () => '/dev/full', /\/dev\/full is a character device, not a regular file/],
+  [
+    'a FIFO',
+    (sandbox) => {
+      const fifo = path.join(sandbox.dir, 'routing.fifo');
+      execFileSync('mkfifo', [fifo]);
+      return fifo;
+    },
+    /routing\.fifo is a FIFO, not a regular file/,
+  ],
   [
     'a log folder that is a file',
     (sandbox) => {
@@ -92,6 +103,7 @@ describe.each(unwritable)('a routing log on %s', (_what, logFileIn, code) => {
     const result = await run(['spawn-hook'], env, spawn);
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toContain(`cannot write the routing log ${logFile}`);
+    expect(result.stderr).toMatch(code);
   });
 
   it('makes outcomes --apply say no label was written, and exit 1', async () => {
