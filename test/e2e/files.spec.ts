@@ -26,6 +26,6 @@ it('reports a config path that cannot be read as a config error, and keeps answe
   const gateway = await resources.server({ sandbox, env: { SYSTEM1_CONFIG: folder } });
   const health = await gateway.health();
   expect(health.status).toBe('down');
-  expect(health.config_errors[0].message).toBe(`${folder}: the config file cannot be read (EISDIR)`);
+  expect(health.config_errors[0].message).toBe(`${folder}: the config file cannot be read (${folder} is a directory, not a regular file)`);
   expect((await gateway.decide({ question: 'q' })).body.error.code).toBe('config_error');
 });
