@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { readFailureReason } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import type { Env } from '../config/paths';
@@ -40,7 +41,7 @@ export class OutcomesCommand extends CommandRunner {
         appendLogLines(this.config.routing.log_file, lines);
         summary.applied_to = this.config.routing.log_file;
       } catch (error) {
-        this.output.err(`outcomes: cannot write the routing log ${this.config.routing.log_file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): no label was written; free space or fix the folder's permissions and run again`);
+        this.output.err(`outcomes: cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)}): no label was written; free space or fix the folder's permissions and run again`);
         this.output.fail();
       }
     }

@@ -1,9 +1,11 @@
 import { Command, CommandRunner } from 'nest-commander';
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../common/regular-file';
 import { PauseState } from '../decisions/pause-state.service';
 import { OutputWriter } from './output.writer';
 
 const ACTIONS = ['on', 'off', 'status'] as const;
+/** The pause file holds one line we wrote; read no more of whatever else is there. */
+const PAUSE_NOTE_CAP = 4096;
 
 @Command({
   name: 'toggle',
@@ -38,9 +40,9 @@ export class ToggleCommand extends CommandRunner {
     if (!this.pause.isPaused()) return 'System-1 is on.';
     let since = '';
     try {
-      since = ` (${readFileSync(this.pause.file, 'utf8').trim()})`;
+      since = ` (${readRegularFileSync(this.pause.file, PAUSE_NOTE_CAP).trim()})`;
     } catch {
-      // the file went away between the check and the read: it is on again, which the next call shows
+      // gone between the check and the read (on again, as the next call shows), or not a file we wrote
     }
     return `System-1 is paused${since}: system1_decide abstains until "system1 toggle on". Pause file: ${this.pause.file}`;
   }

@@ -1,8 +1,11 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { isRecord } from '../common/is-record';
+import { readRegularFileSync } from '../common/regular-file';
 import { ensureDir } from '../config/ensure-dir';
 import type { CooldownEntry, CooldownStore } from './cooldown.service';
 import * as path from 'node:path';
+
+const COOLDOWN_FILE_CAP = 1024 * 1024;
 
 /**
  * Cooldowns in a small JSON file, for processes that live for one prompt (the routing hook). A missing or
@@ -16,7 +19,8 @@ export class CooldownFile implements CooldownStore {
     const entries: Record<string, CooldownEntry> = Object.create(null);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(this.file, 'utf8'));
+      // A FIFO planted there would block the hook past its budget; a cooldown file is a few hundred bytes.
+      parsed = JSON.parse(readRegularFileSync(this.file, COOLDOWN_FILE_CAP));
     } catch {
       return entries;
     }

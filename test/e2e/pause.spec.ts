@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { requireBuild, Resources, runCli } from './helpers/gateway';
+import { fifoIt, makeFifo } from '../helpers/fifo';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
@@ -50,4 +51,11 @@ it('rejects an unknown toggle action with a non-zero exit', async () => {
   const result = await runCli(['toggle', 'sideways'], sandbox.env({ SYSTEM1_PROVIDER: 'mock' }));
   expect(result.code).not.toBe(0);
   expect(result.stderr).toContain('sideways');
+});
+
+fifoIt('toggle status with a FIFO planted as the pause file says paused without waiting on it', async () => {
+  const sandbox = resources.sandbox();
+  makeFifo(sandbox.install, 'paused');
+  const status = await runCli(['toggle', 'status'], sandbox.env({ SYSTEM1_PROVIDER: 'mock' }), 20_000);
+  expect(status).toMatchObject({ code: 0, stdout: expect.stringMatching(/^System-1 is paused: /) });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../../src/config/config.loader';
 import { CooldownFile } from '../../src/decisions/cooldown-file';
+import { feedFifo, fifoIt, makeFifo } from '../helpers/fifo';
 import { CooldownService, FAILURES_BEFORE_COOLDOWN, type CooldownStore } from '../../src/decisions/cooldown.service';
 import { DecisionErrorCode } from '../../src/decisions/decision-error';
 
@@ -213,6 +214,17 @@ describe('CooldownFile', () => {
     new CooldownFile(file).write({ laya: { failures: 0, until: 5 } });
     new CooldownFile(file).write({ laya: { failures: 0, until: 6 } });
     expect(readdirSync(dir)).toEqual(['cooldown.json']);
+  });
+
+  fifoIt('reads a FIFO planted as the file as no cooldown, without waiting on it', () => {
+    const file = makeFifo(dir, 'cooldown.json');
+    // If the read regresses to a blocking one, this writer feeds it a cooldown and the assertion fails.
+    const writer = feedFifo(file, JSON.stringify({ laya: { failures: 1, until: 9_999_999_999_999 } }));
+    try {
+      expect(new CooldownFile(file).read()).toEqual({});
+    } finally {
+      writer.stop();
+    }
   });
 
   it('reads a missing file as no cooldown', () => {
