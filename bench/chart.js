@@ -4,8 +4,9 @@
 const echarts = require('echarts');
 const { readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
+const { RESULTS } = require('./provenance');
 
-const results = (name) => JSON.parse(readFileSync(path.join(__dirname, 'results', `${name}.json`), 'utf8'));
+const results = (name) => JSON.parse(readFileSync(path.join(RESULTS, `${name}.json`), 'utf8'));
 const overhead = results('overhead').levels['1'];
 const startup = results('startup').stats;
 const memory = results('memory').by_server;
@@ -60,6 +61,6 @@ chart.setOption({
     },
   ],
 });
-writeFileSync(path.join(__dirname, 'results', 'chart.svg'), chart.renderToSVGString());
+writeFileSync(path.join(RESULTS, 'chart.svg'), chart.renderToSVGString());
 chart.dispose(); // ECharts keeps a timer alive until the chart is disposed
-console.log('wrote bench/results/chart.svg');
+console.log(`wrote ${path.relative(process.cwd(), path.join(RESULTS, 'chart.svg'))}`);

@@ -5,18 +5,17 @@
 'use strict';
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, gateway, drive, summary, save, ms } = require('./lib');
+const { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, gateway, drive, summary, save, ms, median, sized } = require('./lib');
 
-const ROUNDS = 5;
+const ROUNDS = sized(5, 2);
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
 const OPTIONS = ['rerun the pipeline', 'block the merge'];
 
 /** Median of each round's p50 and p99. */
 async function rounds(ways, perRound) {
   const per = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
-  for (const run of Object.values(ways)) await drive(100, 1, run);
+  for (const run of Object.values(ways)) await drive(sized(100, 20), 1, run);
   for (let round = 0; round < ROUNDS; round++) for (const [name, run] of Object.entries(ways)) per[name].push(summary(await drive(perRound, 1, run)));
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return Object.fromEntries(Object.entries(per).map(([name, list]) => [name, { p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) }]));
 }
 
@@ -25,7 +24,7 @@ async function mcpRoundTrip() {
   const servers = { minimal: await connect([path.join(__dirname, 'minimal-server.js')], env), gateway: await gateway(env) };
   if (BASELINE_MAIN) servers.baseline = await gateway(env, BASELINE_MAIN);
   const ways = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, () => server.client.callTool({ name: name === 'minimal' ? 'decide' : 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } })]));
-  const result = await rounds(ways, 300);
+  const result = await rounds(ways, sized(300, 30));
   for (const server of Object.values(servers)) await server.close();
   return result;
 }
@@ -61,7 +60,7 @@ async function inProcess() {
     'engine HTTP client': () => client.request({ method: 'POST', url: new URL(`${url}/v1/systemone`), body, signal: AbortSignal.timeout(5000), allowRemote: false }),
     'DecideService (pipeline + laya adapter)': () => decide.decide({ question: QUESTION, options: OPTIONS }),
   };
-  const result = await rounds(ways, 500);
+  const result = await rounds(ways, sized(500, 50));
   await app.close();
   await engine.stop();
   return result;
@@ -75,8 +74,8 @@ async function main() {
   console.log('in process, against the fake laya at 0 ms (ms)');
   console.table(Object.fromEntries(Object.entries(process_).map(([k, v]) => [k, { p50: ms(v.p50), p99: ms(v.p99) }])));
   save('layers', {
-    command: 'npm run bench -- layers',
     main: MAIN,
+    rounds: ROUNDS,
     ...(BASELINE_MAIN && { baseline_main: BASELINE_MAIN }),
     mcp_round_trip_no_engine: mcp,
     in_process: process_,

@@ -4,12 +4,22 @@
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
 const { mkdirSync, mkdtempSync, readFileSync, writeFileSync } = require('node:fs');
-const { tmpdir, cpus, totalmem } = require('node:os');
+const { tmpdir } = require('node:os');
 const path = require('node:path');
+const provenance = require('./provenance');
 
 const ROOT = path.resolve(__dirname, '..');
 const MAIN = path.join(ROOT, 'dist', 'main.js');
-const RESULTS = path.join(__dirname, 'results');
+const { RESULTS } = provenance;
+/**
+ * BENCH_QUICK=1: every benchmark at a fraction of its size, to check the plumbing on a busy machine. Its
+ * files say so, and `npm run bench -- --check` refuses them as figures.
+ */
+const QUICK = process.env.BENCH_QUICK === '1';
+const STARTED = provenance.start();
+
+/** A size, or its reduced form under BENCH_QUICK. */
+const sized = (full, quick) => (QUICK ? quick : full);
 
 /** A fake engine from dist-fakes (npm run bench compiles them). */
 function fake(name) {
@@ -87,15 +97,20 @@ function openFds(pid) {
   return require('node:fs').readdirSync(`/proc/${pid}/fd`).length;
 }
 
-function machine() {
-  return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString() };
+/** Writes bench/results/<name>.json: the figures, after where they came from (commit, machine, date, command). */
+function save(name, result, { baseline = BASELINE_MAIN } = {}) {
+  mkdirSync(RESULTS, { recursive: true });
+  const file = path.join(RESULTS, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify({ provenance: provenance.finish(STARTED, { baselineMain: baseline, quick: QUICK }), ...result }, null, 2)}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 
-function save(name, result) {
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(path.join(RESULTS, `${name}.json`), `${JSON.stringify({ machine: machine(), ...result }, null, 2)}\n`);
-}
+/** The median of a list of numbers (the upper one of the middle two for an even count). */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** `names` in a different order each round (rotated), so no build always runs first. */
+const rotated = (names, round) => names.map((_, i) => names[(i + round) % names.length]);
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 
-module.exports = { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, machine, save, ms, percentile };
+module.exports = { ROOT, MAIN, RESULTS, BASELINE_MAIN, QUICK, sized, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, save, ms, percentile, median, rotated };

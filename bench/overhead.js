@@ -3,11 +3,10 @@
 // interleaved in one run. The gateway's overhead is its latency minus the direct call's, per percentile.
 'use strict';
 const path = require('node:path');
-const { fake, isolatedEnv, gateway, connect, summary, drive, save, ms, BASELINE_MAIN } = require('./lib');
-
+const { fake, isolatedEnv, gateway, connect, summary, drive, save, ms, median, sized, BASELINE_MAIN } = require('./lib');
 
 const ENGINE_MS = 20;
-const ROUNDS = 7;
+const ROUNDS = sized(7, 2);
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
 const OPTIONS = ['rerun the pipeline', 'block the merge'];
 
@@ -31,21 +30,21 @@ async function main() {
   const names = Object.keys(ways);
   for (const run of Object.values(ways)) await drive(50, 4, run); // warm-up
 
-  const result = { command: 'npm run bench -- overhead', engine_latency_ms: ENGINE_MS, levels: {} };
-  for (const [inFlight, perRound] of [[1, 100], [64, 640]]) {
+  const result = { engine_latency_ms: ENGINE_MS, rounds: ROUNDS, levels: {} };
+  for (const [inFlight, perRound] of [[1, sized(100, 20)], [64, sized(640, 128)]]) {
+    result.levels[inFlight] = { calls_per_round: perRound };
     // Each round's percentiles, then the median over rounds: a busy minute on this shared machine moves one
     // round, not the figure.
     const rounds = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, run] of Object.entries(ways)) rounds[name].push(summary(await drive(perRound, inFlight, run)));
     }
-    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const stats = Object.fromEntries(
       Object.entries(rounds).map(([name, list]) => [name, { n: list.reduce((sum, r) => sum + r.n, 0), ...Object.fromEntries(['p50', 'p90', 'p99'].map((p) => [p, median(list.map((r) => r[p]))])) }]),
     );
     const over = (name) => Object.fromEntries(['p50', 'p90', 'p99'].map((p) => [p, stats[name][p] - stats.direct[p]]));
     const ratio = (name, floor) => Object.fromEntries(['p50', 'p99'].map((p) => [p, (stats[name][p] - stats.direct[p]) / (stats[floor][p] - stats.direct[p])]));
-    result.levels[inFlight] = {
+    Object.assign(result.levels[inFlight], {
       ...stats,
       overhead_gateway: over('gateway'),
       overhead_minimal: over('minimal'),
@@ -54,7 +53,7 @@ async function main() {
       ratio_to_minimal: ratio('gateway', 'minimal'),
       ratio_to_minimal_http: ratio('gateway', 'minimal_http'),
       ...(baseline && { overhead_baseline: over('baseline') }),
-    };
+    });
   }
   await gw.close();
   if (baseline) await baseline.close();

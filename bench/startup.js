@@ -4,10 +4,10 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { writeFileSync } = require('node:fs');
-const { fake, isolatedEnv, MAIN, BASELINE_MAIN, summary, save, ms } = require('./lib');
+const { fake, isolatedEnv, MAIN, BASELINE_MAIN, sized, summary, save, ms } = require('./lib');
 const { rawSession, decide } = require('./raw-session');
 
-const ROUNDS = 15;
+const ROUNDS = sized(15, 3);
 
 function bareNode() {
   return new Promise((resolve) => {
@@ -64,7 +64,7 @@ async function main() {
   console.log(`spawn to first answered decision, ms (${ROUNDS} interleaved rounds); gateway / minimal = ${ratio.toFixed(2)}`);
   console.table(Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, { p50: ms(s.p50), p90: ms(s.p90) }])));
   const baseline = BASELINE_MAIN ? { baseline_main: BASELINE_MAIN, baseline_over_minimal_p50: stats['baseline gateway'].p50 / stats['minimal SDK server'].p50 } : {};
-  save('startup', { command: 'npm run bench -- startup', rounds: ROUNDS, stats, gateway_over_minimal_p50: ratio, ...baseline });
+  save('startup', { rounds: ROUNDS, stats, gateway_over_minimal_p50: ratio, ...baseline });
 }
 
 main();

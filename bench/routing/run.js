@@ -7,7 +7,7 @@
 require('reflect-metadata');
 const { readFileSync, writeFileSync, mkdirSync } = require('node:fs');
 const path = require('node:path');
-const { fake } = require('../lib');
+const { fake, save, RESULTS } = require('../lib');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RANK = { haiku: 0, sonnet: 1, opus: 2 };
@@ -65,7 +65,7 @@ async function main() {
   };
   const yesNo = results.filter((r) => r.set === 'yes-no' && r.answer !== null);
   const summary = {
-    command: `node bench/routing/run.js${engine ? ' --fake' : ''}`,
+    engine: engine ? 'fake laya (always favours the first option)' : 'configured provider',
     provider: primary.name,
     model: primary.provider.capabilities().model ?? null,
     direct_choice: score('direct'),
@@ -77,9 +77,9 @@ async function main() {
       below: yesNo.filter((r) => r.label === 'yes' && r.answer === 'no').length, // destructive calls called safe
     },
   };
-  mkdirSync(path.join(__dirname, '..', 'results'), { recursive: true });
-  writeFileSync(path.join(__dirname, '..', 'results', 'routing-rows.jsonl'), results.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  writeFileSync(path.join(__dirname, '..', 'results', 'routing.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(path.join(RESULTS, 'routing-rows.jsonl'), results.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  save('routing', summary, { baseline: null }); // one build only: no baseline beside it
   console.log(`routing study on the seed sets, provider ${summary.provider}${summary.model ? ` (${summary.model})` : ''}`);
   console.table({
     'direct choice': summary.direct_choice,
