@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { LoadedConfig } from '../config/config.loader';
 import { PACKAGE_ROOT } from '../config/paths';
 import { system1Config } from '../config/system1.config';
+import { fitChooser, FitTarget } from './fit-choice';
 import { readFitFile, StoredFit } from './fit-store';
 import { scaleNamed } from './temperature';
 
@@ -20,13 +21,14 @@ export interface LoadedFit extends StoredFit {
 }
 
 /**
- * Applies the matching fit to an answer: the question's own fit, else the fit for its option count; the
- * user's file before the shipped one. Fits are read once, at the first decision.
+ * Applies the matching trusted fit to an answer (the rule is fitChooser's): the question's own fit, else the
+ * fit for its option count; the user's file before the shipped one. Fits are read once, at the first decision.
  */
 @Injectable()
 export class CalibrationService {
   private readonly logger = new Logger('Calibration');
   private loaded?: { fits: LoadedFit[]; problems: string[] };
+  private choose?: (target: FitTarget) => LoadedFit | undefined;
 
   constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
 
@@ -49,8 +51,8 @@ export class CalibrationService {
   }
 
   find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {
-    const mine = this.load().fits.filter((fit) => fit.provider === provider && fit.model === model);
-    return mine.find((fit) => fit.question === question) ?? mine.find((fit) => fit.option_count === optionCount);
+    this.choose ??= fitChooser(this.load().fits);
+    return this.choose({ provider, model, question, optionCount });
   }
 
   /**

@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isRecord } from '../common/is-record';
+import { FILE_CAPS, readFailureCode, readFailureReason, readRegularFileSync, refuseUnlessRegular } from '../common/regular-file';
 import { ensureDir } from '../config/ensure-dir';
 import { TEMPERATURE_BOUNDS } from './fit';
 
@@ -18,7 +19,12 @@ export interface StoredFit {
   /** Labelled answers the fit was made on. */
   n: number;
   at_bound: boolean;
-  /** Where the fit came from, in words: a calibrate run (file, date) or a published study. */
+  /**
+   * The verdict of the run that made it (see fit-choice.ts: only trusted fits are applied). Absent in files
+   * written before it was recorded: then n and at_bound decide.
+   */
+  trusted?: boolean;
+  /** Where the fit came from, in words a reader can check: a calibrate run (file, date) or a published page. */
   source: string;
   fitted_at: string;
   /** The calibrate run's figures, kept so a user can see how far to trust the fit. */
@@ -34,14 +40,16 @@ export function fitKey(fit: Pick<StoredFit, 'provider' | 'model' | 'question' | 
   return JSON.stringify([fit.provider, fit.model, fit.question ?? null, fit.option_count ?? null]);
 }
 
-/** Reads a fit file; a missing file is no fits, a broken one a list of problems (never an exception). */
+/**
+ * Reads a fit file; a missing file is no fits, a broken one a list of problems (never an exception). Only a
+ * regular file up to a cap: the first decision reads it synchronously, so a FIFO would freeze the server.
+ */
 export function readFitFile(file: string): { fits: StoredFit[]; problems: string[] } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, FILE_CAPS.fits);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { fits: [], problems: code === 'ENOENT' ? [] : [`${file}: cannot be read (${code})`] };
+    return { fits: [], problems: readFailureCode(error) === 'ENOENT' ? [] : [`${file}: cannot be read (${readFailureReason(error)})`] };
   }
   let document: unknown;
   try {
@@ -71,14 +79,24 @@ function fitProblem(entry: unknown): string | null {
   if (typeof t !== 'number' || !(t >= TEMPERATURE_BOUNDS.min && t <= TEMPERATURE_BOUNDS.max)) {
     return `has a temperature outside [${TEMPERATURE_BOUNDS.min}, ${TEMPERATURE_BOUNDS.max}]`;
   }
+  // Whether a fit is applied depends on these (fit-choice.ts), so a fit without them cannot be judged.
+  if (!Number.isInteger(entry.n) || (entry.n as number) < 0) return 'has no n (the number of labelled answers it was fitted on)';
+  if (entry.trusted !== undefined && typeof entry.trusted !== 'boolean') return 'has a trusted that is not true or false';
   return null;
+}
+
+/** A file's fits after saving `fits` into it: those with the same key replaced, the others kept first. */
+export function mergeFits<F extends StoredFit>(existing: readonly F[], fits: readonly F[]): F[] {
+  const replaced = new Set(fits.map(fitKey));
+  return [...existing.filter((fit) => !replaced.has(fitKey(fit))), ...fits];
 }
 
 /** Writes fits into a file, replacing those with the same key and keeping the others. */
 export function saveFits(file: string, fits: StoredFit[]): void {
-  const existing = readFitFile(file).fits;
-  const replaced = new Set(fits.map(fitKey));
-  const merged: FitFile = { version: 1, fits: [...existing.filter((fit) => !replaced.has(fitKey(fit))), ...fits] };
+  // Writing to a FIFO would wait for a reader forever: refuse anything but a regular file (or none yet).
+  const stats = statSync(file, { throwIfNoEntry: false });
+  if (stats) refuseUnlessRegular(file, stats, FILE_CAPS.fits);
+  const merged: FitFile = { version: 1, fits: mergeFits(readFitFile(file).fits, fits) };
   ensureDir(path.dirname(file));
   writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
 }

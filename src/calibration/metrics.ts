@@ -10,38 +10,60 @@ export interface Prediction {
   labelProbability: number;
 }
 
-/** The decision is the most probable option; its probability is the confidence. */
-export function predict({ probabilities, label }: LabelledAnswer, temperature = 1): Prediction {
+/** A prediction that also keeps its Brier term, which needs every option's probability. */
+export interface ScoredPrediction extends Prediction {
+  /** sum over the options of (p_k - [k is the right option])^2. */
+  squaredError: number;
+}
+
+/** The decision is the most probable option (the first on a tie); its probability is the confidence. */
+export function predict(answer: LabelledAnswer, temperature = 1): Prediction {
+  const { confidence, correct, labelProbability } = scorePrediction(answer, temperature);
+  return { confidence, correct, labelProbability };
+}
+
+/** predict's prediction with its Brier term. */
+export function scorePrediction({ probabilities, label }: LabelledAnswer, temperature = 1): ScoredPrediction {
   const scaled = temperature === 1 ? [...probabilities] : scaleProbabilities(probabilities, temperature);
   let best = 0;
   for (let i = 1; i < scaled.length; i++) if (scaled[i] > scaled[best]) best = i;
-  return { confidence: scaled[best], correct: best === label, labelProbability: scaled[label] };
+  const squaredError = scaled.reduce((sum, p, k) => sum + (p - (k === label ? 1 : 0)) ** 2, 0);
+  return { confidence: scaled[best], correct: best === label, labelProbability: scaled[label], squaredError };
 }
 
 export const ECE_BINS = 10;
 export const BINNING = `${ECE_BINS} equal-width confidence bins over [0, 1], each weighted by its share of answers`;
 
+// Bound once: a global lookup per call is slow inside a vm context (Jest's), and a bootstrap runs these millions of times.
+const { abs, floor, min } = Math;
+
+/** The bin of a confidence: equal-width over [0, 1], with 1.0 in the top bin. */
+function binOf(confidence: number, bins: number): number {
+  return min(floor(confidence * bins), bins - 1);
+}
+
 export function accuracy(predictions: readonly Prediction[]): number {
-  return predictions.length ? predictions.filter((p) => p.correct).length / predictions.length : Number.NaN;
+  let right = 0;
+  for (const p of predictions) if (p.correct) right += 1;
+  return predictions.length ? right / predictions.length : Number.NaN;
 }
 
 /** Expected calibration error: the answer-weighted gap between accuracy and mean confidence per bin. */
 export function expectedCalibrationError(predictions: readonly Prediction[], bins = ECE_BINS): number {
   if (predictions.length === 0) return Number.NaN;
-  const sums = Array.from({ length: bins }, () => ({ n: 0, confidence: 0, correct: 0 }));
-  for (const { confidence, correct } of predictions) {
-    const bin = sums[Math.min(Math.floor(confidence * bins), bins - 1)];
-    bin.n += 1;
-    bin.confidence += confidence;
-    bin.correct += correct ? 1 : 0;
-  }
-  return sums.reduce((ece, bin) => (bin.n ? ece + (bin.n / predictions.length) * Math.abs(bin.correct - bin.confidence) / bin.n : ece), 0);
+  // Per bin, n_bin/n * |acc_bin - conf_bin| is |right_bin - sum of confidences_bin| / n.
+  const gap: number[] = [];
+  for (let bin = 0; bin < bins; bin++) gap.push(0);
+  for (const { confidence, correct } of predictions) gap[binOf(confidence, bins)] += (correct ? 1 : 0) - confidence;
+  let ece = 0;
+  for (const binGap of gap) ece += abs(binGap);
+  return ece / predictions.length;
 }
 
 /** Reliability per bin, for the diagram. */
 export function reliabilityBins(predictions: readonly Prediction[], bins = ECE_BINS) {
   return Array.from({ length: bins }, (_, i) => {
-    const inBin = predictions.filter((p) => Math.min(Math.floor(p.confidence * bins), bins - 1) === i);
+    const inBin = predictions.filter((p) => binOf(p.confidence, bins) === i);
     return {
       from: i / bins,
       to: (i + 1) / bins,
@@ -57,17 +79,31 @@ export function reliabilityBins(predictions: readonly Prediction[], bins = ECE_B
  * has a higher confidence than a wrong one, ties counting half. Null when all are right or all wrong.
  */
 export function auroc(predictions: readonly Prediction[]): number | null {
-  const right = predictions.filter((p) => p.correct).map((p) => p.confidence);
-  const wrong = predictions.filter((p) => !p.correct).map((p) => p.confidence);
-  if (right.length === 0 || wrong.length === 0) return null;
-  let wins = 0;
-  for (const r of right) for (const w of wrong) wins += r > w ? 1 : r === w ? 0.5 : 0;
-  return wins / (right.length * wrong.length);
+  const right = predictions.filter((p) => p.correct).length;
+  const wrong = predictions.length - right;
+  if (right === 0 || wrong === 0) return null;
+  // Mann-Whitney U from midranks: sorting once keeps a bootstrap over thousands of answers quick.
+  const sorted = [...predictions].sort((a, b) => a.confidence - b.confidence);
+  let rankSumOfRight = 0;
+  for (let start = 0; start < sorted.length; ) {
+    let end = start;
+    while (end < sorted.length && sorted[end].confidence === sorted[start].confidence) end++;
+    const midrank = (start + 1 + end) / 2;
+    for (let i = start; i < end; i++) if (sorted[i].correct) rankSumOfRight += midrank;
+    start = end;
+  }
+  return (rankSumOfRight - (right * (right + 1)) / 2) / (right * wrong);
 }
 
 export function meanLogLoss(predictions: readonly Prediction[]): number {
   if (predictions.length === 0) return Number.NaN;
   return predictions.reduce((sum, p) => sum - Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)), 0) / predictions.length;
+}
+
+/** Brier score: the mean over answers of the squared error summed over every option. */
+export function brierScore(predictions: readonly ScoredPrediction[]): number {
+  if (predictions.length === 0) return Number.NaN;
+  return predictions.reduce((sum, p) => sum + p.squaredError, 0) / predictions.length;
 }
 
 export interface ThresholdRow {
@@ -123,8 +159,10 @@ export function bootstrapInterval(
   if (predictions.length === 0) return null;
   const random = seededRandom(seed);
   const values: number[] = [];
+  // One buffer refilled per resample: the statistics read it and keep nothing.
+  const sample = new Array<Prediction>(predictions.length);
   for (let r = 0; r < resamples; r++) {
-    const sample = Array.from({ length: predictions.length }, () => predictions[Math.floor(random() * predictions.length)]);
+    for (let i = 0; i < sample.length; i++) sample[i] = predictions[floor(random() * predictions.length)];
     const value = statistic(sample);
     if (value !== null && Number.isFinite(value)) values.push(value);
   }
@@ -143,20 +181,40 @@ export function heldOutEce(answers: readonly LabelledAnswer[], folds = 5, seed =
 }
 
 /** Each answer scaled by a temperature fitted without it (k folds); null when there are too few answers. */
-export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5, seed = 13): Prediction[] | null {
-  if (answers.length < folds * 2) return null;
+export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5, seed = 13): ScoredPrediction[] | null {
+  return crossValidated(
+    answers,
+    (train, test) => {
+      const { temperature } = fitTemperature(train);
+      return test.map((answer) => scorePrediction(answer, temperature));
+    },
+    folds,
+    seed,
+  );
+}
+
+/**
+ * k-fold cross-validation: a seeded shuffle into k folds, and each fold predicted by `predictFold` from
+ * the other folds alone. Null when there are fewer than two items per fold.
+ */
+export function crossValidated<T>(
+  items: readonly T[],
+  predictFold: (train: T[], test: T[]) => ScoredPrediction[],
+  folds = 5,
+  seed = 13,
+): ScoredPrediction[] | null {
+  if (items.length < folds * 2) return null;
   const random = seededRandom(seed);
-  const order = answers.map((_, i) => i);
+  const order = items.map((_, i) => i);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
   }
-  const heldOut: Prediction[] = [];
+  const heldOut: ScoredPrediction[] = [];
   for (let fold = 0; fold < folds; fold++) {
-    const test = order.filter((_, position) => position % folds === fold).map((i) => answers[i]);
-    const train = order.filter((_, position) => position % folds !== fold).map((i) => answers[i]);
-    const { temperature } = fitTemperature(train);
-    heldOut.push(...test.map((answer) => predict(answer, temperature)));
+    const test = order.filter((_, position) => position % folds === fold).map((i) => items[i]);
+    const train = order.filter((_, position) => position % folds !== fold).map((i) => items[i]);
+    heldOut.push(...predictFold(train, test));
   }
   return heldOut;
 }

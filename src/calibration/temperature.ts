@@ -11,10 +11,13 @@
  */
 export const PROBABILITY_FLOOR = 5e-5;
 
+// Bound once: a global lookup per call is slow inside a vm context (Jest's), and a fit calls this a lot.
+const { exp, log, max } = Math;
+
 export function scaleProbabilities(probabilities: readonly number[], temperature: number): number[] {
-  const logits = probabilities.map((p) => Math.log(Math.max(p, PROBABILITY_FLOOR)) / temperature);
-  const top = Math.max(...logits);
-  const weights = logits.map((logit) => Math.exp(logit - top));
+  const logits = probabilities.map((p) => log(max(p, PROBABILITY_FLOOR)) / temperature);
+  const top = max(...logits);
+  const weights = logits.map((logit) => exp(logit - top));
   const total = weights.reduce((sum, w) => sum + w, 0);
   return weights.map((w) => w / total);
 }

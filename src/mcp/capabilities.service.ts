@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
+import { isTrusted } from '../calibration/fit-choice';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { System1Provider } from '../decisions/provider.interface';
 import { questionCapabilitiesOf } from '../decisions/question-capabilities';
@@ -26,15 +27,17 @@ export class CapabilitiesService {
     return {
       user_file: this.calibration.userFile,
       shipped_file: SHIPPED_FITS,
-      fits: fits.map(({ provider, model, question, option_count, temperature, n, at_bound, source, file }) => ({
-        provider,
-        model,
-        ...(question !== undefined ? { question } : { option_count }),
-        temperature,
-        n,
-        at_bound,
-        source,
-        file,
+      fits: fits.map((fit) => ({
+        provider: fit.provider,
+        model: fit.model,
+        ...(fit.question !== undefined ? { question: fit.question } : { option_count: fit.option_count }),
+        temperature: fit.temperature,
+        n: fit.n,
+        at_bound: fit.at_bound,
+        // Only a trusted fit is applied to decisions; an untrusted one is listed so a user sees why not.
+        trusted: isTrusted(fit),
+        source: fit.source,
+        file: fit.file,
       })),
       problems,
     };

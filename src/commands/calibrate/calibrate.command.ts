@@ -4,8 +4,10 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { CalibrationReport, CalibrationRunner } from './calibration-runner.service';
 import { CalibrationService, SHIPPED_FITS } from '../../calibration/calibration.service';
+import { FitsInPlace } from '../../calibration/calibration-figures';
 import { saveFits } from '../../calibration/fit-store';
 import { readLabelledData } from './labelled-data';
+import { readFailureReason } from '../../common/regular-file';
 import { renderReliabilitySvg } from '../../calibration/reliability-plot';
 import type { LoadedConfig } from '../../config/config.loader';
 import { system1Config } from '../../config/system1.config';
@@ -50,14 +52,20 @@ export class CalibrateCommand extends CommandRunner {
       return this.stop(`${providerName} reports no probabilities (its confidence is self-reported), so there is nothing to calibrate`, 1);
     }
 
-    const { examples, problems } = readLabelledData(data);
+    let read: ReturnType<typeof readLabelledData>;
+    try {
+      read = readLabelledData(data);
+    } catch (error) {
+      return this.stop(`cannot read ${data} (${readFailureReason(error)})`, 2);
+    }
+    const { examples, problems } = read;
     for (const { line, problem } of problems) this.output.err(`${data}:${line}: skipped: ${problem}`);
     if (examples.length === 0) return this.stop(`${data} has no usable labelled examples`, 1);
 
     const bar = new SingleBar({ format: 'calibrate [{bar}] {value}/{total} asked', stream: process.stderr, hideCursor: true });
     bar.start(examples.length, 0);
     const report = await this.runner
-      .run({ examples, problems, providerName, data, targetAccuracy: flags.targetAccuracy, onProgress: (done) => bar.update(done) })
+      .run({ examples, problems, providerName, data, targetAccuracy: flags.targetAccuracy, inPlace: this.fitsInPlace(flags), onProgress: (done) => bar.update(done) })
       .finally(() => bar.stop());
 
     const target = flags.ship ? SHIPPED_FITS : flags.write ? this.calibration.userFile : null;
@@ -67,6 +75,16 @@ export class CalibrateCommand extends CommandRunner {
     if (flags.json) this.output.json({ ...report, saved_to: target && report.fits.length > 0 ? target : null, plot: flags.plot ?? null });
     else this.output.out(renderCalibrationReport(report, target, flags.plot));
     if (report.rows.answered === 0) this.output.fail(1);
+  }
+
+  /** The fits decisions already see, so the overall figures are those after this run's fits are saved. */
+  private fitsInPlace(flags: CalibrateFlags): FitsInPlace {
+    const { fits } = this.calibration.load();
+    return {
+      user: fits.filter((fit) => fit.file === this.calibration.userFile),
+      shipped: fits.filter((fit) => fit.file === SHIPPED_FITS),
+      saveInto: flags.ship ? 'shipped' : 'user',
+    };
   }
 
   private plot(file: string, report: CalibrationReport): void {

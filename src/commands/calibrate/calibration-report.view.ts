@@ -1,11 +1,14 @@
 import type { GroupReport } from '../../calibration/calibration-report';
+import type { AppliedFit } from '../../calibration/calibration-figures';
 import type { CalibrationReport } from './calibration-runner.service';
 import { percent } from '../number-format';
 
 const f = (value: number | null | undefined, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
 const ci = (interval: [number, number] | null) => (interval ? ` [${f(interval[0])}, ${f(interval[1])}]` : '');
+/** Lines listed one by one before the rest is summed up (the JSON document lists them all). */
+const LISTED = 10;
 
-/** The human report of `system1 calibrate`: every figure of the JSON document, in plain lines. */
+/** The human report of `system1 calibrate`: the headline first, then each fit, the untrusted ones apart. */
 export function renderCalibrationReport(report: CalibrationReport, savedTo: string | null, plot?: string): string {
   const { rows } = report;
   const lines = [
@@ -15,25 +18,67 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
   ];
   if (rows.stopped_because) lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
   lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated.`);
-  for (const question of report.questions) {
+
+  if (report.overall) {
+    const used = report.overall_fits;
+    lines.push(
+      '',
+      'Overall, as decisions will see it once these fits are saved: each answer scaled by the fit the gateway would apply',
+      `  (${used.by_question} by their question's fit, ${used.by_option_count} by their option count's, ${used.none} unscaled: no trusted fit;`,
+      '  held out: the same rule with fits made on the other folds)',
+      ...group(report.overall, report.target_accuracy, false),
+      ...listed(used.fits, (fit) => `  applied ${fitName(fit)} T=${f(fit.temperature)} (n ${fit.n}, ${fit.from}) to ${fit.answers} answers`, 'fits applied'),
+    );
+  }
+
+  const trusted = report.questions.filter((q) => q.trusted);
+  for (const question of trusted) {
     lines.push('', `Question: ${JSON.stringify(question.question)} (${question.option_counts.join('/')} options)`, ...group(question, report.target_accuracy));
   }
-  if (report.overall && report.questions.length > 1) lines.push('', 'Overall (each answer scaled by its question\'s fit)', ...group(report.overall, report.target_accuracy));
   if (report.option_counts.length) {
-    lines.push('', 'Fallback fits per option count: ' + report.option_counts.map((c) => `${c.option_count} options T=${f(c.temperature)} (n ${c.n}${c.at_bound ? ', at a bound' : ''})`).join('; '));
+    lines.push('', 'Fits per option count (for questions without a trusted fit of their own):');
+    for (const count of report.option_counts) {
+      lines.push(
+        `  ${count.option_count} options: n ${count.n}, T=${f(count.temperature)}${count.at_bound ? ' (at a bound)' : ''}, ECE ${f(count.ece_before)} -> ${f(count.ece_after)}, ` +
+          `held out ${f(count.ece_held_out)}${count.trusted ? '' : `; NOT TRUSTED: ${count.warnings.join('; ')}`}` +
+          `${count.caveats.length ? `; ${count.caveats.join('; ')}` : ''}`,
+      );
+    }
   }
-  for (const held of report.held_back) lines.push(`  not saved: ${held.question ? JSON.stringify(held.question) : `${held.option_count} options`}: ${held.reason}`);
+  const untrusted = report.questions.filter((q) => !q.trusted);
+  if (untrusted.length) {
+    lines.push('', `Question fits NOT TRUSTED (not saved, not applied; their own figures, each on its own answers only):`);
+    lines.push(
+      ...listed(
+        untrusted,
+        (q) => `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.warnings.join('; ')}`,
+        'untrusted question fits',
+      ),
+    );
+  }
   lines.push('');
   if (savedTo) lines.push(report.fits.length ? `Saved ${report.fits.length} fits to ${savedTo}.` : 'Nothing saved: no fit is good enough to save.');
-  else lines.push(`${report.fits.length} fits ready: --write saves them for this machine, --ship into the package.`);
+  else lines.push(`${report.fits.length} trusted fits ready: --write saves them for this machine, --ship into the package.`);
+  if (report.held_back.length) lines.push(`${report.held_back.length} untrusted fits held back (the JSON document's held_back says why, for each).`);
   if (plot) lines.push(`Plot: ${plot}`);
   return lines.join('\n');
 }
 
-function group(report: GroupReport, target: number): string[] {
+function fitName(fit: Pick<AppliedFit, 'question' | 'option_count'>): string {
+  return fit.question !== undefined ? JSON.stringify(fit.question) : `${fit.option_count}-option fit`;
+}
+
+function listed<T>(items: readonly T[], line: (item: T) => string, what: string): string[] {
+  const lines = items.slice(0, LISTED).map(line);
+  if (items.length > LISTED) lines.push(`  ... and ${items.length - LISTED} more ${what} (--json lists them all)`);
+  return lines;
+}
+
+/** One group's figures; `ownFit` is false for the overall view, where each answer has its own temperature. */
+function group(report: GroupReport, target: number, ownFit = true): string[] {
   const lines = [
-    `  n ${report.n}   accuracy ${f(report.accuracy)}${ci(report.accuracy_ci)}   AUROC ${f(report.auroc)}${ci(report.auroc_ci)}`,
-    `  temperature ${f(report.temperature)}${report.at_bound ? ' (at a bound)' : ''}   log loss ${f(report.log_loss_before)} -> ${f(report.log_loss_after)}`,
+    `  n ${report.n}   accuracy ${f(report.accuracy)}${ci(report.accuracy_ci)}   AUROC ${f(report.auroc)}${ci(report.auroc_ci)} (after ${f(report.auroc_after)})`,
+    `  ${ownFit ? `temperature ${f(report.temperature)}${report.at_bound ? ' (at a bound)' : ''}` : 'temperature per answer'}   log loss ${f(report.log_loss_before)} -> ${f(report.log_loss_after)}   Brier ${f(report.brier_before)} -> ${f(report.brier_after)}`,
     `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
       `noise floor at this n ${f(report.ece_noise_floor.mean)} (95%: ${f(report.ece_noise_floor.p95)})`,
     '  threshold  coverage  accuracy     n',
@@ -43,5 +88,6 @@ function group(report: GroupReport, target: number): string[] {
       : `  no threshold reaches ${percent(target)} accuracy`,
   ];
   for (const warning of report.warnings) lines.push(`  ! ${warning}`);
+  for (const caveat of report.caveats) lines.push(`  ~ ${caveat} (trusted all the same: it still helps on held-out answers)`);
   return lines;
 }

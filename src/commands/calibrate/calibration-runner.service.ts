@@ -4,18 +4,15 @@ import type { ChoiceQuestion } from '../../decisions/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
 import { selfDescribed } from '../../decisions/question-text';
-import { BINNING, GroupReport, reportGroup, reportPooled } from '../../calibration/calibration-report';
-import { fitTemperature, LabelledAnswer } from '../../calibration/fit';
-import { StoredFit } from '../../calibration/fit-store';
+import { BINNING } from '../../calibration/calibration-report';
+import { CalibrationFigures, calibrationFigures, FitsInPlace } from '../../calibration/calibration-figures';
+import { LabelledAnswer } from '../../calibration/fit';
 import { LabelledExample, LineProblem } from './labelled-data';
-import { predict, reliabilityBins } from '../../calibration/metrics';
 
 /** Consecutive failed examples after which the engine is taken to be down and the run stops. */
 const STOP_AFTER_FAILURES = 3;
 /** Examples in flight at once: engines answer a few requests side by side without queueing much. */
 const CONCURRENCY = 4;
-/** Fits from fewer answers than this are reported but not written. */
-const MIN_WRITE_N = 10;
 
 export interface RunOptions {
   examples: LabelledExample[];
@@ -24,14 +21,11 @@ export interface RunOptions {
   data: string;
   targetAccuracy: number;
   onProgress?: (done: number, total: number) => void;
+  /** The fits already on this machine, which decisions will also see (none when absent). */
+  inPlace?: FitsInPlace;
 }
 
-export interface QuestionReport extends GroupReport {
-  question: string;
-  option_counts: number[];
-}
-
-export interface CalibrationReport {
+export interface CalibrationReport extends CalibrationFigures {
   data: string;
   provider: string;
   model: string | null;
@@ -47,19 +41,11 @@ export interface CalibrationReport {
     without_probabilities: number;
     stopped_because: string | null;
   };
-  questions: QuestionReport[];
-  option_counts: { option_count: number; n: number; temperature: number; at_bound: boolean }[];
-  overall: GroupReport | null;
-  /** The reliability diagram's data over all answers, each scaled by its question's fit. */
-  overall_reliability: { before: ReturnType<typeof reliabilityBins>; after: ReturnType<typeof reliabilityBins> };
-  /** The fits a --write or --ship would save, and the ones held back with why. */
-  fits: StoredFit[];
-  held_back: { question?: string; option_count?: number; reason: string }[];
 }
 
 /**
  * `system1 calibrate`: asks the provider every labelled example live (raw probabilities, no threshold,
- * no calibration), fits a temperature per question and per option count, and measures the lot.
+ * no calibration), then fits and measures (calibration-figures.ts).
  */
 @Injectable()
 export class CalibrationRunner {
@@ -71,43 +57,10 @@ export class CalibrationRunner {
     const answered = asked.answers;
     const model = this.decisions.resolveCapabilities({ provider: providerName })?.model ?? null;
 
-    const byQuestion = groupBy(answered, (a) => a.example.question);
-    const questions: QuestionReport[] = [...byQuestion].map(([question, group]) => ({
-      question,
-      option_counts: [...new Set(group.map((a) => a.example.options.length))],
-      ...reportGroup(group, targetAccuracy),
-    }));
-    const byCount = groupBy(answered, (a) => a.example.options.length);
-    const optionCounts = [...byCount].map(([option_count, group]) => {
-      const fit = fitTemperature(group);
-      return { option_count, n: group.length, temperature: fit.temperature, at_bound: fit.atBound };
-    });
-    const overall =
-      questions.length === 0
-        ? null
-        : reportPooled(
-            questions.map((q) => ({ answers: byQuestion.get(q.question)!, temperature: q.temperature })),
-            targetAccuracy,
-          );
-
-    const fitted_at = new Date().toISOString();
-    const source = `system1 calibrate ${options.data}`;
-    const fits: StoredFit[] = [];
-    const held_back: CalibrationReport['held_back'] = [];
-    const consider = (fit: StoredFit, label: { question?: string; option_count?: number }) => {
-      if (fit.n < MIN_WRITE_N) held_back.push({ ...label, reason: `only ${fit.n} answers (${MIN_WRITE_N} or more to save a fit)` });
-      else if (fit.at_bound) held_back.push({ ...label, reason: 'the temperature is at a bound' });
-      else fits.push(fit);
-    };
-    const base = { provider: providerName, model, fitted_at, source };
-    for (const q of questions) {
-      const metrics = { accuracy: q.accuracy, ece_before: q.ece_before, ece_after: q.ece_after, ece_held_out: q.ece_held_out, auroc: q.auroc };
-      consider({ ...base, question: q.question, temperature: q.temperature, n: q.n, at_bound: q.at_bound, metrics }, { question: q.question });
-    }
-    for (const c of optionCounts) {
-      consider({ ...base, option_count: c.option_count, temperature: c.temperature, n: c.n, at_bound: c.at_bound }, { option_count: c.option_count });
-    }
-
+    const figures = calibrationFigures(
+      answered.map(({ example, label, probabilities }) => ({ question: example.question, optionCount: example.options.length, label, probabilities })),
+      { provider: providerName, model, targetAccuracy, source: `system1 calibrate ${options.data}`, fittedAt: new Date().toISOString(), inPlace: options.inPlace },
+    );
     return {
       data: options.data,
       provider: options.providerName,
@@ -115,15 +68,7 @@ export class CalibrationRunner {
       binning: BINNING,
       target_accuracy: targetAccuracy,
       rows: { lines_skipped: options.problems, examples: examples.length, ...asked.counts },
-      questions,
-      option_counts: optionCounts,
-      overall,
-      overall_reliability: {
-        before: reliabilityBins(answered.map((a) => predict(a))),
-        after: reliabilityBins(questions.flatMap((q) => byQuestion.get(q.question)!.map((a) => predict(a, q.temperature)))),
-      },
-      fits,
-      held_back,
+      ...figures,
     };
   }
 
@@ -188,13 +133,4 @@ export class CalibrationRunner {
 /** The example's options as candidates that stand for themselves (yes and no when it has none). */
 function choiceOf(example: LabelledExample): ChoiceQuestion {
   return { type: 'choice', instructions: example.question, criteria: selfDescribed(example.yesNo ? YES_NO_OPTIONS : example.options) };
-}
-
-function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    groups.set(k, [...(groups.get(k) ?? []), item]);
-  }
-  return groups;
 }

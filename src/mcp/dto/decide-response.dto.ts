@@ -80,7 +80,7 @@ export class DecideResponseDto {
   probabilities!: Record<string, number> | null;
 
   @IsBoolean()
-  @JSONSchema({ description: 'True when a fitted temperature was applied.' })
+  @JSONSchema({ description: 'True when a trusted fitted temperature was applied (fits under the trust floor are listed in system1_capabilities but not applied).' })
   calibrated!: boolean;
 
   @Allow()

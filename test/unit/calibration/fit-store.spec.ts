@@ -6,6 +6,7 @@ import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calib
 import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
@@ -97,5 +98,17 @@ describe('the fit store', () => {
     writeFileSync(userFile(), 'not json');
     expect(readFitFile(userFile()).problems).toEqual([`${userFile()}: not valid JSON`]);
     expect(readFileSync(userFile(), 'utf8')).toBe('not json');
+  });
+
+  fifoIt('reports a FIFO as the user fit file in capabilities instead of waiting on it, and keeps deciding', async () => {
+    const fifo = makeFifo(dir, 'calibration.json');
+    const feeder = feedFifo(fifo, JSON.stringify({ version: 1, fits: [fit({ question: QUESTION, temperature: 2 })] }));
+    try {
+      const gateway = await start();
+      expect(await gateway.decide({ question: QUESTION, options: ['rerun', 'block'] })).toMatchObject({ status: 'decided', calibrated: false, confidence: 0.9 });
+      expect(app!.get(CapabilitiesService).capabilities().calibration.problems).toEqual([`${fifo}: cannot be read (${fifo} is a FIFO, not a regular file)`]);
+    } finally {
+      feeder.stop();
+    }
   });
 });

@@ -1,0 +1,188 @@
+import { GroupReport, reportApplied, reportGroup } from './calibration-report';
+import { fitChooser, isTrusted } from './fit-choice';
+import { fitTemperature, LabelledAnswer } from './fit';
+import { mergeFits, StoredFit } from './fit-store';
+import { crossValidated, reliabilityBins, scorePrediction } from './metrics';
+
+/** One labelled answer with what picks its fit: the question asked and how many options it had. */
+export interface CalibrationRow extends LabelledAnswer {
+  question: string;
+  optionCount: number;
+}
+
+/** A fit already on this machine, with the file it came from. */
+export type FitInPlace = StoredFit & { file?: string };
+
+/** The fits a decision would see besides this run's: the user's file first, then the shipped one. */
+export interface FitsInPlace {
+  user: FitInPlace[];
+  shipped: FitInPlace[];
+  /** Where this run's fits would go: `--write` (the user's file) or `--ship`. */
+  saveInto: 'user' | 'shipped';
+}
+
+export interface FigureOptions {
+  provider: string;
+  model: string | null;
+  targetAccuracy: number;
+  /** Words for the `source` of the fits this run makes. */
+  source: string;
+  fittedAt: string;
+  inPlace?: FitsInPlace;
+}
+
+export interface QuestionReport extends GroupReport {
+  question: string;
+  option_counts: number[];
+}
+
+export interface OptionCountReport extends GroupReport {
+  option_count: number;
+}
+
+/** A fit the overall figures applied, and to how many answers. */
+export interface AppliedFit {
+  question?: string;
+  option_count?: number;
+  temperature: number;
+  n: number;
+  /** "this run", or the file it was read from. */
+  from: string;
+  answers: number;
+}
+
+export interface CalibrationFigures {
+  questions: QuestionReport[];
+  option_counts: OptionCountReport[];
+  /**
+   * Every answer scaled by the fit a decision would apply after saving this run's fits (fitChooser: its
+   * question's trusted fit, else its option count's, else none): the figures a user can act on.
+   */
+  overall: GroupReport | null;
+  overall_fits: { by_question: number; by_option_count: number; none: number; fits: AppliedFit[] };
+  overall_reliability: { before: ReturnType<typeof reliabilityBins>; after: ReturnType<typeof reliabilityBins> };
+  /** The fits a --write or --ship would save (only trusted ones), and the ones held back with why. */
+  fits: StoredFit[];
+  held_back: { question?: string; option_count?: number; reason: string }[];
+}
+
+const NOTHING_IN_PLACE: FitsInPlace = { user: [], shipped: [], saveInto: 'user' };
+
+/**
+ * Fits one temperature per question and per option count on labelled answers, reports each, and measures
+ * the lot as decisions will see it: each answer scaled by the fit the gateway would apply to it.
+ */
+export function calibrationFigures(rows: readonly CalibrationRow[], options: FigureOptions): CalibrationFigures {
+  const { provider, model, targetAccuracy } = options;
+  const inPlace = options.inPlace ?? NOTHING_IN_PLACE;
+  const byQuestion = groupBy(rows, (row) => row.question);
+  const byCount = groupBy(rows, (row) => row.optionCount);
+  const questions: QuestionReport[] = [...byQuestion].map(([question, group]) => ({
+    question,
+    option_counts: [...new Set(group.map((row) => row.optionCount))],
+    ...reportGroup(group, targetAccuracy),
+  }));
+  const optionCounts: OptionCountReport[] = [...byCount].map(([option_count, group]) => ({ option_count, ...reportGroup(group, targetAccuracy) }));
+
+  const made = { provider, model, fitted_at: options.fittedAt, source: options.source };
+  const candidates = [
+    ...questions.map((q) => ({ fit: storedFit(made, { question: q.question }, q), report: q })),
+    ...optionCounts.map((c) => ({ fit: storedFit(made, { option_count: c.option_count }, c), report: c })),
+  ];
+  const fits = candidates.filter(({ fit }) => isTrusted(fit)).map(({ fit }) => fit);
+  const held_back = candidates
+    .filter(({ fit }) => !isTrusted(fit))
+    .map(({ fit, report }) => ({ ...keyOf(fit), reason: report.warnings.join('; ') }));
+
+  if (rows.length === 0) {
+    const empty = reliabilityBins([]);
+    return { questions, option_counts: optionCounts, overall: null, overall_fits: { by_question: 0, by_option_count: 0, none: 0, fits: [] }, overall_reliability: { before: empty, after: empty }, fits, held_back };
+  }
+
+  const decisionFit = fitChooser(afterSaving(inPlace, fits));
+  const chosen = rows.map((row) => decisionFit({ provider, model, question: row.question, optionCount: row.optionCount }));
+  const applied = rows.map((answer, i) => ({ answer, temperature: chosen[i]?.temperature ?? 1 }));
+  const heldOut = crossValidated(rows, (train, test) => {
+    // Saved as the run saves: trusted fits only, so an untrusted one never displaces a fit in place.
+    const foldFit = fitChooser(afterSaving(inPlace, unjudgedFits(train, made).filter(isTrusted)));
+    return test.map((row) => scorePrediction(row, foldFit({ provider, model, question: row.question, optionCount: row.optionCount })?.temperature ?? 1));
+  });
+  return {
+    questions,
+    option_counts: optionCounts,
+    overall: reportApplied(applied, heldOut, targetAccuracy),
+    overall_fits: appliedSummary(chosen),
+    overall_reliability: {
+      before: reliabilityBins(rows.map((row) => scorePrediction(row))),
+      after: reliabilityBins(applied.map(({ answer, temperature }) => scorePrediction(answer, temperature))),
+    },
+    fits,
+    held_back,
+  };
+}
+
+/** The fits a decision sees once `fits` are saved where this run would save them, in precedence order. */
+function afterSaving(inPlace: FitsInPlace, fits: FitInPlace[]): FitInPlace[] {
+  return inPlace.saveInto === 'user' ? [...mergeFits(inPlace.user, fits), ...inPlace.shipped] : [...inPlace.user, ...mergeFits(inPlace.shipped, fits)];
+}
+
+function storedFit(made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>, key: Pick<StoredFit, 'question' | 'option_count'>, report: GroupReport): StoredFit {
+  return {
+    ...made,
+    ...key,
+    temperature: report.temperature,
+    n: report.n,
+    at_bound: report.at_bound,
+    trusted: report.trusted,
+    metrics: { accuracy: report.accuracy, ece_before: report.ece_before, ece_after: report.ece_after, ece_held_out: report.ece_held_out, auroc: report.auroc },
+  };
+}
+
+/**
+ * A fold's fits, per question and per option count, without a run's verdict (there is no held-out check
+ * inside a fold): the rule then goes by their n and bounds alone.
+ */
+function unjudgedFits(train: readonly CalibrationRow[], made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>): StoredFit[] {
+  const fitOf = (group: CalibrationRow[]) => {
+    const { temperature, atBound } = fitTemperature(group);
+    return { temperature, at_bound: atBound, n: group.length };
+  };
+  return [
+    ...[...groupBy(train, (row) => row.question)].map(([question, group]) => ({ ...made, question, ...fitOf(group) })),
+    ...[...groupBy(train, (row) => row.optionCount)].map(([option_count, group]) => ({ ...made, option_count, ...fitOf(group) })),
+  ];
+}
+
+function appliedSummary(chosen: readonly (FitInPlace | undefined)[]): CalibrationFigures['overall_fits'] {
+  const uses = new Map<FitInPlace, number>();
+  for (const fit of chosen) if (fit) uses.set(fit, (uses.get(fit) ?? 0) + 1);
+  const fits: AppliedFit[] = [...uses].map(([fit, answers]) => ({
+    ...keyOf(fit),
+    temperature: fit.temperature,
+    n: fit.n,
+    from: fit.file ?? 'this run',
+    answers,
+  }));
+  return {
+    by_question: fits.filter((fit) => fit.question !== undefined).reduce((sum, fit) => sum + fit.answers, 0),
+    by_option_count: fits.filter((fit) => fit.question === undefined).reduce((sum, fit) => sum + fit.answers, 0),
+    none: chosen.filter((fit) => !fit).length,
+    fits,
+  };
+}
+
+/** What a fit is for: one question, or every question with its number of options. */
+function keyOf(fit: Pick<StoredFit, 'question' | 'option_count'>): { question?: string; option_count?: number } {
+  return fit.question !== undefined ? { question: fit.question } : { option_count: fit.option_count };
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
