@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { readFileSync } from 'node:fs';
+import { FILE_CAPS, readFailureCode, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { agreementReport, FEW_COMPARISONS } from '../openai-router/agreement-report';
@@ -29,9 +29,11 @@ export class RouterReportCommand extends CommandRunner {
     const file = flags.log ?? this.config.router.shadow_log ?? '';
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      // A regular file only: a FIFO named by --log would wait for a writer forever.
+      text = readRegularFileSync(file, FILE_CAPS.data);
     } catch (error) {
-      this.output.err(`system1 router-report: cannot read the shadow log ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); run serve-openai with --shadow first`);
+      const hint = readFailureCode(error) === 'ENOENT' ? '; run serve-openai with --shadow first' : '';
+      this.output.err(`system1 router-report: cannot read the shadow log ${file} (${readFailureReason(error)})${hint}`);
       return this.output.fail(2);
     }
     const report = { log: file, current_min_confidence: this.config.router.min_confidence, ...agreementReport(text.split('\n'), flags.target) };
@@ -39,6 +41,7 @@ export class RouterReportCommand extends CommandRunner {
     const routes = Object.entries(report.by_route).map(([route, n]) => `${route} ${n}`).join(', ');
     const lines = [
       `router-report: ${report.records} requests in ${file}${report.unreadable_lines ? ` (${report.unreadable_lines} unreadable lines skipped)` : ''}`,
+      ...(report.slow_unavailable ? [`  ${report.slow_unavailable} of them had no slow answer to compare (too big, cut off or unreachable: see slow_unavailable in the log)`] : []),
       `  as recorded at min_confidence ${report.current_min_confidence}: ${routes}`,
       '  threshold  fast share  fast  compared  agreement',
       ...report.rows.map((row) => `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`),

@@ -37,7 +37,12 @@ export class ServeOpenAiCommand extends CommandRunner {
       this.output.err(`system1 serve-openai: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
       return this.output.fail(1);
     }
-    const notes = [`min_confidence ${options.minConfidence}`, options.shadow ? `shadow mode, log ${options.shadowLog}` : '', options.token ? `token required (${ROUTER_TOKEN_VARIABLE})` : ''];
+    const notes = [
+      `min_confidence ${options.minConfidence}`,
+      options.shadow ? `shadow mode, log ${options.shadowLog}` : '',
+      options.token ? `token required (${ROUTER_TOKEN_VARIABLE})` : '',
+      options.allowedHosts ? `also answers to ${options.allowedHosts.join(', ')}` : '',
+    ];
     this.output.err(`system1 serve-openai: listening on ${running.baseUrl}, upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ${notes.filter(Boolean).join('; ')}`);
     // nest-commander closes the app when run() returns: serve until asked to stop.
     await new Promise<void>((resolve) => {

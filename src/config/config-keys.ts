@@ -56,6 +56,8 @@ export const ROUTER_KEYS = {
   min_confidence: { type: threshold, default: 0.8 },
   shadow: { type: flag(), default: false },
   shadow_log: { type: text({ nonEmpty: true }), default: undefined },
+  // Host names callers may reach it by besides its own (a guard against DNS rebinding): `name` or `name:port`.
+  allowed_hosts: { type: list(','), default: [] as string[] },
 } satisfies Record<string, KeySpec>;
 
 export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS } as const;

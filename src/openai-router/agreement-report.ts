@@ -22,6 +22,8 @@ export interface ThresholdRow {
 export interface AgreementReport {
   records: number;
   unreadable_lines: number;
+  /** Records whose slow answer could not be read to compare (too big, cut off, unreachable); counted in `records`. */
+  slow_unavailable: number;
   by_route: Record<Route, number>;
   rows: ThresholdRow[];
   target_agreement: number;
@@ -44,6 +46,7 @@ export function agreementReport(lines: string[], targetAgreement: number): Agree
   const answered: Field[][] = [];
   let records = 0;
   let unreadable = 0;
+  let slowUnavailable = 0;
   for (const line of lines) {
     if (line.trim() === '') continue;
     let record: unknown;
@@ -59,12 +62,13 @@ export function agreementReport(lines: string[], targetAgreement: number): Agree
     }
     records++;
     byRoute[record.route as Route]++;
+    if (typeof record.slow_unavailable === 'string') slowUnavailable++;
     const fields = Array.isArray(record.fields) ? record.fields.filter(isField) : [];
     if (fields.length > 0) answered.push(fields);
   }
   const rows = CANDIDATE_THRESHOLDS.map((threshold) => row(threshold, answered, records));
   const suggested = rows.find((candidate) => candidate.agreement !== null && candidate.agreement >= targetAgreement) ?? null;
-  return { records, unreadable_lines: unreadable, by_route: byRoute, rows, target_agreement: targetAgreement, suggested };
+  return { records, unreadable_lines: unreadable, slow_unavailable: slowUnavailable, by_route: byRoute, rows, target_agreement: targetAgreement, suggested };
 }
 
 function row(threshold: number, answered: Field[][], records: number): ThresholdRow {

@@ -1,8 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createServer, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { literalAddress } from '../providers/http/endpoint';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
+import { HostGuard } from './own-address';
+import { RequestBodies } from './request-body';
+import { routerLimits } from './router-limits';
 import type { ListenOptions } from './router-options';
 import { ShadowLog } from './shadow-log';
 import { UpstreamForwarder } from './upstream-forwarder';
@@ -13,6 +17,9 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
+/** At most one "connections dropped" warning this often, however many are dropped. */
+const DROP_WARNING_EVERY_MS = 10_000;
+
 /** Puts the router on a socket: the one place with I/O wiring; the routing itself is in OpenAiRouter. */
 @Injectable()
 export class OpenAiRouterService {
@@ -21,32 +28,46 @@ export class OpenAiRouterService {
   constructor(@Inject(FAST_DECIDER) private readonly decide: FastDecider) {}
 
   async listen(options: ListenOptions): Promise<RunningRouter> {
+    const limits = routerLimits(options.limits);
+    // The port is known once bound (0 picks one); until then no Host is allowed.
+    let hosts: HostGuard | undefined;
     const router = new OpenAiRouter(options, {
       decide: this.decide,
       forwarder: new UpstreamForwarder(options.upstream),
       shadowLog: new ShadowLog(options.shadowLog),
+      bodies: new RequestBodies(limits),
+      hosts: { allows: (host) => hosts?.allows(host) ?? false },
       log: (line) => this.logger.log(line),
       warn: (line) => this.logger.warn(line),
       now: () => Date.now(),
     });
-    const sockets = new Set<Socket>();
-    const server: Server = createServer((req, res) => {
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
       router.handle(req, res).catch((error: unknown) => {
         // A bug, not a request problem: say so without echoing anything from the request.
         this.logger.error(`router failed on a request: ${error instanceof Error ? error.name : 'error'}`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"internal router error","type":"system1_router_error","param":null,"code":"internal"}}');
         else res.destroy();
       });
-    });
-    server.on('connection', (socket) => {
+    };
+    // Slow clients are timed out by the server itself, so a few dozen idle sockets cannot hold it.
+    const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs }, handle);
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.maxConnections = limits.maxConnections;
+    // Handled like any request: the body reader sends 100 Continue only once it has room for the body.
+    server.on('checkContinue', handle);
+    this.warnOnDrops(server, limits.maxConnections);
+    const sockets = new Set<Socket>();
+    server.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
+      // Bound to the literal address: `--host localhost` must not depend on what the resolver says.
+      server.listen(options.port, literalAddress(options.host), () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    hosts = new HostGuard(options.host, port, options.allowedHosts);
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     return {
       baseUrl: `http://${host}:${port}/v1`,
@@ -56,5 +77,17 @@ export class OpenAiRouterService {
           server.close(() => resolve());
         }),
     };
+  }
+
+  private warnOnDrops(server: Server, cap: number): void {
+    let dropped = 0;
+    let lastWarning = -Infinity;
+    server.on('drop', () => {
+      dropped++;
+      if (Date.now() - lastWarning < DROP_WARNING_EVERY_MS) return;
+      lastWarning = Date.now();
+      this.logger.warn(`closed ${dropped} new connection${dropped === 1 ? '' : 's'} at the connection cap (${cap}): that many clients are already connected`);
+      dropped = 0;
+    });
   }
 }

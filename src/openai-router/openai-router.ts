@@ -1,15 +1,19 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { formatBytes } from '../common/regular-file';
 import { buildObject, FastAnswerError, FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
+import { sendError, sendJson } from './error-answer';
 import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
+import type { HostGuard } from './own-address';
+import { BodyRefused, HeldBody, RequestBodies } from './request-body';
 import { Endpoint, readFastCandidate } from './request-eligibility';
-import { REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader, RouteReport } from './route-report';
+import { clipped, MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader, RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, ShadowLog, ShadowRecord } from './shadow-log';
 import { slowObject } from './slow-answer';
-import { ForwardedCall, returnedHeaders, UpstreamError, UpstreamForwarder } from './upstream-forwarder';
+import { ForwardedCall, UpstreamError, UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
 export interface RouterOptions {
@@ -27,6 +31,10 @@ export interface RouterDeps {
   decide: FastDecider;
   forwarder: UpstreamForwarder;
   shadowLog: ShadowLog;
+  /** Reads request bodies within the size and memory caps. */
+  bodies: RequestBodies;
+  /** The Host headers the router answers. */
+  hosts: Pick<HostGuard, 'allows'>;
   /** One line per call, with its request id; never a header, a query string or message text. */
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -36,13 +44,23 @@ export interface RouterDeps {
 /** The two endpoints whose structured-output requests the fast engine may take. */
 const ROUTED: Record<string, Endpoint> = { '/v1/chat/completions': 'chat.completions', '/v1/responses': 'responses' };
 
-/** The largest request the router reads (images make requests big; they go upstream all the same). */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
-
 /** The most of a slow answer kept in memory for a shadow comparison. */
 const MAX_SHADOW_BYTES = 8 * 1024 * 1024;
 
+/** How a relayed slow answer ended, for the shadow comparison: its whole body, or why there is none. */
+type SlowBody = { body: Buffer } | { unavailable: string };
+
 const TOKEN_HEADER = 'x-system1-token';
+
+/** The upstream's answer, or why there is none (a status and words safe to show). */
+type Opened = { response: IncomingMessage } | { status: number; message: string };
+
+/** What the caller was sent from the upstream, and for a shadow comparison, the slow answer's body or why there is none. */
+interface Relayed {
+  status: number;
+  slow?: SlowBody;
+  encoding?: string;
+}
 
 /** The outcome of trying the fast engine on one request. */
 interface FastAttempt {
@@ -77,31 +95,39 @@ export class OpenAiRouter {
     const url = new URL(req.url ?? '/', 'http://router.invalid');
     const method = req.method ?? 'GET';
     const finish = (status: number, report?: RouteReport) =>
-      this.deps.log(`${requestId} ${method} ${url.pathname} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
+      this.deps.log(`${requestId} ${method} ${clipped(url.pathname, MAX_DETAIL_CHARS)} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
+    // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
+    const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
+      sendError(res, status, message, code, headers);
+      this.deps.bodies.discardRest(req);
+      finish(status);
+    };
 
-    if (!this.authorised(req)) {
-      sendError(res, 401, `this router needs its token in the ${TOKEN_HEADER} header`, 'system1_token');
-      return finish(401);
+    if (!this.deps.hosts.allows(req.headers.host)) {
+      return refuse(403, 'the Host header names a host this router does not answer to (a guard against DNS rebinding); add the name to [router] allowed_hosts to use it', 'host_not_allowed');
     }
-    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) {
-      sendError(res, 404, 'the router serves the OpenAI API under /v1 only', 'not_found');
-      return finish(404);
+    if (!this.authorised(req)) return refuse(401, `this router needs its token in the ${TOKEN_HEADER} header`, 'system1_token');
+    if (this.deps.forwarder.hop.seenIn(req.headers.via)) {
+      const message = 'this request has already passed through this router: its upstream leads back to it (directly or through another router); point --upstream or [router] upstream at the model API';
+      return refuse(508, message, 'loop_detected', { 'x-should-retry': 'false' });
     }
-    let body: Buffer;
+    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return refuse(404, 'the router serves the OpenAI API under /v1 only', 'not_found');
+    let held: HeldBody;
     try {
-      body = await readBody(req);
-    } catch {
-      sendError(res, 413, `the request is over ${MAX_BODY_BYTES} bytes or could not be read`, 'request_too_large');
-      return finish(413);
+      held = await this.deps.bodies.read(req, res);
+    } catch (error) {
+      if (!(error instanceof BodyRefused)) throw error;
+      return refuse(error.status, error.message, error.code, error.status === 503 ? { 'retry-after': '1' } : {});
     }
+    res.once('close', held.release);
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const call: ForwardedCall = { method, path: url.pathname.slice('/v1'.length), query: url.search, headers: req.headers, body, signal: abort.signal };
+    const call: ForwardedCall = { method, path: url.pathname.slice('/v1'.length), query: url.search, headers: req.headers, body: held.body, signal: abort.signal };
 
     const endpoint = method === 'POST' ? ROUTED[url.pathname] : undefined;
     if (!endpoint) {
-      const report: RouteReport = { route: 'ineligible', detail: `${method} ${url.pathname} is not a structured-output endpoint` };
-      return finish(await this.relay(call, res, report), report);
+      const report = routeReport('ineligible', `${method} ${url.pathname} is not a structured-output endpoint`);
+      return finish((await this.relay(call, res, report)).status, report);
     }
     if (this.options.shadow) return this.shadow(endpoint, call, res, requestId, finish);
 
@@ -110,42 +136,36 @@ export class OpenAiRouter {
       sendJson(res, 200, attempt.completion, { [ROUTE_HEADER]: routeHeader(attempt.report) });
       return finish(200, attempt.report);
     }
-    return finish(await this.relay(call, res, attempt.report), attempt.report);
+    return finish((await this.relay(call, res, attempt.report)).status, attempt.report);
   }
 
-  /** Asks both at once, serves the slow answer, and records how the fast one compared. */
+  /** Asks both at once, serves the slow answer, and records how the fast one compared (or why it could not). */
   private async shadow(endpoint: Endpoint, call: ForwardedCall, res: ServerResponse, requestId: string, finish: (status: number, report: RouteReport) => void): Promise<void> {
-    const [attempt, upstream] = await Promise.all([this.attemptFast(endpoint, call), this.deps.forwarder.open(call).catch((error: unknown) => error)]);
+    const [attempt, opened] = await Promise.all([this.attemptFast(endpoint, call), this.open(call)]);
     const report: RouteReport = { ...attempt.report, shadow: true };
-    const record = (slowStatus: number, slowBody?: Buffer, encoding?: string) => {
-      const entry: ShadowRecord = {
-        at: new Date(this.deps.now()).toISOString(),
-        request_id: requestId,
-        endpoint,
-        ...(attempt.schema !== undefined && { schema: attempt.schema }),
-        route: attempt.report.route,
-        ...(attempt.report.detail !== undefined && { detail: attempt.report.detail }),
-        min_confidence: this.options.minConfidence,
-        slow_status: slowStatus,
-      };
-      const slow = slowBody && slowStatus === 200 ? slowObject(endpoint, slowBody, encoding) : undefined;
-      if (attempt.fields) entry.fields = compareFields(attempt.fields, slow);
-      try {
-        this.deps.shadowLog.append(entry);
-      } catch (error) {
-        this.deps.warn(`${requestId} cannot write the shadow log ${this.deps.shadowLog.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
+    const answered = await this.sendBack(opened, res, report, true);
+    const entry: ShadowRecord = {
+      at: new Date(this.deps.now()).toISOString(),
+      request_id: requestId,
+      endpoint,
+      ...(attempt.schema !== undefined && { schema: clipped(attempt.schema, MAX_DETAIL_CHARS) }),
+      route: attempt.report.route,
+      ...(attempt.report.detail !== undefined && { detail: attempt.report.detail }),
+      min_confidence: this.options.minConfidence,
+      slow_status: answered.status,
     };
-    if (upstream instanceof Error) {
-      const status = upstream instanceof UpstreamError ? upstream.status : 502;
-      sendError(res, status, upstream instanceof UpstreamError ? upstream.message : 'the upstream could not be reached', 'upstream_error', report);
-      record(status);
-      return finish(status, report);
+    const slow = answered.slow;
+    if (slow && 'unavailable' in slow) entry.slow_unavailable = slow.unavailable;
+    if (attempt.fields) {
+      const readable = slow && 'body' in slow && answered.status === 200 ? slowObject(endpoint, slow.body, answered.encoding) : undefined;
+      entry.fields = compareFields(attempt.fields, readable);
     }
-    const response = upstream as IncomingMessage;
-    const status = await this.pipeBack(response, res, report, attempt.fields ? (bytes) => record(response.statusCode ?? 502, bytes, headerText(response.headers['content-encoding'])) : undefined);
-    if (!attempt.fields) record(status);
-    finish(status, report);
+    try {
+      this.deps.shadowLog.append(entry);
+    } catch (error) {
+      this.deps.warn(`${requestId} cannot write the shadow log ${this.deps.shadowLog.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    finish(answered.status, report);
   }
 
   /** Tries the fast engine; never throws for a request it cannot take. */
@@ -162,7 +182,7 @@ export class OpenAiRouter {
       candidate = readFastCandidate(endpoint, body, call.headers, call.query);
       plan = schemaToQuestions(candidate.schema, candidate.schemaName);
     } catch (error) {
-      if (error instanceof Ineligible) return { report: { route: 'ineligible', detail: error.detail }, schema: candidate?.schemaName };
+      if (error instanceof Ineligible) return { report: routeReport('ineligible', error.detail), schema: candidate?.schemaName };
       throw error;
     }
     const schema = candidate.schemaName;
@@ -170,58 +190,76 @@ export class OpenAiRouter {
     try {
       result = await this.deps.decide({ state: candidate.state, questions: plan.questions, minConfidence: this.options.minConfidence, signal: call.signal });
     } catch (error) {
-      return { report: { route: 'fast_model_error', detail: `the fast engine failed: ${safeMessage(error)}` }, schema };
+      return { report: routeReport('fast_model_error', `the fast engine failed: ${safeMessage(error)}`), schema };
     }
     let fields: FieldAnswer[];
     try {
       fields = readFieldAnswers(plan, result);
     } catch (error) {
-      if (error instanceof FastAnswerError) return { report: { route: 'fast_model_error', detail: error.detail }, schema };
+      if (error instanceof FastAnswerError) return { report: routeReport('fast_model_error', error.detail), schema };
       throw error;
     }
     const below = fieldsBelow(fields, this.options.minConfidence);
-    if (below.length > 0) return { report: { route: 'low_confidence', detail: describeBelow(below, this.options.minConfidence) }, schema, fields };
+    if (below.length > 0) return { report: routeReport('low_confidence', describeBelow(below, this.options.minConfidence)), schema, fields };
     const completion = fastCompletion(endpoint, buildObject(plan.shape, fields), result.meta, this.deps.now());
-    return { report: { route: 'fast' }, schema, fields, completion };
+    return { report: routeReport('fast'), schema, fields, completion };
   }
 
   /** Forwards the call untouched and relays the answer; returns the status sent. */
-  private async relay(call: ForwardedCall, res: ServerResponse, report: RouteReport): Promise<number> {
-    let response: IncomingMessage;
+  private async relay(call: ForwardedCall, res: ServerResponse, report: RouteReport): Promise<Relayed> {
+    return this.sendBack(await this.open(call), res, report);
+  }
+
+  private async open(call: ForwardedCall): Promise<Opened> {
     try {
-      response = await this.deps.forwarder.open(call);
+      return { response: await this.deps.forwarder.open(call) };
     } catch (error) {
-      const status = error instanceof UpstreamError ? error.status : 502;
-      sendError(res, status, error instanceof UpstreamError ? error.message : 'the upstream could not be reached', 'upstream_error', report);
-      return status;
+      if (error instanceof UpstreamError) return { status: error.status, message: error.message };
+      return { status: 502, message: 'the upstream could not be reached' };
     }
-    return this.pipeBack(response, res, report);
   }
 
   /**
    * Sends the upstream's status, headers and body as they come (a stream stays a stream), with the route
-   * report added; `onBody`, when given, receives the whole body (up to a cap) once it has been relayed.
+   * report added. `keep`: the body is also kept, up to a cap, for a shadow comparison, or else the reason
+   * it could not be.
    */
-  private pipeBack(response: IncomingMessage, res: ServerResponse, report: RouteReport, onBody?: (body: Buffer) => void): Promise<number> {
+  private sendBack(opened: Opened, res: ServerResponse, report: RouteReport, keep = false): Promise<Relayed> {
+    const routeHeaders = { [ROUTE_HEADER]: routeHeader(report) };
+    if (!('response' in opened)) {
+      sendError(res, opened.status, opened.message, 'upstream_error', routeHeaders);
+      return Promise.resolve({ status: opened.status, ...(keep && { slow: { unavailable: opened.message } }) });
+    }
+    const { response } = opened;
     const status = response.statusCode ?? 502;
-    res.writeHead(status, { ...returnedHeaders(response.headers), [ROUTE_HEADER]: routeHeader(report) });
+    res.writeHead(status, { ...this.deps.forwarder.returnedHeaders(response.headers), ...routeHeaders });
+    const encoding = headerText(response.headers['content-encoding']);
     const chunks: Buffer[] = [];
-    let kept = 0;
-    if (onBody) {
+    let size = 0;
+    if (keep) {
       response.on('data', (chunk: Buffer) => {
-        if (kept + chunk.length <= MAX_SHADOW_BYTES) chunks.push(chunk);
-        kept += chunk.length;
+        if (size + chunk.length <= MAX_SHADOW_BYTES) chunks.push(chunk);
+        size += chunk.length;
       });
     }
     return new Promise((resolve) => {
+      let settled = false;
+      const settle = (slow: SlowBody) => {
+        if (settled) return;
+        settled = true;
+        resolve({ status, ...(keep && { slow, encoding }) });
+      };
       response.on('end', () => {
-        if (onBody && kept <= MAX_SHADOW_BYTES) onBody(Buffer.concat(chunks));
-        resolve(status);
+        settle(size <= MAX_SHADOW_BYTES ? { body: Buffer.concat(chunks) } : { unavailable: `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, more than the router keeps to compare` });
       });
       // A broken upstream stream ends the caller's too, so it sees a cut answer rather than a complete-looking one.
-      response.on('error', () => {
+      response.on('error', (error: NodeJS.ErrnoException) => {
         res.destroy();
-        resolve(status);
+        settle({ unavailable: `the slow answer failed before it was complete (${error.code ?? error.name})` });
+      });
+      response.on('close', () => {
+        if (!response.complete) res.destroy();
+        settle({ unavailable: 'the slow answer ended before it was complete' });
       });
       response.pipe(res);
     });
@@ -250,31 +288,4 @@ function describeBelow(below: FieldAnswer[], minConfidence: number): string {
 function safeMessage(error: unknown): string {
   if (error instanceof Error && error.message) return error.message.replace(/\s+/g, ' ').slice(0, 200);
   return 'unknown error';
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.destroy();
-        reject(new Error('too large'));
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-/** An error in the OpenAI API's own shape, so clients raise their usual exception. */
-function sendError(res: ServerResponse, status: number, message: string, code: string, report?: RouteReport): void {
-  sendJson(res, status, { error: { message, type: 'system1_router_error', param: null, code } }, report ? { [ROUTE_HEADER]: routeHeader(report) } : {});
 }

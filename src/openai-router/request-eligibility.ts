@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../common/is-record';
+import { ownValue } from '../common/own-keys';
 import { Ineligible, shownName } from './ineligible';
 
 /**
@@ -132,14 +133,15 @@ function checkOptions(endpoint: Endpoint, body: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(body)) {
     // An explicit null is how several clients spell "not given".
     if (value === null || value === undefined || IGNORED_OPTIONS.has(name) || CONSUMED[endpoint].has(name)) continue;
-    if (HARMLESS_DEFAULTS[name]?.(value)) continue;
+    // ownValue: an option named `constructor` or `toString` is unknown, not Object.prototype's function.
+    if (ownValue(HARMLESS_DEFAULTS, name)?.(value)) continue;
     throw new Ineligible(`option ${name}${describeValue(name, value)} is not one the fast engine can honour`);
   }
 }
 
 /** Shows the value of the few options whose value is the whole story (stream=true, n=3); never text. */
 function describeValue(name: string, value: unknown): string {
-  return name in HARMLESS_DEFAULTS && (typeof value === 'boolean' || typeof value === 'number') ? `=${value}` : '';
+  return Object.hasOwn(HARMLESS_DEFAULTS, name) && (typeof value === 'boolean' || typeof value === 'number') ? `=${value}` : '';
 }
 
 function chatFormat(format: unknown): Pick<FastCandidate, 'schemaName' | 'schema'> {

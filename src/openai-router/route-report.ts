@@ -15,6 +15,23 @@ export interface RouteReport {
   shadow?: boolean;
 }
 
+/** A detail names a field or option the caller chose; a name can be any length, so it is cut to this many characters. */
+export const MAX_DETAIL_CHARS = 200;
+
+/**
+ * A report whose detail is short enough for a header, a log line and the shadow log: a 20,000-character
+ * property name would otherwise overflow the client's header limit though the upstream answered.
+ */
+export function routeReport(route: Route, detail?: string): RouteReport {
+  return detail === undefined ? { route } : { route, detail: clipped(detail, MAX_DETAIL_CHARS) };
+}
+
+/** `text` cut to `max` characters (whole code points), with an ellipsis when cut. */
+export function clipped(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
 export const ROUTE_HEADER = 'x-system1-route';
 export const REQUEST_ID_HEADER = 'x-system1-request-id';
 
@@ -26,7 +43,7 @@ export function routeHeader(report: RouteReport): string {
   return parts.join('; ');
 }
 
-/** A JSON string with everything outside printable ASCII escaped, so any field name fits in a header. */
+/** A JSON string with everything outside printable ASCII escaped (control characters included), so it is one safe header line. */
 function asciiQuoted(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

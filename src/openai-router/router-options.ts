@@ -3,6 +3,8 @@ import type { Env } from '../config/paths';
 import { expandHome, homeOf } from '../config/paths';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../providers/http/endpoint';
 import type { RouterOptions } from './openai-router';
+import { upstreamIsThisRouter } from './own-address';
+import type { RouterLimits } from './router-limits';
 
 /** `serve-openai`'s flags; each overrides its `[router]` key. */
 export interface ServeFlags {
@@ -16,6 +18,10 @@ export interface ServeFlags {
 export interface ListenOptions extends RouterOptions {
   host: string;
   port: number;
+  /** Host names callers may use besides the loopback ones and `host` (`name`, or `name:port`). */
+  allowedHosts?: string[];
+  /** The router's defaults unless given (tests set them small). */
+  limits?: Partial<RouterLimits>;
 }
 
 /** The only place the router's token is read: an environment variable, never the file or a flag. */
@@ -40,18 +46,26 @@ export function settleRouterOptions(config: LoadedConfig, flags: ServeFlags, env
   } catch (error) {
     problems.push(`router upstream ${flags.upstream !== undefined ? '(--upstream) ' : ''}${error instanceof EndpointError ? error.message : 'is not usable'}`);
   }
-  if (problems.length > 0 || !upstream) return { problems };
+  const port = flags.port ?? settings.port;
+  if (upstream && upstreamIsThisRouter(upstream, host, port)) {
+    problems.push(`router upstream ${upstream.origin} is this router itself (${host} port ${port}): every request would come back to it without end; point it at the model's API`);
+  }
   const token = env[ROUTER_TOKEN_VARIABLE]?.trim();
+  // Set but blank is a mistake (an empty secret from a template or a script), not a request to turn the check off.
+  if (token === '') problems.push(`${ROUTER_TOKEN_VARIABLE} is set but blank; give it a token, or unset it to run without one`);
+  if (problems.length > 0 || !upstream) return { problems };
+  const allowedHosts = settings.allowed_hosts;
   return {
     problems,
     options: {
       host,
-      port: flags.port ?? settings.port,
+      port,
       upstream,
       minConfidence: settings.min_confidence,
       shadow: flags.shadow ?? settings.shadow,
       shadowLog: expandHome(settings.shadow_log ?? '', homeOf(env)),
       ...(token ? { token } : {}),
+      ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
     },
   };
 }

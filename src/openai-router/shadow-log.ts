@@ -1,7 +1,7 @@
 import { isRecord } from '../common/is-record';
 import { appendLogLine } from '../routing/routing-log';
 import type { FieldAnswer } from './answers-to-json';
-import type { Route } from './route-report';
+import { clipped, MAX_DETAIL_CHARS, type Route } from './route-report';
 
 /** One field the fast engine answered, and, when the slow answer could be read, what it said. */
 export interface ShadowField {
@@ -28,15 +28,22 @@ export interface ShadowRecord {
   detail?: string;
   min_confidence: number;
   slow_status: number;
+  /**
+   * Why the slow answer could not be read for comparison (too big to keep, cut off, unreachable); the
+   * request is recorded all the same, so `router-report` counts it.
+   */
+  slow_unavailable?: string;
   /** Present when the fast engine answered every field; `slow`/`agree` only when the slow answer was read. */
   fields?: ShadowField[];
 }
 
 export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown> | undefined): ShadowField[] {
   return fast.map(({ id, value, confidence }) => {
-    if (!slow) return { id, fast: value, confidence };
+    // Field ids are the caller's property names, of any length: the log keeps them as short as route details.
+    const shown = clipped(id, MAX_DETAIL_CHARS);
+    if (!slow) return { id: shown, fast: loggable(value), confidence };
     const theirs = valueAt(slow, id.split('.'));
-    return { id, fast: value, confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
+    return { id: shown, fast: loggable(value), confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
   });
 }
 

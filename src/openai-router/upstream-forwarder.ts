@@ -1,7 +1,8 @@
 import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { endpointUrl } from '../providers/http/endpoint';
+import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
+import { Hop, nextHopHeaders } from './hop-headers';
 
 /** The caller's request as it arrived, to be sent on byte for byte. */
 export interface ForwardedCall {
@@ -16,11 +17,8 @@ export interface ForwardedCall {
   signal: AbortSignal;
 }
 
-/** Headers about one connection, not the request (RFC 9110 §7.6.1), and the router's own token. */
-const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'x-system1-token']);
-
-/** The same, for the upstream's answer on its way back. */
-const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** Besides hop-by-hop headers: what the router itself answers (Host, Expect, the length it sets) and its own token. */
+const NOT_FORWARDED = new Set(['host', 'expect', 'content-length', 'x-system1-token']);
 
 /** Why the upstream gave no answer to relay; the message is safe to show (no URL query, header or body). */
 export class UpstreamError extends Error {
@@ -44,7 +42,11 @@ const IDLE_TIMEOUT_MS = 10 * 60_000;
  * stream, compressed or not, exactly as the upstream sent it.
  */
 export class UpstreamForwarder {
-  constructor(private readonly base: URL) {}
+  constructor(
+    private readonly base: URL,
+    /** This router in the Via header, so a request that loops back to it is recognised. */
+    readonly hop: Hop = new Hop(),
+  ) {}
 
   open(call: ForwardedCall): Promise<IncomingMessage> {
     const target = endpointUrl(this.base, call.path);
@@ -52,7 +54,16 @@ export class UpstreamForwarder {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const agent = proxyTunnelFor(target);
-      const options = { method: call.method, headers: forwardedHeaders(call), signal: call.signal, timeout: IDLE_TIMEOUT_MS, ...(agent && { agent }) };
+      // `localhost` is connected to as 127.0.0.1/::1, never looked up in DNS (the loopback rule in endpoint.ts).
+      const lookup = connectLookup(target);
+      const options = {
+        method: call.method,
+        headers: this.forwardedHeaders(call),
+        signal: call.signal,
+        timeout: IDLE_TIMEOUT_MS,
+        ...(agent && { agent }),
+        ...(lookup && { lookup }),
+      };
       const outgoing = send(target, options, (response) => {
         const status = response.statusCode ?? 502;
         if (status >= 300 && status < 400) {
@@ -71,22 +82,15 @@ export class UpstreamForwarder {
       outgoing.end(call.body);
     });
   }
-}
 
-function forwardedHeaders(call: ForwardedCall): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(call.headers)) {
-    if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
+  private forwardedHeaders(call: ForwardedCall): OutgoingHttpHeaders {
+    const headers = nextHopHeaders(call.headers, this.hop, NOT_FORWARDED);
+    if (call.body.length > 0 || !['GET', 'HEAD'].includes(call.method)) headers['content-length'] = call.body.length;
+    return headers;
   }
-  if (call.body.length > 0 || !['GET', 'HEAD'].includes(call.method)) headers['content-length'] = call.body.length;
-  return headers;
-}
 
-/** The upstream's response headers to send back to the caller. */
-export function returnedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const kept: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !NOT_RETURNED.has(name)) kept[name] = value;
+  /** The upstream's response headers to send back to the caller. */
+  returnedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+    return nextHopHeaders(headers, this.hop);
   }
-  return kept;
 }

@@ -12,6 +12,7 @@ import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../fixtures/bank-transaction';
 import { Env, requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
 import { RouterProcess } from './helpers/router-process';
+import { freePort } from '../helpers/router-harness';
 
 const CALLER_KEY = 'sk-e2e-caller-key-0987654321';
 const ROUTER_TOKEN = 'e2e-router-token-5555';
@@ -239,5 +240,51 @@ describe('serve-openai guards', () => {
     const result = await runCli(['serve-openai', '--port', '0', '--upstream', 'http://api.example.com/v1'], resources.sandbox().env());
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('must use https unless it is on this machine');
+  });
+
+  it('refuses, at start, an upstream that is the router itself', async () => {
+    const port = String(await freePort());
+    const result = await runCli(['serve-openai', '--port', port, '--upstream', `http://localhost:${port}/v1`], resources.sandbox().env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`router upstream http://localhost:${port} is this router itself`);
+  });
+
+  it('refuses a blank SYSTEM1_ROUTER_TOKEN instead of running without a token', async () => {
+    const result = await runCli(['serve-openai', '--port', '0', '--upstream', upstreamUrl], resources.sandbox().env({ SYSTEM1_ROUTER_TOKEN: '   ' }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('SYSTEM1_ROUTER_TOKEN is set but blank');
+  });
+
+  it('two routers pointed at each other: the client gets a 508 loop_detected, once', async () => {
+    const [portA, portB] = [String(await freePort()), String(await freePort())];
+    const a = await RouterProcess.start(resources.sandbox(), ['--port', portA, '--upstream', `http://127.0.0.1:${portB}/v1`], engineEnv());
+    routers.push(a);
+    const b = await RouterProcess.start(resources.sandbox(), ['--port', portB, '--upstream', `http://127.0.0.1:${portA}/v1`], engineEnv());
+    routers.push(b);
+    const openai = new OpenAI({ baseURL: a.baseUrl, apiKey: CALLER_KEY, maxRetries: 2 });
+    await expect(openai.models.list()).rejects.toMatchObject({ status: 508, code: 'loop_detected' });
+    // A relays to B, B back to A, and A, seeing its own Via entry, answers the 508 itself (logged without a route).
+    const answeredByA = await a.waitForStderr(/ -> 508 ineligible/);
+    expect(answeredByA.match(/ -> 508 \(\d+ ms\)/g)).toHaveLength(1);
+    expect(answeredByA.match(/ -> \d{3} /g)).toHaveLength(2);
+  });
+
+  it('refuses a request whose Host is not the router (DNS rebinding) with a readable 403', async () => {
+    const router = await serve();
+    // What a page's browser sends after its name was rebound to 127.0.0.1: its own name in Host.
+    const { request } = await import('node:http');
+    const url = new URL(router.baseUrl);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request({ host: url.hostname, port: url.port, path: '/v1/models', headers: { host: `rebound.example:${url.port}` } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'host_not_allowed' });
+    expect(upstream.hits).toEqual([]);
   });
 });

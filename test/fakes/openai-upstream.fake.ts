@@ -23,6 +23,12 @@ export class OpenAiUpstreamFake {
   status = 200;
   /** Pause between streamed chunks, so a test can see the stream arrive in pieces. */
   chunkDelayMs = 5;
+  /** Extra headers on every answer (a test's hop-by-hop headers, say). */
+  extraHeaders: Record<string, string> = {};
+  /** Pads a `chat.completion` with this many bytes of filler (an answer too big to keep whole). */
+  paddingBytes = 0;
+  /** `cut-body`: a JSON answer whose connection drops halfway through the body. */
+  fault?: 'cut-body';
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -58,18 +64,20 @@ export class OpenAiUpstreamFake {
 
   private async reply(hit: UpstreamHit, res: ServerResponse): Promise<void> {
     const path = hit.url.split('?')[0];
-    if (this.status !== 200) return json(res, this.status, { error: { message: 'upstream says no', type: 'server_error', param: null, code: null } });
+    const json = (status: number, body: unknown) => this.json(res, status, body);
+    if (this.status !== 200) return json(this.status, { error: { message: 'upstream says no', type: 'server_error', param: null, code: null } });
     let body: Record<string, unknown> = {};
     try {
       if (hit.body.length > 0) body = JSON.parse(hit.body.toString('utf8')) as Record<string, unknown>;
     } catch {
-      return json(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+      return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
     }
     const text = JSON.stringify(this.answer);
     const model = typeof body.model === 'string' ? body.model : 'gpt-slow';
     if (hit.method === 'POST' && path === '/v1/chat/completions') {
       if (body.stream === true) return this.stream(res, chatChunks(text, model));
-      return json(res, 200, {
+      return json(200, {
+        ...(this.paddingBytes > 0 && { padding: 'x'.repeat(this.paddingBytes) }),
         id: 'chatcmpl-upstream',
         object: 'chat.completion',
         created: 1_700_000_000,
@@ -81,14 +89,22 @@ export class OpenAiUpstreamFake {
     if (hit.method === 'POST' && path === '/v1/responses') {
       const response = responseObject(text, model);
       if (body.stream === true) return this.stream(res, [{ type: 'response.output_text.delta', delta: text }, { type: 'response.completed', response }]);
-      return json(res, 200, response);
+      return json(200, response);
     }
-    if (hit.method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'gpt-slow', object: 'model', created: 1, owned_by: 'fake' }] });
-    return json(res, 404, { error: { message: `no route ${hit.method} ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+    if (hit.method === 'GET' && path === '/v1/models') return json(200, { object: 'list', data: [{ id: 'gpt-slow', object: 'model', created: 1, owned_by: 'fake' }] });
+    return json(404, { error: { message: `no route ${hit.method} ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': 'req_upstream', ...this.extraHeaders });
+    if (this.fault !== 'cut-body') return void res.end(text);
+    // Half the body, then the connection drops: the caller sees a cut answer.
+    res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
   }
 
   private async stream(res: ServerResponse, events: unknown[]): Promise<void> {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...this.extraHeaders });
     for (const event of events) {
       res.write(`data: ${JSON.stringify(event)}\n\n`);
       await new Promise((resolve) => setTimeout(resolve, this.chunkDelayMs));
@@ -97,11 +113,6 @@ export class OpenAiUpstreamFake {
   }
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': 'req_upstream' });
-  res.end(text);
-}
 
 /** The answer in three pieces, as a model streams it. */
 function chatChunks(text: string, model: string): unknown[] {

@@ -1,0 +1,120 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { formatBytes } from '../common/regular-file';
+import type { RouterLimits } from './router-limits';
+
+/** Why a body was not read: the status and words the caller gets, in the OpenAI error shape. */
+export class BodyRefused extends Error {
+  constructor(
+    readonly status: 400 | 413 | 503,
+    message: string,
+    readonly code: 'request_too_large' | 'router_busy' | 'request_incomplete',
+  ) {
+    super(message);
+    this.name = 'BodyRefused';
+  }
+}
+
+/** A body read whole; its bytes count against the shared cap until `release` (once the answer is sent). */
+export interface HeldBody {
+  body: Buffer;
+  release(): void;
+}
+
+/**
+ * Reads request bodies within two caps: each body's size, checked against Content-Length before any byte is
+ * read (and as it arrives when chunked), and the bytes held across all requests at once, so a few big
+ * uploads cannot take the machine's memory.
+ */
+export class RequestBodies {
+  private held = 0;
+
+  constructor(private readonly limits: Pick<RouterLimits, 'maxBodyBytes' | 'maxBufferedBytes' | 'maxDrainBytes'>) {}
+
+  /** Bytes held now, across requests. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  async read(req: IncomingMessage, res: ServerResponse): Promise<HeldBody> {
+    const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+    if (declared !== undefined && declared > this.limits.maxBodyBytes) throw this.tooLarge();
+    let reserved = 0;
+    const reserve = (bytes: number) => {
+      if (this.held + bytes > this.limits.maxBufferedBytes) throw this.busy();
+      this.held += bytes;
+      reserved += bytes;
+    };
+    const release = () => {
+      this.held -= reserved;
+      reserved = 0;
+    };
+    reserve(declared ?? 0);
+    // Only now, with room for it, is the client told to send the body it announced.
+    if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
+    try {
+      const body = await this.collect(req, declared, (bytes) => (declared === undefined ? reserve(bytes) : undefined));
+      return { body, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * After an answer sent before the body was read: reads and drops what the client still sends, so it reads
+   * the answer instead of a reset connection, up to `maxDrainBytes`; past that the connection is closed.
+   */
+  discardRest(req: IncomingMessage): void {
+    if (req.complete || req.destroyed) return;
+    let dropped = 0;
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > this.limits.maxDrainBytes) req.socket.destroy();
+    });
+    req.on('error', () => undefined);
+    req.resume();
+  }
+
+  private collect(req: IncomingMessage, declared: number | undefined, account: (bytes: number) => void): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      // A declared length is filled in place: one copy of the body in memory, never two.
+      const whole = declared === undefined ? undefined : Buffer.allocUnsafe(declared);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = (error: Error) => {
+        req.off('data', onData);
+        req.pause();
+        reject(error);
+      };
+      const onData = (chunk: Buffer) => {
+        if (size + chunk.length > (whole?.length ?? this.limits.maxBodyBytes)) return stop(this.tooLarge());
+        try {
+          account(chunk.length);
+        } catch (error) {
+          return stop(error as Error);
+        }
+        if (whole) chunk.copy(whole, size);
+        else chunks.push(chunk);
+        size += chunk.length;
+      };
+      req.on('data', onData);
+      req.once('end', () => resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size)));
+      req.once('error', () => stop(this.incomplete()));
+      req.once('close', () => {
+        if (!req.complete) stop(this.incomplete());
+      });
+    });
+  }
+
+  private tooLarge(): BodyRefused {
+    return new BodyRefused(413, `the request body is over the router's limit of ${formatBytes(this.limits.maxBodyBytes)}; send large files to the upstream directly`, 'request_too_large');
+  }
+
+  private busy(): BodyRefused {
+    return new BodyRefused(503, 'the router is holding as many request bodies as it may at once; retry shortly', 'router_busy');
+  }
+
+  private incomplete(): BodyRefused {
+    return new BodyRefused(400, 'the request body did not arrive whole', 'request_incomplete');
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * How long a test waits for something that happens after a call returns (a socket closed, a child exited).
+ * A guard against hanging on a broken build, never a speed check: ample for a busy 2-core machine.
+ */
+export const SETTLE_LIMIT_MS = 15_000;
+
+/** Resolves once `condition` holds (polled), or fails naming `what` did not happen. */
+export async function eventually(condition: () => boolean, what: string, limitMs = SETTLE_LIMIT_MS): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`${what}: still not so after ${limitMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

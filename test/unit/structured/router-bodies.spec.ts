@@ -1,0 +1,79 @@
+/** Request bodies: a readable 413 over the limit (declared or chunked), and a cap on what all requests buffer at once. */
+import OpenAI from 'openai';
+import { request } from 'node:http';
+import { errorOf, RouterHarness, send, upload } from '../../helpers/router-harness';
+
+const harness = RouterHarness.use();
+
+/** A valid chat request padded with spaces to `bytes`. */
+const paddedJson = (bytes: number) => {
+  const text = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  return text + ' '.repeat(bytes - text.length);
+};
+
+describe('a body over the limit', () => {
+  it('declared in Content-Length over the default 64 MiB: a 413 the client reads before it has uploaded it all', async () => {
+    const router = await harness.start();
+    const answer = await upload(router.port, 65 * 1024 * 1024);
+    expect(answer.status).toBe(413);
+    expect(errorOf(answer)).toMatchObject({ code: 'request_too_large', type: 'system1_router_error', message: expect.stringContaining('64 MiB') });
+    expect(answer.sent).toBeLessThan(65 * 1024 * 1024);
+    expect(harness.upstream.hits).toEqual([]);
+  });
+
+  it('sent chunked: the router stops reading at the limit and answers a readable 413', async () => {
+    const router = await harness.start({ limits: { maxBodyBytes: 256 * 1024 } });
+    const answer = await upload(router.port, 4 * 1024 * 1024, { chunked: true });
+    expect(answer.status).toBe(413);
+    expect(errorOf(answer).code).toBe('request_too_large');
+    expect(answer.sent).toBeLessThan(4 * 1024 * 1024);
+    expect(harness.upstream.hits).toEqual([]);
+  });
+
+  it('the official client gets a 413 error, not a connection error, and sends it once', async () => {
+    const router = await harness.start({ limits: { maxBodyBytes: 1024 * 1024 } });
+    const openai = new OpenAI({ baseURL: router.baseUrl, apiKey: 'sk-big', maxRetries: 2 });
+    const error = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: 413, code: 'request_too_large' });
+    expect(harness.answered(413)).toHaveLength(1);
+  });
+
+  it('a body at the limit still goes through', async () => {
+    const router = await harness.start({ limits: { maxBodyBytes: 64 * 1024 } });
+    const answer = await send(router.port, { body: paddedJson(64 * 1024) });
+    expect(answer.status).toBe(200);
+    expect(harness.upstream.hits[0].body.length).toBe(64 * 1024);
+  });
+});
+
+describe('the bytes buffered across requests', () => {
+  it('are capped: a request that would pass the cap gets a 503 with Retry-After; it goes through once the first is done', async () => {
+    const router = await harness.start({ limits: { maxBodyBytes: 64 * 1024, maxBufferedBytes: 96 * 1024 } });
+    const body = paddedJson(60 * 1024);
+    let release!: () => void;
+    const refused = new Promise<void>((resolve) => (release = resolve));
+    // The first request holds 60 KiB of the budget while its body is still arriving (the 100 Continue says admitted).
+    let first!: Promise<number>;
+    await new Promise<void>((admitted, failed) => {
+      const held = request({ host: '127.0.0.1', port: router.port, method: 'POST', path: '/v1/chat/completions', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' } });
+      first = new Promise((resolve) => held.once('response', (response) => resolve(response.resume().statusCode ?? 0)));
+      held.on('error', failed);
+      held.once('continue', () => {
+        held.write(body.slice(0, 30 * 1024));
+        void refused.then(() => held.end(body.slice(30 * 1024)));
+        admitted();
+      });
+      held.flushHeaders();
+    });
+    const busy = await send(router.port, { body });
+    release();
+    expect(busy.status).toBe(503);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(errorOf(busy)).toMatchObject({ code: 'router_busy', message: expect.stringContaining('retry') });
+    expect(await first).toBe(200);
+    const later = await send(router.port, { body });
+    expect(later.status).toBe(200);
+    expect(harness.upstream.hits).toHaveLength(2);
+  });
+});

@@ -1,0 +1,65 @@
+/** Shadow mode keeps a record of every request, even when the slow answer cannot be compared, and the report counts it. */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { agreementReport } from '../../../src/openai-router/agreement-report';
+import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../../fixtures/bank-transaction';
+import { eventually, RouterHarness, send } from '../../helpers/router-harness';
+import { zodResponseFormat } from 'openai/helpers/zod';
+
+const harness = RouterHarness.use();
+
+const eligible = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: NETFLIX },
+  ],
+  response_format: zodResponseFormat(Transaction, 'Transaction'),
+});
+
+async function shadowRecords(shadowLog: string, count: number): Promise<Record<string, unknown>[]> {
+  const read = () => {
+    try {
+      return readFileSync(shadowLog, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  return (await eventually(read, (lines) => lines.length >= count)).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('a slow answer that cannot be compared', () => {
+  it('over 8 MiB: served whole, and recorded as slow answer unavailable with the reason', async () => {
+    harness.upstream.paddingBytes = 9 * 1024 * 1024;
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog });
+    const answer = await send(router.port, { body: eligible });
+    expect(answer.status).toBe(200);
+    expect(answer.text.length).toBeGreaterThan(9 * 1024 * 1024);
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record).toMatchObject({ route: 'fast', slow_status: 200, slow_unavailable: expect.stringContaining('over 8 MiB') });
+    expect((record.fields as { id: string; agree?: boolean }[]).map((field) => [field.id, field.agree])).toEqual(Object.keys(FAST_OBJECT).map((id) => [id, undefined]));
+  });
+
+  it('cut off mid-body: the caller sees a cut answer, and the record names the failure', async () => {
+    harness.upstream.fault = 'cut-body';
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog });
+    await expect(send(router.port, { body: eligible })).rejects.toThrow();
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record).toMatchObject({ route: 'fast', slow_status: 200, slow_unavailable: expect.stringMatching(/the slow answer (failed|ended) before it was complete/) });
+  });
+
+  it('router-report counts such records among the requests, and says how many had no slow answer', async () => {
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog });
+    expect((await send(router.port, { body: eligible })).status).toBe(200);
+    harness.upstream.paddingBytes = 9 * 1024 * 1024;
+    expect((await send(router.port, { body: eligible })).status).toBe(200);
+    await shadowRecords(shadowLog, 2);
+    const report = agreementReport(readFileSync(shadowLog, 'utf8').split('\n'), 0.95);
+    expect(report.records).toBe(2);
+    expect(report.slow_unavailable).toBe(1);
+    expect(report.rows.find((row) => row.threshold === 0.8)).toMatchObject({ fast: 2, compared: 1 });
+  });
+});
