@@ -1,12 +1,17 @@
 import { Inject } from '@nestjs/common';
+import { SingleBar } from 'cli-progress';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
-import { evaluateRouting } from '../routing/evaluate';
+import type { Env } from '../config/paths';
+import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { engineUnderTest } from '../routing/engine-under-test';
+import { EvaluationReport, evaluateRouting } from '../routing/evaluate';
+import { evaluateLive, LiveReport } from '../routing/evaluate-live';
 import { fraction, wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
 interface EvaluateFlags {
+  live?: boolean;
   provider?: string;
   log?: string;
   minFeatureAccuracy: number;
@@ -15,45 +20,64 @@ interface EvaluateFlags {
   json?: boolean;
 }
 
+/** Progress lines a second at most when stderr is not a terminal (a terminal gets one line redrawn). */
+const PROGRESS_EVERY_MS = 1000;
+
 const f2 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
 
-@Command({ name: 'evaluate', description: 'read-only: is an engine ready to route? READY or NOT READY, from the routing log' })
+@Command({
+  name: 'evaluate',
+  description: 'is an engine ready to route? READY or NOT READY, from the routing log (read-only), or with --live by asking the engine the labelled prompts again',
+})
 export class EvaluateCommand extends CommandRunner {
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    @Inject(PROCESS_ENV) private readonly env: Env,
     private readonly output: OutputWriter,
   ) {
     super();
   }
 
   async run(_args: string[], flags: EvaluateFlags): Promise<void> {
-    const result = evaluateRouting(flags.log ?? this.config.routing.log_file, {
-      provider: flags.provider,
-      threshold: this.config.routing.min_confidence,
-      minFeatureAccuracy: flags.minFeatureAccuracy,
-      minSafety: flags.minSafety,
-      minFailures: flags.minFailures,
-    });
-    if (flags.json) this.output.json(result);
-    else {
-      this.output.out(
-        [
-          `evaluate: ${result.log}${result.provider ? ` (provider ${result.provider})` : ''}: ${result.prompts_routed} prompts routed, ${result.prompts_labelled} labelled`,
-          ...Object.entries(result.features).map(
-            ([feature, s]) => `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} (covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
-          ),
-          `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine, ${f2(result.safety_with_labels)} with the labels`,
-          `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ${result.savings.successful_spawns} successful spawns`,
-          '',
-          result.verdict,
-          ...result.reasons.map((reason) => `  - ${reason}`),
-        ].join('\n'),
-      );
+    const log = flags.log ?? this.config.routing.log_file;
+    const bars = { threshold: this.config.routing.min_confidence, minFeatureAccuracy: flags.minFeatureAccuracy, minSafety: flags.minSafety, minFailures: flags.minFailures };
+    let result: EvaluationReport | LiveReport;
+    if (flags.live) {
+      const provider = flags.provider ?? this.config.gateway.provider;
+      const { engine, whyNotReady } = engineUnderTest(this.config, this.env, provider);
+      const problem = await whyNotReady();
+      if (problem) return this.stop(problem);
+      const bar = new SingleBar({
+        format: `evaluate --live: {value}/{total} prompts asked of ${provider}`,
+        stream: process.stderr,
+        hideCursor: true,
+        noTTYOutput: true,
+        notTTYSchedule: PROGRESS_EVERY_MS,
+      });
+      const live = await evaluateLive(log, bars, engine, { onStart: (total) => bar.start(total, 0), onProgress: (done) => bar.update(done) }).finally(() => bar.stop());
+      if (live.engine.asked > 0 && live.engine.answered === 0) {
+        this.output.err(`system1 evaluate: ${provider} answered none of the ${live.engine.asked} prompts asked (the last: ${live.engine.last_error}); is it running?`);
+      }
+      result = live;
+    } else {
+      result = evaluateRouting(log, { ...bars, provider: flags.provider });
     }
+    if (flags.json) this.output.json(result);
+    else this.output.out(render(result));
     if (result.verdict !== 'READY') this.output.fail(1);
   }
 
-  @Option({ flags: '--provider <name>', description: 'only prompts this provider answered' })
+  private stop(message: string): void {
+    this.output.err(`system1 evaluate: ${message}`);
+    this.output.fail(1);
+  }
+
+  @Option({ flags: '--live', description: 'ask the engine the features of every labelled prompt in the log again, rather than read its old answers' })
+  parseLive(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--provider <name>', description: 'with --live, the engine to ask (default: the configured primary); else only prompts this provider answered' })
   parseProvider(value: string): string {
     return value;
   }
@@ -82,4 +106,31 @@ export class EvaluateCommand extends CommandRunner {
   parseJson(): boolean {
     return true;
   }
+}
+
+/** The human report: where the answers came from, the figures, the verdict and its reasons. */
+function render(result: EvaluationReport | LiveReport): string {
+  const source =
+    'engine' in result
+      ? `evaluate (live): asked ${result.provider}${result.engine.model ? ` (${result.engine.model})` : ''} the four features of ${result.engine.prompts} prompts from ${result.log}: ` +
+        `${result.engine.answered} answered, ${result.engine.failed} failed${errorList(result.engine.errors)}` +
+        `${result.engine.not_asked ? `, ${result.engine.not_asked} not asked` : ''}${result.engine.without_prompt_text ? `, ${result.engine.without_prompt_text} without prompt text in the log` : ''}`
+      : `evaluate (from the log): ${result.log}${result.provider ? ` (provider ${result.provider})` : ''}: ${result.prompts_routed} prompts routed, ${result.prompts_labelled} labelled`;
+  const weak = result.weak_part === 'rule' ? ': the rule is the weak part' : result.weak_part === 'engine' ? ': the engine is the weak part' : '';
+  return [
+    source,
+    ...Object.entries(result.features).map(
+      ([feature, s]) => `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} (covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
+    ),
+    `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine's answers, ${f2(result.safety_with_labels)} with the teacher's labels${weak}`,
+    `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ${result.savings.successful_spawns} successful spawns`,
+    '',
+    result.verdict,
+    ...result.reasons.map((reason) => `  - ${reason}`),
+  ].join('\n');
+}
+
+function errorList(errors: Record<string, number>): string {
+  const entries = Object.entries(errors);
+  return entries.length ? ` (${entries.map(([code, n]) => `${code} ${n}`).join(', ')})` : '';
 }

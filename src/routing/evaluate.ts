@@ -1,20 +1,25 @@
 import { isRecord } from '../common/is-record';
 import { readLinesSync } from '../common/line-reader';
 import { readFailureCode, readFailureReason } from '../common/regular-file';
-import { auroc } from '../calibration/metrics';
+import {
+  EngineFeatureAnswer,
+  featureFigures,
+  JudgedSpawn,
+  LabelledReading,
+  readinessReasons,
+  ReadinessBars,
+  ruleSafety,
+  savings,
+  TIER_RANK,
+  weakPart,
+} from './evaluate-report';
 import { ROUTING_LIMITS } from './routing-limits';
-import { Feature, FEATURES } from './routing-features';
+import { Feature } from './routing-features';
 import { routeTier, Tier } from './routing-rule';
 
-export interface EvaluateBars {
-  minFeatureAccuracy: number;
-  minSafety: number;
-  minFailures: number;
-  threshold: number;
+export interface EvaluateBars extends ReadinessBars {
   provider?: string;
 }
-
-const RANK: Record<Tier, number> = { haiku: 0, sonnet: 1, opus: 2 };
 
 /** The tier a model name or alias belongs to (`claude-sonnet-5` -> sonnet); null when it cannot tell. */
 export function tierOf(model: unknown): Tier | null {
@@ -22,20 +27,26 @@ export function tierOf(model: unknown): Tier | null {
   return (['haiku', 'sonnet', 'opus'] as const).find((tier) => model.toLowerCase().includes(tier)) ?? null;
 }
 
-type Entry = Record<string, unknown>;
+export type LogEntry = Record<string, unknown>;
+
+export interface RoutingLog {
+  entries: LogEntry[];
+  /** Why the log could not be read (a missing log is an empty one). */
+  problem?: string;
+}
 
 /**
- * The log's entries, streamed (a log can be far larger than what it holds for this), without their prompt
- * text, which nothing here reads. A missing log has no entries; one that cannot be read says why.
+ * The log's entries, streamed (a log can be far larger than what it holds for this). Prompt text is dropped
+ * but where `keepPrompt` says to keep it (only `--live` re-asks prompts, and only some).
  */
-function readLog(file: string): { entries: Entry[]; problem?: string } {
-  const entries: Entry[] = [];
+export function readRoutingLog(file: string, { keepPrompt }: { keepPrompt?: (entry: LogEntry) => boolean } = {}): RoutingLog {
+  const entries: LogEntry[] = [];
   try {
     for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
       try {
         const entry = JSON.parse(line) as unknown;
         if (!isRecord(entry)) continue;
-        delete entry.prompt;
+        if (!keepPrompt?.(entry)) delete entry.prompt;
         entries.push(entry);
       } catch {
         // a line cut off at a crash
@@ -47,80 +58,94 @@ function readLog(file: string): { entries: Entry[]; problem?: string } {
   return { entries };
 }
 
-/**
- * Is an engine ready to route? Read-only: per-feature accuracy and AUROC against the labels in the routing
- * log, the rule's safety on outcome-labelled spawns (the share of failures where the rule would have picked a
- * higher tier than the one that ran), with the engine's answers and with the labelled features, and the
- * spawns where it would have saved a tier. READY only when every bar is met.
- */
-export function evaluateRouting(logFile: string, bars: EvaluateBars) {
-  const { entries, problem } = readLog(logFile);
-  const routed = entries.filter((e) => e.source === 'routing' && (!bars.provider || e.provider === bars.provider));
-  const labelled = routed.filter((e) => isRecord(e.labels) && isRecord(e.features));
+/** An outcome-labelled spawn with the routing entry of its prompt and the tier that ran. */
+export interface SpawnOutcome {
+  route: LogEntry;
+  failed: boolean;
+  ran: Tier;
+}
 
-  const features = Object.fromEntries(
-    (Object.keys(FEATURES) as Feature[]).map((feature) => {
-      const predictions = labelled.flatMap((e) => {
-        const answer = (e.features as Record<string, { answer: boolean; confidence: number }>)[feature];
-        const label = (e.labels as Record<string, unknown>)[feature];
-        return answer && typeof label === 'boolean' ? [{ confidence: answer.confidence, correct: answer.answer === label, labelProbability: answer.confidence }] : [];
-      });
-      const decided = predictions.filter((p) => p.confidence >= bars.threshold);
-      return [
-        feature,
-        {
-          n: predictions.length,
-          coverage: predictions.length ? decided.length / predictions.length : 0,
-          accuracy: decided.length ? decided.filter((p) => p.correct).length / decided.length : null,
-          auroc: auroc(predictions),
-        },
-      ];
-    }),
-  ) as Record<Feature, { n: number; coverage: number; accuracy: number | null; auroc: number | null }>;
-
+/** Each failed or succeeded spawn joined to its prompt's entry among `routed`; those it cannot join are left out. */
+export function spawnOutcomes(entries: readonly LogEntry[], routed: readonly LogEntry[]): SpawnOutcome[] {
   const byPrompt = new Map(routed.map((e) => [String(e.prompt_id), e]));
   const spawns = new Map(entries.filter((e) => e.source === 'spawn').map((e) => [String(e.tool_use_id), e]));
-  const outcomes = entries.filter((e) => e.source === 'outcome' && (e.outcome === 'failed' || e.outcome === 'succeeded'));
-  const judged = outcomes.flatMap((outcome) => {
+  return entries.flatMap((outcome) => {
+    if (outcome.source !== 'outcome' || (outcome.outcome !== 'failed' && outcome.outcome !== 'succeeded')) return [];
     const spawn = spawns.get(String(outcome.tool_use_id));
     const route = spawn && byPrompt.get(String(spawn.prompt_id));
     const ran = tierOf(outcome.resolved_model) ?? tierOf(outcome.model) ?? tierOf(spawn?.model);
-    if (!route || !ran) return [];
-    const byEngine = route.tier as Tier;
-    const byLabels = isRecord(route.labels) ? routeTier(route.labels as Record<Feature, boolean>) : null;
-    return [{ failed: outcome.outcome === 'failed', ran, byEngine, byLabels }];
+    return route && ran ? [{ route, failed: outcome.outcome === 'failed', ran }] : [];
   });
-  const failures = judged.filter((j) => j.failed);
-  const safety = (pick: (j: (typeof judged)[number]) => Tier | null) => {
-    const counted = failures.filter((j) => pick(j) !== null);
-    return counted.length ? counted.filter((j) => RANK[pick(j)!] > RANK[j.ran]).length / counted.length : null;
-  };
-  const successes = judged.filter((j) => !j.failed);
-  const result = {
-    log: logFile,
-    provider: bars.provider ?? null,
+}
+
+/** The rule's tier on the teacher's labels; null unless the features the rule reads are labelled. */
+export function labelTier(labels: unknown): Tier | null {
+  if (!isRecord(labels)) return null;
+  const { read_only, design, review } = labels;
+  if (typeof read_only !== 'boolean' || typeof design !== 'boolean' || typeof review !== 'boolean') return null;
+  return routeTier({ read_only, design, review, specified: labels.specified === true });
+}
+
+/** A tier as logged, if it is one. */
+function loggedTier(value: unknown): Tier | null {
+  return typeof value === 'string' && Object.hasOwn(TIER_RANK, value) ? (value as Tier) : null;
+}
+
+/** What both modes report, from the labelled prompts with the engine's answers and the judged spawns. */
+export function evaluationReport(
+  scope: { mode: 'log' | 'live'; log: string; provider: string | null; prompts_routed: number; prompts_labelled: number },
+  readings: readonly LabelledReading[],
+  judged: readonly JudgedSpawn[],
+  bars: ReadinessBars,
+  problems: string[] = [],
+) {
+  const features = featureFigures(readings, bars.threshold);
+  const failures = judged.filter((j) => j.failed).length;
+  const safetyWithEngine = ruleSafety(judged, 'byEngine');
+  const safetyWithLabels = ruleSafety(judged, 'byLabels');
+  const reasons = [
+    ...problems,
+    ...readinessReasons({ features, failures, safety_with_engine: safetyWithEngine, safety_with_labels: safetyWithLabels }, bars),
+  ];
+  return {
+    ...scope,
     threshold: bars.threshold,
-    prompts_routed: routed.length,
-    prompts_labelled: labelled.length,
     features,
     spawns_judged: judged.length,
-    failures: failures.length,
-    safety_with_engine: safety((j) => j.byEngine),
-    safety_with_labels: safety((j) => j.byLabels),
-    savings: { successful_spawns: successes.length, cheaper_tier_suggested: successes.filter((j) => RANK[j.byEngine] < RANK[j.ran]).length },
+    failures,
+    safety_with_engine: safetyWithEngine,
+    safety_with_labels: safetyWithLabels,
+    /** When the rule is unsafe with the engine's answers: is it the rule (unsafe with the labels too) or the engine? */
+    weak_part: weakPart(safetyWithEngine, safetyWithLabels, bars.minSafety),
+    savings: savings(judged),
     bars: { min_feature_accuracy: bars.minFeatureAccuracy, min_safety: bars.minSafety, min_failures: bars.minFailures },
-    verdict: 'NOT READY' as 'READY' | 'NOT READY',
-    reasons: problem ? [problem] : ([] as string[]),
+    verdict: (reasons.length === 0 ? 'READY' : 'NOT READY') as 'READY' | 'NOT READY',
+    reasons,
   };
-  for (const [feature, stats] of Object.entries(features)) {
-    if (stats.accuracy === null || stats.accuracy < bars.minFeatureAccuracy) {
-      result.reasons.push(`${feature}: accuracy ${stats.accuracy === null ? 'unknown' : stats.accuracy.toFixed(2)} at ${bars.threshold} is below ${bars.minFeatureAccuracy}`);
-    }
-  }
-  if (result.safety_with_engine === null || result.safety_with_engine < bars.minSafety) {
-    result.reasons.push(`the rule's safety with the engine's answers is ${result.safety_with_engine === null ? 'unknown' : result.safety_with_engine.toFixed(2)}, below ${bars.minSafety}`);
-  }
-  if (failures.length < bars.minFailures) result.reasons.push(`only ${failures.length} failed spawns are labelled (${bars.minFailures} needed)`);
-  result.verdict = result.reasons.length === 0 ? 'READY' : 'NOT READY';
-  return result;
+}
+
+export type EvaluationReport = ReturnType<typeof evaluationReport>;
+
+/**
+ * Is an engine ready to route, from the routing log alone (read-only): the answers each prompt got at the
+ * time from the provider that answered it (`bars.provider` keeps only that provider's), against the labels
+ * in the log; the rule's safety on outcome-labelled spawns, with the tier it gave then and with the labels.
+ * READY only when every bar is met. `--live` asks the engine instead (evaluate-live.ts).
+ */
+export function evaluateRouting(logFile: string, bars: EvaluateBars): EvaluationReport {
+  const { entries, problem } = readRoutingLog(logFile);
+  const routed = entries.filter((e) => e.source === 'routing' && (!bars.provider || e.provider === bars.provider));
+  const labelled = routed.filter((e) => isRecord(e.labels) && isRecord(e.features));
+  const readings = labelled.map((e) => ({
+    labels: e.labels as Partial<Record<Feature, unknown>>,
+    answers: e.features as Partial<Record<Feature, EngineFeatureAnswer>>,
+  }));
+  const judged = spawnOutcomes(entries, routed).map(({ route, failed, ran }) => ({ failed, ran, byEngine: loggedTier(route.tier), byLabels: labelTier(route.labels) }));
+  return evaluationReport(
+    { mode: 'log', log: logFile, provider: bars.provider ?? null, prompts_routed: routed.length, prompts_labelled: labelled.length },
+    readings,
+    judged,
+    bars,
+    problem ? [problem] : [],
+  );
 }

@@ -36,6 +36,11 @@ export abstract class SystemOneEngineFake extends FakeEngine {
    * over-confident above 1, under-confident below, and a fitted temperature should find `distortion`.
    */
   distortion?: number;
+  /**
+   * When set, a test's own answer to a choice: the probabilities it returns (undefined: the usual answer
+   * from `probabilities`, `distortion` or `pick`). See feature-oracle.ts, an engine of known accuracy.
+   */
+  answerChoice?: (question: FakeChoiceQuestion, body: unknown) => Record<string, number> | undefined;
   /** When set, the reply body goes through it before it is sent. */
   reshape?: (body: Record<string, unknown>) => unknown;
   /** Answers sent verbatim for these question ids (one malformed answer among good ones). */
@@ -71,11 +76,12 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     return this.reshape ? { ...reply, body: this.reshape(reply.body as Record<string, unknown>) } : reply;
   }
 
-  /** One question's answer: a choice from `pick`, `probabilities` or `distortion`; the other types from typedAnswer. */
+  /** One question's answer: a choice from `answerChoice`, `probabilities`, `distortion` or `pick`; the other types from typedAnswer. */
   protected answerFor(question: FakeChoiceQuestion, body: unknown): Record<string, unknown> {
     if (question.type !== 'choice') return this.typedAnswer(question);
     const truth = this.distortion === undefined ? undefined : truthOf(body, question.options.length);
-    const probabilities = this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
+    const probabilities =
+      this.answerChoice?.(question, body) ?? this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
     return this.choiceAnswer(argmax(probabilities), probabilities);
   }
 
