@@ -10,6 +10,7 @@ const path = require('node:path');
 const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions, quoteFor } = require('./install/shell-options');
+const { placesOf, installDirRefusal } = require('./install/purge');
 
 const repo = path.resolve(__dirname, '..');
 /** What the installed copy needs at run time; its dependencies are installed from the lockfile. */
@@ -29,8 +30,19 @@ function buildIfNeeded() {
   if (!fs.existsSync(path.join(repo, 'dist', 'main.js'))) npm(['run', 'build'], repo, { step: 'the build' });
 }
 
+/**
+ * Throws, naming the reason, unless `dir` can be the gateway's install dir: installApp deletes app.new and
+ * app.old there and swaps app, so another program's folder of that name must stop it before anything moves.
+ */
+function checkInstallDir(dir) {
+  const why = installDirRefusal(dir, placesOf(process.env));
+  if (!why) return;
+  throw new InstallError(`refusing to install into ${dir}: ${why}. Set SYSTEM1_INSTALL_DIR to a dir of the gateway's own (unset, it is ~/.system1-gateway); nothing was changed`);
+}
+
 /** Stages the new copy beside the old one and swaps at the end, so a failed upgrade leaves the old one working. */
 function installApp(dir) {
+  checkInstallDir(dir);
   const app = path.join(dir, 'app');
   const stage = path.join(dir, 'app.new');
   const old = path.join(dir, 'app.old');
@@ -81,8 +93,11 @@ Check it:
 
 runScript('install', () => {
   const { shell } = readOptions(process.argv.slice(2), []);
+  const dir = installDir(process.env);
+  // before the build too, which may take minutes: a refusal is better early
+  checkInstallDir(dir);
   buildIfNeeded();
-  const app = installApp(installDir(process.env));
+  const app = installApp(dir);
   createConfigIfMissing();
   printNextSteps(app, shell);
 });

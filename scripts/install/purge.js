@@ -1,4 +1,5 @@
 'use strict';
+// Keeps to ES2017 syntax, as the scripts that load it do (see require-node.js): `catch (error)` though unused.
 // What uninstall may delete. SYSTEM1_INSTALL_DIR and SYSTEM1_CONFIG can name any place (`~`, `.`, ~/.config), so
 // it deletes the gateway's own entries in the install dir by name and never the dir's other contents, deletes
 // the config only when it is a file, and checks all of this before it deletes anything: a refusal leaves
@@ -34,7 +35,7 @@ function statOf(target) {
 function realOf(target) {
   try {
     return fs.realpathSync.native(target);
-  } catch {
+  } catch (error) {
     return path.resolve(target);
   }
 }
@@ -71,7 +72,7 @@ function isGatewayCopy(copy) {
   try {
     if (fs.readdirSync(copy).length === 0) return true;
     return JSON.parse(fs.readFileSync(path.join(copy, 'package.json'), 'utf8')).name === PACKAGE;
-  } catch {
+  } catch (error) {
     return false;
   }
 }
@@ -89,9 +90,17 @@ function contentRefusal(dir, purge) {
   return undefined;
 }
 
+/**
+ * Why `dir` cannot be the gateway's install dir, from where it is or what it holds, or undefined. The one rule
+ * for both scripts: install.js swaps and deletes the same copies uninstall.js deletes.
+ */
+function installDirRefusal(dir, places, { purge = false } = {}) {
+  return placeRefusal(realOf(dir), places) || contentRefusal(dir, purge);
+}
+
 /** Throws, naming the reason, unless uninstall may delete the gateway's entries from `dir`. */
 function checkInstallDir(dir, places, { purge }) {
-  const why = placeRefusal(realOf(dir), places) || contentRefusal(dir, purge);
+  const why = installDirRefusal(dir, places, { purge });
   if (!why) return;
   throw new InstallError(`${dir} does not look like the gateway's install dir: ${why}. Set SYSTEM1_INSTALL_DIR to the dir the gateway was installed into (unset, it is ~/.system1-gateway); nothing was deleted`);
 }
@@ -129,4 +138,4 @@ function purgeConfig(config) {
   return true;
 }
 
-module.exports = { COPIES, placesOf, placeRefusal, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig };
+module.exports = { COPIES, placesOf, placeRefusal, installDirRefusal, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig };

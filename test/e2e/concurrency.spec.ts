@@ -1,4 +1,6 @@
 /** Many calls in flight on one session: each is answered, with its own request id and its own decision. */
+import { LayaFake } from '../fakes/laya.fake';
+import { eventually } from '../helpers/eventually';
 import { GatewaySession, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
@@ -24,10 +26,25 @@ it('answers 200 concurrent system1_decide calls, each with its own request id an
 });
 
 it('keeps a slow call from blocking the others on the same session', async () => {
-  const slow = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_DELAY_S: '1.5' } });
-  const started = Date.now();
-  const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => slow.decide({ question: 'Q?', request_id: `slow-${i}` })));
-  replies.forEach(({ body }, i) => expect(body).toMatchObject({ request_id: `slow-${i}`, status: 'decided' }));
-  // Twenty 1.5 s answers side by side, not one after another (30 s).
-  expect(Date.now() - started).toBeLessThan(6000);
+  // The engine holds the first question unanswered (for as long as the 300 s timeout): the other calls,
+  // sent after it reached the engine, must all be answered while it is still pending.
+  const engine = new LayaFake();
+  engine.chooseFault = (request) => (JSON.stringify(request.body).includes('Hold me?') ? 'hang' : 'none');
+  const endpoint = (await engine.start()).origin;
+  try {
+    const slow = await resources.server({ env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint, SYSTEM1_TIMEOUT_S: '300' } });
+    let held: 'pending' | 'settled' = 'pending';
+    const holding = slow.decide({ question: 'Hold me?', request_id: 'held' }).then(
+      () => (held = 'settled'),
+      () => (held = 'settled'),
+    );
+    await eventually(() => engine.requestsTo('/v1/systemone').length === 1, 'the held call to reach the engine');
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => slow.decide({ question: `Q ${i}?`, request_id: `quick-${i}` })));
+    replies.forEach(({ body }, i) => expect(body).toMatchObject({ request_id: `quick-${i}`, status: 'decided', provider: 'laya' }));
+    expect(held).toBe('pending');
+    await slow.close();
+    await holding;
+  } finally {
+    await engine.stop();
+  }
 });

@@ -10,9 +10,10 @@ const PROVIDERS = `
 type = "mock"
 fail = "engine down"
 
+# The longest delay the mock takes: a call that answers at all was cut off, not waited out.
 [providers.slow]
 type = "mock"
-delay_s = 10
+delay_s = 300
 
 [providers.text]
 type = "mock"
@@ -53,17 +54,16 @@ describe('a failing primary', () => {
 describe('a slow primary', () => {
   it('is cut off at the attempt timeout, recorded as timeout, and mock answers', async () => {
     const gateway = await resources.server({ config: config('slow', ['mock'], 0.5) });
-    const { body, elapsedMs } = await gateway.decide(ASK);
+    const { body } = await gateway.decide(ASK);
     expect(body).toMatchObject({ status: 'decided', decision: 'rerun', provider: 'mock' });
+    // The slow mock would answer after 300 s: mock answering at all means the attempt was cut off, and the
+    // detail names the 0.5 s it was cut off at (not some other limit).
     expect(body.attempts).toEqual([
-      { provider: 'slow', outcome: 'timeout', latency_ms: latency, detail: expect.any(String) },
+      { provider: 'slow', outcome: 'timeout', latency_ms: latency, detail: 'no answer within 0.5 s' },
       { provider: 'mock', outcome: 'ok', latency_ms: latency, detail: null },
     ]);
-    // Cut off at about 0.5 s, nowhere near the 10 s delay.
+    // Not cut short either: timers never fire early, so this holds however busy the machine is.
     expect(body.attempts[0].latency_ms).toBeGreaterThanOrEqual(450);
-    expect(body.attempts[0].latency_ms).toBeLessThan(3000);
-    expect(body.latency_ms).toBeLessThan(3000);
-    expect(elapsedMs).toBeLessThan(4000);
   });
 });
 

@@ -48,7 +48,11 @@ it('answers invalid JSON, batches, unknown methods, a 20 MB line, deep and wide 
       expect(byId(id)[0].result.structuredContent).toMatchObject({ status: 'error', error: { code: 'invalid_request', message: expect.stringMatching(words) } });
     }
     expect(byId(7)[0].error).toEqual({ code: -32600, message: 'message too large: lines are limited to 1048576 bytes' });
-    expect(['decided', 'error']).toContain(byId(8)[0].result.structuredContent.status);
+    // Lone surrogates are text like any other: the option comes back as sent, and the reply line escapes
+    // it (so stdout stays valid UTF-8) instead of writing a broken byte sequence or a replacement character.
+    expect(byId(8)[0].result.structuredContent).toMatchObject({ status: 'decided', decision: 'a\udc00', provider: 'mock', probabilities: { 'a\udc00': 0.9 } });
+    expect(stdout).toContain('"decision":"a\\udc00"');
+    expect(stdout).not.toContain('\ufffd');
     expect(byId(9)[0].result.structuredContent).toMatchObject({ status: 'decided', request_id: 'after-the-storm' });
     expect(child.exitCode).toBeNull();
   } finally {

@@ -4,7 +4,8 @@
  * (`--shell powershell`, `--purge`) goes through the same scripts here, since this machine has no PowerShell.
  * `claude` and `systemctl` are stand-ins on PATH that record how they were called.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse } from 'acorn';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
@@ -39,8 +40,51 @@ beforeAll(() => {
   for (const tool of ['claude', 'systemctl']) fakeTool(tools, tool, `echo "${tool} $*" >> "${calls}"`);
 });
 
+/**
+ * What an old Node.js must parse to reach the version gate and say what it needs: the scripts install.sh,
+ * uninstall.sh and the .ps1 wrappers run, the modules of scripts/install they load, and the one module of src
+ * they share. ES2017 is what Node.js 8 parses. (The build scripts beside them run with the dev toolchain,
+ * which needs Node.js 20 itself.)
+ */
+const OLD_NODE_ECMA_VERSION = 2017;
+const LOADED_BEFORE_THE_GATE = [
+  'scripts/install.js',
+  'scripts/uninstall.js',
+  ...readdirSync(path.join(ROOT, 'scripts', 'install'))
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => `scripts/install/${name}`),
+  'src/config/locations.js',
+];
+
+/** Why an old Node.js could not parse `source`, or undefined when it can. */
+function oldNodeSyntaxProblem(source: string): string | undefined {
+  try {
+    parse(source, { ecmaVersion: OLD_NODE_ECMA_VERSION, sourceType: 'script', allowHashBang: true });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 describe('refusals, before anything is touched', () => {
-  it('names the Node.js version it needs when an older one runs the scripts', async () => {
+  it('every script an old Node.js loads parses as ES2017, so it reaches the version gate instead of a SyntaxError', () => {
+    expect(LOADED_BEFORE_THE_GATE.length).toBeGreaterThanOrEqual(7);
+    const problems = LOADED_BEFORE_THE_GATE.map((file) => [file, oldNodeSyntaxProblem(readFileSync(path.join(ROOT, file), 'utf8'))]).filter(([, problem]) => problem);
+    expect(problems).toEqual([]);
+  });
+
+  it.each(['const a = b ?? c;', 'const a = b?.c;', 'try { f(); } catch { g(); }', 'class A { x = 1; }', 'const n = 1_000;'])(
+    'the syntax check refuses newer syntax planted in install.js: %s',
+    (planted) => {
+      const install = readFileSync(path.join(ROOT, 'scripts', 'install.js'), 'utf8');
+      expect(oldNodeSyntaxProblem(install)).toBeUndefined();
+      expect(oldNodeSyntaxProblem(`${install}\n${planted}\n`)).toEqual(expect.any(String));
+    },
+  );
+
+  // The gate's own message and exit code, with the version faked (the parse check above is what shows a real
+  // old Node.js gets this far).
+  it('names the Node.js version it needs when the version gate sees an older one', async () => {
     const oldNode = path.join(sandbox.dir, 'old-node.js');
     writeFileSync(oldNode, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\nObject.defineProperty(process, 'version', { value: 'v18.19.0' });\n");
     for (const script of ['install.sh', 'uninstall.sh']) {

@@ -1,13 +1,9 @@
 /**
- * Every rule of the request table is enforced before any provider runs. The mock is made slow (3 s) so a
- * provider call would show in the reply time, and the reply must list no attempts.
+ * Every rule of the request table is enforced before any provider runs: the reply lists no attempts (every
+ * provider tried is an attempt), and a provider's own limit shows as its refusal, not as its answer.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import { GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
-
-const PROVIDER_DELAY_S = 3;
-/** Far below the mock's delay: a reply this fast cannot have waited for the provider. */
-const NO_CALL_MS = 1500;
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;
@@ -17,7 +13,6 @@ beforeAll(async () => {
   gateway = await resources.server({
     env: {
       SYSTEM1_PROVIDER: 'mock',
-      SYSTEM1_MOCK_DELAY_S: String(PROVIDER_DELAY_S),
       SYSTEM1_TIMEOUT_S: '10',
       SYSTEM1_MOCK_MAX_OPTIONS: '3',
     },
@@ -82,7 +77,6 @@ describe('invalid requests are answered invalid_request without calling a provid
     expect(reply.body.error.message).toContain(field);
     if (!sendsOwnId) expect(reply.body.request_id).toBe(requestId);
     else expect(reply.body.request_id).toEqual(expect.any(String));
-    expect(reply.elapsedMs).toBeLessThan(NO_CALL_MS);
   });
 
   it('names every wrong field when several are wrong', async () => {
@@ -111,15 +105,14 @@ describe("a provider's lower max_options", () => {
     });
     expect(reply.body.error.message).toContain('candidates');
     expect(reply.body.error.message).toMatch(/\b3\b/);
-    expect(reply.elapsedMs).toBeLessThan(NO_CALL_MS);
   });
 
-  // The control: a valid request does reach the slow provider, so the fast rejections above mean no call.
-  it('still answers 3 options, after the provider delay', async () => {
+  // The control: a valid request does reach the provider, and shows as its answer, so the refusal above and
+  // the empty attempts of the invalid requests mean no call.
+  it('still answers 3 options, the provider having been asked', async () => {
     const reply = await gateway.decide({ question: Q, options: ['a', 'b', 'c'], request_id: 'three' });
     expect(reply.body).toMatchObject({ status: 'decided', decision: 'a', request_id: 'three' });
-    expect(reply.body.attempts).toHaveLength(1);
-    expect(reply.elapsedMs).toBeGreaterThanOrEqual(PROVIDER_DELAY_S * 1000 - 100);
+    expect(reply.body.attempts).toEqual([{ provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null }]);
   });
 });
 

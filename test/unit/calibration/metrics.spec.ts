@@ -125,6 +125,12 @@ export function syntheticEngine(distortion: number, n: number, seed: number): La
   });
 }
 
+/**
+ * Twenty fits of 2,000 answers is the point of the bias check (one set alone has about 4% standard error):
+ * about 10 s on an idle 2-core machine, more on a busy one. The limit only stops a hang.
+ */
+const HEAVY_FITS_MS = 180_000;
+
 describe('fitting on 2,000 synthetic answers from a miscalibrated engine', () => {
   it.each([
     ['over-confident', 2.0],
@@ -147,7 +153,7 @@ describe('fitting on 2,000 synthetic answers from a miscalibrated engine', () =>
     const errors = Array.from({ length: 20 }, (_, seed) => Math.abs(fitTemperature(syntheticEngine(2, 2000, seed + 100)).temperature / 2 - 1));
     errors.sort((a, b) => a - b);
     expect((errors[9] + errors[10]) / 2).toBeLessThan(0.03);
-  });
+  }, HEAVY_FITS_MS);
 
   it('flags a fit that lands on a bound: with every answer right no finite optimum exists', () => {
     const allRight: LabelledAnswer[] = Array.from({ length: 30 }, (_, i) => ({ probabilities: [0.6 + (i % 3) * 0.1, 0.4 - (i % 3) * 0.1], label: 0 }));

@@ -227,12 +227,11 @@ model = "jev-1.14.0"
     laya.fault = 'hang';
     const system1 = await sandbox.open(config());
     const controller = new AbortController();
-    const pending = system1.decide({ state: 'x', questions: THREE_QUESTIONS, signal: controller.signal, timeoutMs: 10_000 });
+    // A timeout far past the test's own: the call can only settle because the cancel ended it.
+    const pending = system1.decide({ state: 'x', questions: THREE_QUESTIONS, signal: controller.signal, timeoutMs: 3_600_000 });
     await waitFor(() => laya.requests.length === 1, 'the request to reach laya');
-    const cancelledAt = Date.now();
     controller.abort();
     const result = await pending;
-    expect(Date.now() - cancelledAt).toBeLessThan(1000);
     for (const id of Object.keys(THREE_QUESTIONS)) expect(result.answers[id]).toMatchObject({ status: 'error', error: { code: 'cancelled' } });
     expect(result.meta.attempts).toBeUndefined();
     expect(result.meta.executed).toBeUndefined();

@@ -1,105 +1,329 @@
 import fc from 'fast-check';
 import { System1InputError } from '../../../src/decisions/input-error';
-import { QUESTION_ERROR_CODES } from '../../../src/library/library.types';
-import { LibrarySandbox } from './library-setup';
+import { RESERVED_IDS } from '../../../src/decisions/dto/json-value.decorators';
+import { QUESTION_ERROR_CODES, type DecideResult } from '../../../src/library/library.types';
+import { LibrarySandbox, PIXEL } from './library-setup';
+
+/**
+ * Property tests of `decide` against hostile callers and hostile engines. Generators that only produce junk
+ * test nothing past the first check (every call threw there), so each property builds mostly well-formed
+ * input, then breaks it in one known way, counts which branch every run took, and asserts after the run
+ * that each branch was taken often enough to mean something.
+ */
+
+/** Names of Object.prototype members: planted as own keys at every level, where a naive `obj[key]` goes wrong. */
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'] as const;
+/** The ones a question id or candidate key may use (`__proto__`, `constructor`, `prototype` are reserved). */
+const USABLE_PROTOTYPE_NAMES = PROTOTYPE_NAMES.filter((name) => !RESERVED_IDS.has(name));
+/** What a polluting write would leave on Object.prototype. */
+const POISON = { polluted: true, type: 'choice' };
+
+/** Own properties, `__proto__` included (assignment would set the prototype instead of adding a key). */
+function withOwn<T extends object>(target: T, entries: readonly (readonly [string, unknown])[]): T {
+  for (const [key, value] of entries) Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  return target;
+}
+
+const prototypeKeys = fc.subarray([...PROTOTYPE_NAMES]);
+const usableKey = (key: string) => key.trim() !== '' && !RESERVED_IDS.has(key);
 
 const hostileValue = fc.oneof(
   fc.anything({ maxDepth: 4 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\ud800', 'NaN', '', ' ', '__proto__', 'constructor', 'prototype'),
+  fc.constantFrom('\ud800', 'NaN', '', ' ', ...PROTOTYPE_NAMES, 'prototype'),
   fc.constantFrom(Number.NaN, Infinity, -0, 1e308),
+  fc.constant(POISON),
 );
-const TYPES = ['choice', 'noul', 'score', 'box', 'rank', '', '__proto__'];
-const hostileQuestion = fc.record(
+
+/** JSON with every prototype name as an own key at each level of objects. */
+const prototypeJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; object: object }>((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
+  object: fc
+    .tuple(fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 3 }), prototypeKeys, tie('value'))
+    .map(([base, names, value]) => withOwn({ ...base }, names.map((name) => [name, value] as const))),
+})).object;
+
+/** Instructions and descriptions: non-empty text, or a non-empty object carrying prototype names, or a list. */
+const described = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 30 }),
+  fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), prototypeKeys).map(([text, names]) => withOwn({ text }, names.map((name) => [name, text] as const))),
+  fc.array(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 3 }),
+);
+
+const idOrKey = fc.oneof(fc.constantFrom(...USABLE_PROTOTYPE_NAMES), fc.constantFrom('a', 'b', 'refund', '1'), fc.string({ minLength: 1, maxLength: 8 }).filter(usableKey));
+
+const candidates = fc
+  .uniqueArray(idOrKey, { minLength: 2, maxLength: 5 })
+  .chain((keys) => fc.tuple(...keys.map(() => fc.option(described, { nil: null }))).map((values) => withOwn({}, keys.map((key, i) => [key, values[i]] as const))));
+
+// Box questions rarely: the mock takes no images, so a call with one is answered unsupported throughout.
+const question = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('choice' as const), instructions: described, criteria: candidates }) },
   {
-    type: fc.oneof(fc.constantFrom(...TYPES), hostileValue),
-    instructions: fc.oneof(fc.string({ maxLength: 30 }), hostileValue),
-    criteria: fc.oneof(
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'true', 'false')), fc.oneof(fc.constant(null), fc.string({ maxLength: 10 })), { maxKeys: 5 }),
-      fc.array(fc.string({ maxLength: 10 }), { maxLength: 12 }),
-      hostileValue,
+    weight: 3,
+    arbitrary: fc.record(
+      { type: fc.constant('noul' as const), instructions: described, criteria: fc.record({ true: described, false: described }, { requiredKeys: [] }) },
+      { requiredKeys: ['type', 'instructions'] },
     ),
   },
-  { requiredKeys: [] },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('score' as const), instructions: described, criteria: fc.array(described, { minLength: 2, maxLength: 5 }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('box' as const), instructions: described }) },
 );
-const hostileRequest = fc.oneof(
-  fc.anything({ maxDepth: 3 }),
-  fc.record(
+type GeneratedQuestion = Record<string, unknown> & { type: string; criteria?: unknown };
+
+const questions = fc
+  .uniqueArray(idOrKey, { minLength: 1, maxLength: 4 })
+  .chain((ids) => fc.tuple(...ids.map(() => question)).map((asked) => withOwn({} as Record<string, GeneratedQuestion>, ids.map((id, i) => [id, asked[i]] as const))));
+
+/** A request the check must take: every part well formed, prototype names wherever an id, key or JSON may use them. */
+const validRequest = fc
+  .record(
     {
-      state: hostileValue,
-      questions: fc.oneof(fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor')), hostileQuestion, { maxKeys: 4 }), hostileValue),
-      images: hostileValue,
-      longContext: hostileValue,
-      model: fc.oneof(fc.record({ provider: fc.constantFrom('mock', 'nonesuch', ''), model: fc.string({ maxLength: 5 }) }, { requiredKeys: ['provider'] }), hostileValue),
-      timeoutMs: fc.oneof(fc.constantFrom(1, 50, 0, -1, 1.5), hostileValue),
-      minConfidence: hostileValue,
+      state: fc.oneof(fc.string({ maxLength: 40 }), prototypeJson),
+      questions,
+      model: fc.constant({ provider: 'mock' }),
+      timeoutMs: fc.integer({ min: 1000, max: 60_000 }),
+      minConfidence: fc.double({ min: 0, max: 1, noNaN: true }),
+      // Seldom true: the mock offers no long context, so such a call is answered unsupported throughout.
+      longContext: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     },
-    { requiredKeys: [] },
-  ),
+    { requiredKeys: ['state', 'questions'] },
+  )
+  .map((request) =>
+    Object.values(request.questions).some((asked) => asked.type === 'box') ? { ...request, images: [{ mediaType: 'image/png', data: PIXEL }] } : request,
+  );
+type ValidRequest = typeof validRequest extends fc.Arbitrary<infer R> ? R : never;
+
+/**
+ * One known way to break a valid request. `refused`: the check must throw with a message naming each of
+ * `naming`; otherwise the request may be refused or answered (a hostile value can happen to be valid).
+ */
+interface Broken {
+  request: unknown;
+  refused?: { naming: string[] };
+}
+const firstId = (request: ValidRequest) => Object.keys(request.questions)[0];
+const replaceQuestion = (request: ValidRequest, id: string, changed: object): ValidRequest => ({
+  ...request,
+  questions: withOwn({ ...request.questions }, [[id, changed]]),
+});
+const BREAKS: Record<string, (request: ValidRequest, name: string, value: unknown) => Broken> = {
+  'a prototype name as a request field': (request, name, value) => ({ request: withOwn({ ...request }, [[name, value]]), refused: { naming: [name] } }),
+  'a prototype name as a question field': (request, name, value) => {
+    const id = firstId(request);
+    return { request: replaceQuestion(request, id, withOwn({ ...request.questions[id] }, [[name, value]])), refused: { naming: [`questions.${id}.${name}`] } };
+  },
+  'a reserved question id': (request, name, value) => {
+    const reserved = name === '__proto__' ? '__proto__' : 'constructor';
+    return { request: { ...request, questions: withOwn({ ...request.questions }, [[reserved, { type: 'noul', instructions: String(value) }]]) }, refused: { naming: ['questions', reserved] } };
+  },
+  'a prototype name in the model': (request, name, value) => ({ request: { ...request, model: withOwn({ provider: 'mock' }, [[name, value]]) }, refused: { naming: [`model.${name}`] } }),
+  'a prototype name in an image': (request, name, value) => ({
+    request: { ...request, images: [withOwn({ mediaType: 'image/png', data: PIXEL }, [[name, value]])] },
+    refused: { naming: ['images', name] },
+  }),
+  'a hostile state': (request, _name, value) => ({ request: { ...request, state: value } }),
+  'hostile questions': (request, _name, value) => ({ request: { ...request, questions: value } }),
+  'a hostile criteria': (request, _name, value) => {
+    const id = firstId(request);
+    return { request: replaceQuestion(request, id, { ...request.questions[id], criteria: value }) };
+  },
+  'a hostile type': (request, name, value) => {
+    const id = firstId(request);
+    return { request: replaceQuestion(request, id, { ...request.questions[id], type: value ?? name }) };
+  },
+  'hostile images': (request, _name, value) => ({ request: { ...request, images: value } }),
+  'a hostile model': (request, _name, value) => ({ request: { ...request, model: value } }),
+  'a hostile timeoutMs': (request, _name, value) => ({ request: { ...request, timeoutMs: value } }),
+  'a hostile minConfidence': (request, _name, value) => ({ request: { ...request, minConfidence: value } }),
+  'a hostile longContext': (request, _name, value) => ({ request: { ...request, longContext: value } }),
+};
+
+const hostileCall = fc.oneof(
+  { weight: 5, arbitrary: validRequest.map((request): Broken & { valid?: true } => ({ request, valid: true })) },
+  { weight: 4, arbitrary: fc.tuple(validRequest, fc.constantFrom(...Object.keys(BREAKS)), fc.constantFrom(...PROTOTYPE_NAMES), hostileValue).map(([request, way, name, value]) => BREAKS[way](request, name, value)) },
+  { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }).map((request): Broken => ({ request })) },
 );
+
+/** Which branch each run took, printed and asserted after the property. */
+class BranchCounts {
+  readonly counts: Record<string, number> = {};
+  add(branch: string): void {
+    this.counts[branch] = (this.counts[branch] ?? 0) + 1;
+  }
+  of(branch: string): number {
+    return this.counts[branch] ?? 0;
+  }
+  share(branch: string, ...among: string[]): number {
+    const total = among.reduce((sum, other) => sum + this.of(other), 0);
+    return total === 0 ? 0 : this.of(branch) / total;
+  }
+  report(title: string): void {
+    console.log(`${title}: ${JSON.stringify(this.counts)}`);
+  }
+}
+
+const prototypeIsClean = (names: string[]) => {
+  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(names);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+};
 
 describe('hostile calls of the library API', () => {
   let sandbox: LibrarySandbox;
   beforeAll(() => (sandbox = new LibrarySandbox()));
   afterAll(() => sandbox.close());
+  const cleanPrototype = Object.getOwnPropertyNames(Object.prototype).sort();
 
-  it('either throw System1InputError or answer every question asked with ok or a known error code; no prototype is polluted', async () => {
+  it('a valid call is answered, a broken one throws System1InputError naming the field; every question asked gets ok or a known code; no prototype is polluted', async () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
+    const branches = new BranchCounts();
     await fc.assert(
-      fc.asyncProperty(hostileRequest, async (request) => {
-        let result;
+      fc.asyncProperty(hostileCall, async ({ request, refused, valid }: Broken & { valid?: true }) => {
+        let result: DecideResult;
         try {
           result = await system1.decide(request as never);
         } catch (error) {
+          branches.add('refused');
+          expect(valid).toBeUndefined();
           expect(error).toBeInstanceOf(System1InputError);
-          expect((error as Error).message.length).toBeGreaterThan(0);
+          for (const named of refused?.naming ?? []) expect((error as Error).message).toContain(named);
+          prototypeIsClean(cleanPrototype);
           return;
         }
-        const asked = Object.keys((request as { questions: object }).questions);
-        expect(Object.keys(result.answers).sort()).toEqual([...asked].sort());
-        for (const answer of Object.values(result.answers)) {
-          if (answer.status === 'error') expect(QUESTION_ERROR_CODES).toContain(answer.error.code);
-          else expect(answer.status).toBe('ok');
+        branches.add('answered');
+        expect(refused).toBeUndefined();
+        const asked = (request as { questions: Record<string, GeneratedQuestion> }).questions;
+        expect(Object.keys(result.answers).sort()).toEqual(Object.keys(asked).sort());
+        for (const [id, answer] of Object.entries(result.answers)) {
+          if (answer.status === 'error') {
+            branches.add(`answer error ${answer.error.code}`);
+            expect(QUESTION_ERROR_CODES).toContain(answer.error.code);
+            continue;
+          }
+          branches.add('answer ok');
+          expect(answer.status).toBe('ok');
+          expect(answer.answer.type).toBe(asked[id].type);
+          // The mock picks the first candidate: the key order (prototype names included) survived the pipeline.
+          if (answer.answer.type === 'choice') expect(answer.answer.value).toBe(Object.keys(asked[id].criteria as object)[0]);
         }
         expect(result.meta.requestId).toMatch(/^[0-9a-f-]{36}$/);
-        expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
-        expect(({} as Record<string, unknown>).type).toBeUndefined();
+        prototypeIsClean(cleanPrototype);
       }),
       { numRuns: 300 },
     );
+    branches.report('hostile calls: runs per branch');
+    const answers = Object.keys(branches.counts).filter((branch) => branch.startsWith('answer '));
+    expect(branches.share('answered', 'answered', 'refused')).toBeGreaterThanOrEqual(0.3);
+    expect(branches.share('refused', 'answered', 'refused')).toBeGreaterThanOrEqual(0.1);
+    expect(branches.share('answer ok', ...answers)).toBeGreaterThanOrEqual(0.3);
   });
 
-  it('read any reply an engine sends: each answer is a checked typed answer or that question’s invalid_response', async () => {
-    const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
+  it('read any reply an engine sends: a well-formed answer is read as sent, a broken one is that question’s invalid_response', async () => {
+    // No cooldown: each run is judged on its own reply, not skipped as `unavailable` after earlier broken ones.
+    const system1 = await sandbox.open('[gateway]\nprovider = "mock"\ncooldown_s = 0');
     let reply: unknown;
     system1.registerProvider('wild', {
       capabilities: () => ({ batch: true, probabilities: true, questions: { types: ['choice', 'noul', 'score'] } }),
       evaluate: async () => reply as never,
     });
-    const engineAnswer = fc.oneof(
-      hostileValue,
-      fc.record({ type: fc.constantFrom('choice', 'noul', 'score', 'box'), choice: hostileValue, noul: hostileValue, score: hostileValue, probabilities: fc.oneof(hostileValue, fc.dictionary(fc.constantFrom('a', 'b', '0', '1', '__proto__'), fc.double())), legend: hostileValue }, { requiredKeys: ['type'] }),
-    );
-    const questions = {
-      pick: { type: 'choice' as const, instructions: 'Pick.', criteria: { a: null, b: 'the other' } },
+    // Candidates named like Object.prototype members: the reader must look them up as own keys.
+    const asked = {
+      pick: { type: 'choice' as const, instructions: 'Pick.', criteria: { toString: null, hasOwnProperty: 'the other' } },
       yes: { type: 'noul' as const, instructions: 'Yes?' },
       level: { type: 'score' as const, instructions: 'How much?', criteria: ['low', 'high'] },
     };
+    type Id = keyof typeof asked;
+    /** An engine answer and what the caller must get: `ok` with `read`, that question's invalid_response, or either. */
+    interface Tagged {
+      answer: unknown;
+      expected: 'ok' | 'invalid_response' | 'either';
+      read?: object;
+    }
+    const probability = fc.double({ min: 0, max: 1, noNaN: true });
+    const decorated = <T extends object>(answer: fc.Arbitrary<T>) =>
+      fc.tuple(answer, prototypeKeys).map(([value, names]) => withOwn({ ...value }, names.map((name) => [name, POISON] as const)));
+    const well: Record<Id, fc.Arbitrary<Tagged>> = {
+      pick: fc.tuple(fc.constantFrom('toString', 'hasOwnProperty'), probability).chain(([choice, p]) =>
+        decorated(fc.constant({ type: 'choice', choice, probabilities: { toString: p, hasOwnProperty: 1 - p } })).map((answer) => ({
+          answer,
+          expected: 'ok' as const,
+          read: { type: 'choice', value: choice, probabilities: { toString: p, hasOwnProperty: 1 - p } },
+        })),
+      ),
+      yes: probability.chain((noul) => decorated(fc.constant({ type: 'noul', noul })).map((answer) => ({ answer, expected: 'ok' as const, read: { type: 'noul', probabilityTrue: noul } }))),
+      level: fc.tuple(probability, probability, fc.boolean()).chain(([p, score, legend]) =>
+        decorated(fc.constant({ type: 'score', score, probabilities: { 0: p, 1: 1 - p }, ...(legend && { legend: { 0: 'low', 1: 'high' } }) })).map((answer) => ({
+          answer,
+          expected: 'ok' as const,
+          read: { type: 'score', value: score, distribution: [p, 1 - p] },
+        })),
+      ),
+    };
+    const BROKEN: Record<Id, unknown[]> = {
+      pick: [
+        { type: 'choice', choice: 'constructor', probabilities: { toString: 0.5, hasOwnProperty: 0.5 } },
+        { type: 'choice', choice: 'toString', probabilities: { toString: 1 } },
+        { type: 'choice', choice: 'toString', probabilities: withOwn({ toString: 0.5, hasOwnProperty: 0.5 }, [['__proto__', 0]]) },
+        { type: 'choice', choice: 'toString', probabilities: { toString: 0.9, hasOwnProperty: 0.9 } },
+        { type: 'noul', noul: 0.5 },
+      ],
+      yes: [{ type: 'noul', noul: 1.5 }, { type: 'noul', noul: '0.5' }, { type: 'noul' }, { type: 'choice', choice: 'yes' }],
+      level: [
+        { type: 'score', score: 2, probabilities: { 0: 0.5, 1: 0.5 } },
+        { type: 'score', score: 0, probabilities: { 0: 0.5, 1: 0.25, 2: 0.25 } },
+        { type: 'score', score: 0, probabilities: { 0: 0.5, 1: 0.5 }, legend: { 0: 'high', 1: 'low' } },
+      ],
+    };
+    const answerFor = (id: Id): fc.Arbitrary<Tagged | undefined> =>
+      fc.oneof(
+        { weight: 6, arbitrary: well[id] },
+        { weight: 3, arbitrary: decorated(fc.constantFrom(...(BROKEN[id] as object[]))).map((answer): Tagged => ({ answer, expected: 'invalid_response' })) },
+        { weight: 1, arbitrary: hostileValue.map((answer): Tagged => ({ answer, expected: 'either' })) },
+        { weight: 1, arbitrary: fc.constant(undefined) }, // left out of the reply
+      );
+    const structuredReply = fc
+      .tuple(answerFor('pick'), answerFor('yes'), answerFor('level'), prototypeKeys, fc.oneof(well.yes, hostileValue))
+      .map(([pick, yes, level, strays, stray]) => {
+        const tagged = { pick, yes, level };
+        const answers = withOwn({}, [...Object.entries(tagged).flatMap(([id, one]) => (one ? [[id, one.answer] as const] : [])), ...strays.map((name) => [name, stray] as const)]);
+        return { reply: { answers } as unknown, tagged };
+      });
+    const wildReply = fc.oneof(
+      { weight: 9, arbitrary: structuredReply },
+      { weight: 1, arbitrary: fc.oneof(hostileValue, fc.record({ answers: hostileValue, errors: hostileValue }, { requiredKeys: [] })).map((whole) => ({ reply: whole, tagged: undefined })) },
+    );
+    const branches = new BranchCounts();
+    const cleanPrototype = Object.getOwnPropertyNames(Object.prototype).sort();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileValue, fc.record({ answers: fc.oneof(hostileValue, fc.dictionary(fc.constantFrom('pick', 'yes', 'level', 'extra'), engineAnswer)), errors: hostileValue }, { requiredKeys: [] })), async (wild) => {
-        reply = wild;
-        const result = await system1.decide({ state: 'x', questions, model: { provider: 'wild' } });
-        for (const [id, answer] of Object.entries(result.answers)) {
-          if (answer.status === 'error') {
+      fc.asyncProperty(wildReply, async ({ reply: sent, tagged }) => {
+        reply = sent;
+        branches.add(tagged ? 'structured reply' : 'hostile reply');
+        const result = await system1.decide({ state: 'x', questions: asked, model: { provider: 'wild' } });
+        expect(Object.keys(result.answers).sort()).toEqual(['level', 'pick', 'yes']);
+        for (const [id, answer] of Object.entries(result.answers) as [Id, (typeof result.answers)[string]][]) {
+          const expected = tagged?.[id] ? tagged[id]!.expected : tagged ? 'invalid_response' : 'either';
+          branches.add(answer.status === 'ok' ? 'answer ok' : `answer error ${answer.error.code}`);
+          if (expected === 'ok') {
+            expect(answer).toMatchObject({ status: 'ok', answer: tagged![id]!.read });
+          } else if (expected === 'invalid_response') {
+            expect(answer).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
+          } else if (answer.status === 'error') {
             expect(QUESTION_ERROR_CODES).toContain(answer.error.code);
-            continue;
           }
-          expect(answer.answer.type).toBe(questions[id as keyof typeof questions].type);
-          expect(answer.answer.confidence).toBeGreaterThanOrEqual(0);
-          expect(answer.answer.confidence).toBeLessThanOrEqual(1);
+          if (answer.status === 'ok') {
+            expect(answer.answer.type).toBe(asked[id].type);
+            expect(answer.answer.confidence).toBeGreaterThanOrEqual(0);
+            expect(answer.answer.confidence).toBeLessThanOrEqual(1);
+          }
         }
+        prototypeIsClean(cleanPrototype);
       }),
       { numRuns: 300 },
     );
+    branches.report('wild engine replies: answers per branch');
+    const answers = Object.keys(branches.counts).filter((branch) => branch.startsWith('answer '));
+    expect(branches.share('answer ok', ...answers)).toBeGreaterThanOrEqual(0.3);
+    expect(branches.share('answer error invalid_response', ...answers)).toBeGreaterThanOrEqual(0.1);
+    expect(branches.of('hostile reply')).toBeGreaterThan(0);
   });
 });

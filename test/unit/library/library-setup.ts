@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createSystem1, System1 } from '../../../src/library/create-system1';
 import { System1Options } from '../../../src/library/library-options';
+import { eventually } from '../../helpers/eventually';
 
 export const TYPESAFE_KEY = 'sk-test-LIBRARY-TYPESAFE-KEY-77';
 
@@ -46,10 +47,5 @@ export const THREE_QUESTIONS = {
 /** A 1x1 PNG, for box questions. */
 export const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-export async function waitFor(condition: () => boolean, what: string, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Waits for something that follows a call (a request arriving, a socket closing); the limit only guards a hang. */
+export const waitFor = eventually;

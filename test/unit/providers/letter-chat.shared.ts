@@ -4,11 +4,9 @@
  */
 import type { Fault } from '../../fakes/fake-engine';
 
-/** Short, so the hanging faults end quickly; the slow fault's 5 s would show if the timeout were ignored. */
+/** Short, so the hanging faults end quickly; the slow fault's 5 s answer would show if the timeout were ignored. */
 export const TIMEOUT_S = 0.3;
 export const SLOW_MS = 5000;
-/** A timed-out attempt must end near its timeout, well before the slow fault would answer. */
-export const TIMEOUT_BOUND_MS = 2500;
 
 export const REQUEST = {
   question: 'Rerun the flaky pipeline or block the merge?',
@@ -58,14 +56,7 @@ export const DEFAULT_TOP = [
   { token: ' A', logprob: -6.2 },
 ];
 
-/** Resolves once `condition` holds (polling), or fails after `ms`. */
-export async function eventually(condition: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { eventually } from '../../helpers/eventually';
 
 /** A matcher for a detail given as a pattern or as literal words. */
 export function matching(detail: string | RegExp): RegExp {

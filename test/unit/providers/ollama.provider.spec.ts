@@ -17,7 +17,6 @@ import {
   REQUEST_PROMPT,
   SLOW_MS,
   SYSTEM_PROMPT,
-  TIMEOUT_BOUND_MS,
   TIMEOUT_S,
 } from './letter-chat.shared';
 
@@ -125,7 +124,7 @@ describe('ollama provider against the Ollama fake', () => {
     fake.fault = 'hang';
     const controller = new AbortController();
     const pending = provider.evaluate({ questions }, { signal: controller.signal, requestId: 'b' });
-    await eventually(() => fake.requests.length === 3);
+    await eventually(() => fake.requests.length === 3, 'three requests at the fake');
     controller.abort(new Error('deadline'));
     await expect(pending).rejects.toThrow('deadline');
   });
@@ -171,6 +170,7 @@ describe('ollama provider against the Ollama fake', () => {
     ])('%s: the attempt is %s with a detail to act on, and mock answers', async (fault, outcome, detail) => {
       if (setups[fault]) setups[fault]();
       else fake.fault = fault as OllamaFake['fault'];
+      const abandonedBefore = fake.abandoned;
       const reply = await gateway.decide(REQUEST);
       expect(reply.attempts).toEqual([
         { provider: 'ollama', outcome, latency_ms: expect.any(Number), detail: expect.stringMatching(matching(detail)) },
@@ -178,8 +178,9 @@ describe('ollama provider against the Ollama fake', () => {
       ]);
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: 'rerun the pipeline' });
       if (outcome === 'timeout') {
+        // Waited for the timeout (timers never fire early), and cut the engine off: its request was closed.
         expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(TIMEOUT_S * 1000 - 20);
-        expect(reply.attempts[0].latency_ms).toBeLessThan(TIMEOUT_BOUND_MS);
+        await eventually(() => fake.abandoned > abandonedBefore, 'the fake to see its request closed at the timeout');
       }
       expect(fake.requests.every((request) => request.headers.authorization === undefined)).toBe(true);
       expect(JSON.stringify(reply)).not.toContain(STRAY_SECRET);

@@ -7,6 +7,7 @@ import { TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { Fault, FakeEngine } from '../../fakes/fake-engine';
+import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 export const QUESTION = 'Rerun the flaky pipeline or block the merge?';
@@ -86,8 +87,9 @@ export function faultGateway(outcome: FaultExpectation[1]): string {
 }
 
 /**
- * Checks one fault's attempt: its outcome and detail, that a timed-out attempt ended near the timeout and
- * not at the fault's delay, that the mock then answered, and that the secret shows up nowhere.
+ * Checks one fault's attempt: its outcome and detail, that a timed-out attempt waited for the timeout, that
+ * the mock then answered, and that the secret shows up nowhere. (That the timeout really cut the engine
+ * off is {@link expectCutOff}: the engine's side of it.)
  */
 export function expectFaultHandled(
   reply: Awaited<ReturnType<DecideService['decide']>>,
@@ -97,10 +99,8 @@ export function expectFaultHandled(
 ): void {
   const matching = typeof detail === 'string' ? expect.stringContaining(detail) : expect.stringMatching(detail);
   expect(reply.attempts[0]).toEqual({ provider, outcome, latency_ms: expect.any(Number), detail: matching });
-  if (outcome === 'timeout') {
-    expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(280);
-    expect(reply.attempts[0].latency_ms).toBeLessThan(2500);
-  }
+  // Not cut short: timers never fire early, so this holds however busy the machine is.
+  if (outcome === 'timeout') expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(280);
   expect(reply.attempts[1]).toMatchObject({ provider: 'mock', outcome: 'ok' });
   expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: OPTIONS[0] });
   expect(JSON.stringify(reply)).not.toContain(secret);
@@ -109,7 +109,17 @@ export function expectFaultHandled(
 }
 
 /**
- * One test per fault: the engine plays it, and {@link expectFaultHandled} holds. The key went to the engine as
+ * A timed-out attempt closed its connection before the engine answered: the engine saw its request
+ * abandoned. A timeout that only stopped waiting (the request left running) or that waited for the reply
+ * and then called it late never shows here.
+ */
+export async function expectCutOff(fake: FakeEngine, abandonedBefore = 0): Promise<void> {
+  await eventually(() => fake.abandoned > abandonedBefore, `${fake.name} fake to see its request closed at the timeout`);
+}
+
+/**
+ * One test per fault: the engine plays it, and {@link expectFaultHandled} holds (and {@link expectCutOff}
+ * for a timeout). The key went to the engine as
  * a bearer on `route`, so its absence from the reply and the logs means something.
  */
 export function itHandlesEachFault(
@@ -123,5 +133,6 @@ export function itHandlesEachFault(
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(engine.fake.requestsTo(route)[0].headers.authorization).toBe(`Bearer ${secret}`);
     expectFaultHandled(reply, logs, expectation, { provider, secret });
+    if (expectation[1] === 'timeout') await expectCutOff(engine.fake);
   });
 }

@@ -52,6 +52,10 @@ describe('router options', () => {
 
   it('a broken [router] key stops it; other config problems do not', () => {
     expect(settleRouterOptions(load('[router]\nmin_confidence = 3\n'), {}, {}).problems[0]).toContain('router.min_confidence');
-    expect(settleRouterOptions(load('[gateway]\ntimeout_s = 0\n'), {}, {}).options).toBeDefined();
+    const gatewayBroken = load('[gateway]\ntimeout_s = 0\n');
+    expect(gatewayBroken.errors.map((error) => error.key)).toEqual(['gateway.timeout_s']);
+    const settled = settleRouterOptions(gatewayBroken, {}, {});
+    expect(settled.problems).toEqual([]);
+    expect(settled.options).toEqual(settleRouterOptions(load(null), {}, {}).options);
   });
 });
