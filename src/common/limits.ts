@@ -7,3 +7,5 @@ export const OPTION_MAX_CHARS = 500;
 export const REQUEST_ID_MAX_CHARS = 128;
 /** Options a question without options is answered from. */
 export const YES_NO_OPTIONS = ['yes', 'no'] as const;
+/** The longest delay a Node.js timer keeps (about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;

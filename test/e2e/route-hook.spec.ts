@@ -38,11 +38,11 @@ function setUp(sandbox: Sandbox, { routing = '', gateway = '' }: Setup = {}) {
   return { repo, logFile, env: sandbox.env({ SYSTEM1_CONFIG: config }) };
 }
 
-function hook(env: Record<string, string>, input: Record<string, unknown>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
+/** Runs the hook; a hook still running at `killAfterMs` is killed and reads as code null. */
+function hook(env: Record<string, string>, input: Record<string, unknown>, killAfterMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: 10_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr), ms: Date.now() - started }),
+    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: killAfterMs }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
     );
     child.stdin!.end(JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }));
   });
@@ -95,11 +95,10 @@ it('gives up at its own 1.5 s budget, not at the engine timeout of 30 s, when th
   fake.fault = 'hang';
   const sandbox = resources.sandbox();
   const { repo, env } = setUp(sandbox, { gateway: 'timeout_s = 30' });
-  const result = await hook(env, { cwd: repo, prompt: DESIGN });
+  // Killed at 25 s, before the engine's 30 s: exiting 0 by itself means the hook gave up at its own budget.
+  // How soon, start-up included, is bench/'s to measure; a loaded CI machine must not turn it into a failure.
+  const result = await hook(env, { cwd: repo, prompt: DESIGN }, 25_000);
   expect(result).toMatchObject({ code: 0, stdout: '' });
-  // The engine would hang for 30 s: ending well before that means the hook gave up at its own budget. How
-  // soon, start-up included, is bench/'s to measure; a loaded CI machine must not turn it into a failure.
-  expect(result.ms).toBeLessThan(10_000);
 });
 
 it('logs a prompt only when Claude Code works inside one of log_dirs', async () => {

@@ -1,6 +1,7 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
+import { MAX_TIMER_MS } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
 import { idProblem, IsState, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
@@ -70,6 +71,7 @@ export class LibraryDecideRequestDto {
   @Optional()
   @IsInt({ message: 'must be a positive whole number of milliseconds' })
   @IsPositive({ message: 'must be a positive whole number of milliseconds' })
+  @Max(MAX_TIMER_MS, { message: `must be at most ${MAX_TIMER_MS} milliseconds (about 24.8 days, the longest a timer waits)` })
   timeoutMs?: number;
 
   @Optional()

@@ -9,7 +9,6 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -63,7 +62,6 @@ export interface ToolReply {
   body: Json;
   isError: boolean;
   text: string;
-  elapsedMs: number;
 }
 
 export class GatewaySession {
@@ -109,20 +107,18 @@ export class GatewaySession {
    * object is the JSON text of content[0], and isError is true exactly when status is "error".
    */
   async call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-    const started = performance.now();
     const result = (await this.client.callTool({ name, arguments: args })) as {
       structuredContent?: Json;
       content?: { type: string; text?: string }[];
       isError?: boolean;
     };
-    const elapsedMs = performance.now() - started;
     const body = result.structuredContent;
     if (!body || typeof body !== 'object') throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
     const first = result.content?.[0];
     expect(first?.type).toBe('text');
     expect(JSON.parse(first?.text ?? 'null')).toStrictEqual(body);
     expect(result.isError === true).toBe(body.status === 'error');
-    return { body, isError: result.isError === true, text: first?.text ?? '', elapsedMs };
+    return { body, isError: result.isError === true, text: first?.text ?? '' };
   }
 
   decide(args: Record<string, unknown>): Promise<ToolReply> {

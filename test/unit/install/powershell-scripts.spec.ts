@@ -43,8 +43,8 @@ beforeAll(async () => {
   parser.setLanguage(await Language.load(readFileSync(require.resolve('tree-sitter-powershell/tree-sitter-powershell.wasm'))));
 });
 
-it('finds the three Windows scripts the install docs name', () => {
-  expect(scripts.sort()).toEqual([path.join('engines', 'laya', 'start.ps1'), 'install.ps1', 'uninstall.ps1']);
+it('finds the Windows scripts the install docs name: the installers and each engine launcher', () => {
+  expect(scripts.sort()).toEqual([path.join('engines', 'laya', 'start.ps1'), path.join('engines', 'reranker', 'start.ps1'), 'install.ps1', 'uninstall.ps1']);
 });
 
 it('catches a broken script (so the checks below can fail)', () => {

@@ -273,6 +273,8 @@ model = "jev-1.14.0"
     ['a data URL', { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/png', data: `data:image/png;base64,${PIXEL}` }] }, 'images[0].data must be padded standard Base64'],
     ['a gif', { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/gif', data: PIXEL }] }, 'images[0].mediaType must be one of image/png, image/jpeg, image/webp'],
     ['a zero timeout', { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 0 }, 'timeoutMs must be a positive whole number'],
+    // A Node timer past 2^31-1 ms fires after 1 ms: the call would time out at once and cool the engine down.
+    ['a timeout no timer can wait', { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 2 ** 31 }, 'timeoutMs must be at most 2147483647 milliseconds'],
     ['a model without provider', { state: 'x', questions: THREE_QUESTIONS, model: { model: 'jev' } }, 'model.provider must name a provider'],
     ['an unknown field', { state: 'x', questions: THREE_QUESTIONS, temperature: 0 }, '"temperature" is not a field of a decision request'],
     ['a state nested too deep', { state: nested(40), questions: THREE_QUESTIONS }, 'state nests more than 32 levels'],
