@@ -9,7 +9,7 @@ const path = require('node:path');
 const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions } = require('./install/shell-options');
-const { removeLoginEntry } = require('./install/login-entries');
+const { removeLoginEntries } = require('./install/login-entries');
 const { COPIES, placesOf, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig } = require('./install/purge');
 
 /** How many of the names a purge kept it lists; a dir shared with much else would fill the screen. */
@@ -52,8 +52,7 @@ runScript('uninstall', () => {
   checkInstallDir(dir, placesOf(process.env), { purge });
   if (purge) checkConfig(config);
   unregister();
-  const entry = removeLoginEntry(process.platform, process.env);
-  if (entry) console.log(`Removed the engine's start-at-login entry ${entry}.`);
+  for (const entry of removeLoginEntries(process.platform, process.env)) console.log(`Removed the engine's start-at-login entry ${entry}.`);
   for (const copy of COPIES) remove(path.join(dir, copy));
   console.log(`Removed ${path.join(dir, 'app')}.`);
   if (!purge) {

@@ -2,8 +2,9 @@
 import * as path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { loginEntryFor } = require('../../../scripts/install/login-entries') as {
-  loginEntryFor(platform: NodeJS.Platform, env: Record<string, string>): { file: string; unregister?: [string, string[]] };
+const { loginEntryFor, ENGINES } = require('../../../scripts/install/login-entries') as {
+  loginEntryFor(platform: NodeJS.Platform, env: Record<string, string>, engine?: string): { file: string; unregister?: [string, string[]] };
+  ENGINES: string[];
 };
 
 it('is the Startup folder on Windows, with nothing to unregister', () => {
@@ -24,10 +25,18 @@ it('is a systemd user unit on Linux, under XDG_CONFIG_HOME when set, disabled fi
   expect(loginEntryFor('linux', { HOME: '/home/dev', XDG_CONFIG_HOME: '/xdg' })).toEqual({ file: '/xdg/systemd/user/system1-laya.service', unregister });
 });
 
-it('names the files the templates in engines/laya say to copy', () => {
+it('covers every engine folder that ships login templates', () => {
   const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
-  const templates = path.resolve(__dirname, '..', '..', '..', 'engines', 'laya');
-  expect(fs.readFileSync(path.join(templates, 'system1-laya.cmd'), 'utf8')).toContain('Startup\\system1-laya.cmd');
-  expect(fs.readFileSync(path.join(templates, 'system1-laya.service'), 'utf8')).toContain('~/.config/systemd/user/');
-  expect(fs.readFileSync(path.join(templates, 'com.system1.laya.plist'), 'utf8')).toContain('~/Library/LaunchAgents/');
+  const engines = path.resolve(__dirname, '..', '..', '..', 'engines');
+  const withTemplates = fs.readdirSync(engines).filter((name) => fs.existsSync(path.join(engines, name, `system1-${name}.service`)));
+  expect(withTemplates.sort()).toEqual([...ENGINES].sort());
+});
+
+it.each(['laya', 'reranker'])('names the files the templates in engines/%s say to copy', (engine) => {
+  const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+  const templates = path.resolve(__dirname, '..', '..', '..', 'engines', engine);
+  expect(fs.readFileSync(path.join(templates, `system1-${engine}.cmd`), 'utf8')).toContain(`Startup\\system1-${engine}.cmd`);
+  expect(fs.readFileSync(path.join(templates, `system1-${engine}.service`), 'utf8')).toContain('~/.config/systemd/user/');
+  expect(fs.readFileSync(path.join(templates, `com.system1.${engine}.plist`), 'utf8')).toContain('~/Library/LaunchAgents/');
+  expect(loginEntryFor('linux', { HOME: '/home/dev' }, engine).file).toBe(`/home/dev/.config/systemd/user/system1-${engine}.service`);
 });
