@@ -152,18 +152,25 @@ describe('install, upgrade, uninstall', () => {
     expect(smoke.code).toBe(0);
   });
 
-  it('uninstalls: unregisters, removes the login entry and the copy, keeps config and logs', async () => {
+  it('uninstalls: unregisters, removes the login entries and the copy, keeps config and logs', async () => {
     mkdirSync(path.dirname(loginEntry), { recursive: true });
     writeFileSync(loginEntry, readFileSync(path.join(ROOT, 'engines', 'laya', 'system1-laya.service')));
+    const rerankerEntry = path.join(path.dirname(loginEntry), 'system1-reranker.service');
+    writeFileSync(rerankerEntry, readFileSync(path.join(ROOT, 'engines', 'reranker', 'system1-reranker.service')));
     writeFileSync(calls, '');
     // uninstall.ps1 without -Purge runs exactly this
     const removed = await run(process.execPath, [path.join('scripts', 'uninstall.js'), '--shell', 'powershell'], userEnv());
     expect(removed).toMatchObject({ code: 0, stderr: '' });
-    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['claude mcp remove --scope user system1', 'systemctl --user disable system1-laya']);
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual([
+      'claude mcp remove --scope user system1',
+      'systemctl --user disable system1-laya',
+      'systemctl --user disable system1-reranker',
+    ]);
     expect(removed.stdout).toContain('Unregistered system1 from Claude Code.');
     expect(removed.stdout).toContain('Kept the config, engines and logs (-Purge deletes them).');
     expect(existsSync(app)).toBe(false);
     expect(existsSync(loginEntry)).toBe(false);
+    expect(existsSync(rerankerEntry)).toBe(false);
     expect(existsSync(config)).toBe(true);
     expect(existsSync(path.join(sandbox.install, 'logs'))).toBe(true);
   });
