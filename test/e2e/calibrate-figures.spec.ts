@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
+import { mlTemperature as fitByLikelihood, scaled as scaledBy } from '../helpers/independent-calibration';
 import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
@@ -47,13 +48,8 @@ function reported(row: Row, distortion: number): number[] {
   return rounded.map((p) => p / sum);
 }
 
-const scaled = (p: readonly number[], t: number) => {
-  const logits = p.map((x) => Math.log(Math.max(x, FLOOR)) / t);
-  const top = Math.max(...logits);
-  const weights = logits.map((z) => Math.exp(z - top));
-  const total = weights.reduce((s, w) => s + w, 0);
-  return weights.map((w) => w / total);
-};
+/** The product's convention: probabilities floored at 5e-5 before the log. */
+const scaled = (p: readonly number[], t: number) => scaledBy(p, t, FLOOR);
 
 interface Scored {
   confidence: number;
@@ -88,18 +84,8 @@ function figures(answers: Scored[]) {
   };
 }
 
-/** The maximum-likelihood temperature by ternary search over log T in [0.05, 20]. */
-function mlTemperature(probabilities: number[][], labels: number[]): number {
-  const nll = (t: number) => probabilities.reduce((s, p, i) => s - Math.log(Math.max(scaled(p, t)[labels[i]], FLOOR)), 0);
-  let [lo, hi] = [Math.log(0.05), Math.log(20)];
-  for (let step = 0; step < 200; step++) {
-    const a = lo + (hi - lo) / 3;
-    const b = hi - (hi - lo) / 3;
-    if (nll(Math.exp(a)) <= nll(Math.exp(b))) hi = b;
-    else lo = a;
-  }
-  return Math.exp((lo + hi) / 2);
-}
+/** The maximum-likelihood temperature with the product's floor. */
+const mlTemperature = (probabilities: number[][], labels: number[]) => fitByLikelihood(probabilities, labels, FLOOR);
 
 /**
  * A seed file's rows with a seeded truth the label is a draw from: random true probabilities, one option

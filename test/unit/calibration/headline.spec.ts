@@ -8,16 +8,8 @@ import { CalibrationRunner } from '../../../src/commands/calibrate/calibration-r
 import type { LabelledExample } from '../../../src/commands/calibrate/labelled-data';
 import type { DecisionService } from '../../../src/decisions/decision.service';
 import { seededRandom } from '../../../src/calibration/random';
+import { argmax, mlTemperature as fitByLikelihood, scaled, softmax } from '../../helpers/independent-calibration';
 
-const softmax = (logits: number[]) => {
-  const top = Math.max(...logits);
-  const weights = logits.map((z) => Math.exp(z - top));
-  const total = weights.reduce((s, w) => s + w, 0);
-  return weights.map((w) => w / total);
-};
-/** Temperature scaling as the literature writes it: softmax(log p / T). */
-const scaled = (p: readonly number[], t: number) => softmax(p.map((x) => Math.log(Math.max(x, 1e-12)) / t));
-const argmax = (p: readonly number[]) => p.reduce((best, x, i) => (x > p[best] ? i : best), 0);
 
 interface Row {
   example: LabelledExample;
@@ -44,18 +36,8 @@ function uniqueQuestionRows(n: number, trueT: number, seed: number): Row[] {
   });
 }
 
-/** The maximum-likelihood temperature by ternary search over log T (the log-likelihood is unimodal there). */
-function mlTemperature(rows: readonly Row[]): number {
-  const nll = (t: number) => rows.reduce((sum, { reported, example }) => sum - Math.log(Math.max(scaled(reported, t)[example.label], 1e-12)), 0);
-  let [lo, hi] = [Math.log(0.05), Math.log(20)];
-  for (let step = 0; step < 200; step++) {
-    const a = lo + (hi - lo) / 3;
-    const b = hi - (hi - lo) / 3;
-    if (nll(Math.exp(a)) <= nll(Math.exp(b))) hi = b;
-    else lo = a;
-  }
-  return Math.exp((lo + hi) / 2);
-}
+/** One maximum-likelihood temperature for these rows. */
+const mlTemperature = (rows: readonly Row[]) => fitByLikelihood(rows.map((row) => row.reported), rows.map((row) => row.example.label));
 
 /** ECE in 10 equal-width bins, each row scaled by its own temperature. */
 function ece(rows: readonly Row[], temperatureOf: (row: Row) => number): number {

@@ -14,6 +14,7 @@ import { reportGroup } from '../../../src/calibration/calibration-report';
 import { LabelledAnswer } from '../../../src/calibration/fit';
 import { accuracy, auroc, brierScore, expectedCalibrationError, meanLogLoss, ScoredPrediction } from '../../../src/calibration/metrics';
 import { PROBABILITY_FLOOR, scaleProbabilities } from '../../../src/calibration/temperature';
+import { scaled } from '../../helpers/independent-calibration';
 
 interface Expected {
   temperature: number;
@@ -46,14 +47,6 @@ const ORIGIN = path.join(__dirname, '../../../../shared/reference/calibration-ve
 const vectors = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Vectors;
 const { temperature_relative: relative, other_absolute: absolute } = vectors.tolerance;
 
-/** The reference's scaling, written out here: softmax(log(clip(p, floor)) / T), the top logit subtracted. */
-function softmaxScaled(p: readonly number[], t: number, floor: number): number[] {
-  const logits = p.map((x) => Math.log(Math.max(x, floor)) / t);
-  const top = Math.max(...logits);
-  const weights = logits.map((z) => Math.exp(z - top));
-  const total = weights.reduce((s, w) => s + w, 0);
-  return weights.map((w) => w / total);
-}
 
 /** A prediction from given probabilities: argmax (first on ties), its probability, the Brier term. */
 function scored(p: readonly number[], label: number): ScoredPrediction {
@@ -112,14 +105,14 @@ describe.each(vectors.cases.map((c) => [c.name, c] as const))('%s', (_name, c) =
   it('scales the first row as the reference does (under the same floor)', () => {
     const mine = scaleProbabilities(c.probabilities[0], e.temperature);
     const floored = c.probabilities[0].some((p) => p < PROBABILITY_FLOOR);
-    const reference = floored ? softmaxScaled(c.probabilities[0], e.temperature, PROBABILITY_FLOOR) : e.first_row_after;
+    const reference = floored ? scaled(c.probabilities[0], e.temperature, PROBABILITY_FLOOR) : e.first_row_after;
     mine.forEach((p, k) => close(p, reference[k]));
     // The test's own softmax reproduces the reference's row, so the two conventions are the only difference.
-    softmaxScaled(c.probabilities[0], e.temperature, 1e-12).forEach((p, k) => close(p, e.first_row_after[k]));
+    scaled(c.probabilities[0], e.temperature, 1e-12).forEach((p, k) => close(p, e.first_row_after[k]));
   });
 
   it("the metric functions give the reference's figures after calibration on the reference's own scaled rows", () => {
-    const after = metricsOf(c.probabilities.map((p, i) => scored(softmaxScaled(p, e.temperature, 1e-12), c.labels[i])));
+    const after = metricsOf(c.probabilities.map((p, i) => scored(scaled(p, e.temperature, 1e-12), c.labels[i])));
     close(after.ece, e.ece_after);
     close(after.auroc, e.auroc_after);
     close(after.log_loss, e.log_loss_after);
@@ -138,7 +131,7 @@ describe.each(vectors.cases.map((c) => [c.name, c] as const))('%s', (_name, c) =
     it('the floor: its figures after calibration are the reference conventions with the 5e-5 floor and its fit', () => {
       // Engine zeros become 5e-5 before scaling, and the fit is the floored one: the same definitions,
       // computed here with the test's own softmax, give exactly what the product reports.
-      const floored = metricsOf(c.probabilities.map((p, i) => scored(softmaxScaled(p, report.temperature, PROBABILITY_FLOOR), c.labels[i])));
+      const floored = metricsOf(c.probabilities.map((p, i) => scored(scaled(p, report.temperature, PROBABILITY_FLOOR), c.labels[i])));
       close(report.ece_after, floored.ece, 1e-12);
       close(report.auroc_after, floored.auroc, 1e-12);
       close(report.log_loss_after, floored.log_loss, 1e-12);
