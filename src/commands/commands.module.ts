@@ -10,6 +10,7 @@ import { OutcomesCommand } from './outcomes.command';
 import { OutputWriter } from './output.writer';
 import { RouterReportCommand } from './router-report.command';
 import { SchemaCommand } from './schema.command';
+import { ServeHttpCommand } from './serve-http.command';
 import { ServeOpenAiCommand } from './serve-openai.command';
 import { SessionCheckCommand } from './session-check.command';
 import { SmokeCommand } from './smoke/smoke.command';
@@ -18,6 +19,6 @@ import { UsageReportCommand } from './usage-report.command';
 
 @Module({
   imports: [McpModule, StructuredModule],
-  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, RouterReportCommand],
+  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand],
 })
 export class CommandsModule {}

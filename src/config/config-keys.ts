@@ -2,7 +2,7 @@ import { delimiter } from 'node:path';
 import { decimal, flag, integer, list, SettingType, text } from './setting-types';
 
 /**
- * Every key of `[gateway]`, `[routing]`, `[skills]` and `[router]`: its default, its range and its variable.
+ * Every key of `[gateway]`, `[routing]`, `[skills]`, `[router]` and `[http]`: its default, its range and its variable.
  * The variable is `SYSTEM1_<KEY>` for `[gateway]` and `SYSTEM1_<SECTION>_<KEY>` for the others.
  */
 export interface KeySpec<T = unknown> {
@@ -60,7 +60,28 @@ export const ROUTER_KEYS = {
   allowed_hosts: { type: list(','), default: [] as string[] },
 } satisfies Record<string, KeySpec>;
 
-export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS } as const;
+/**
+ * The MCP tools over Streamable HTTP (`system1 serve-http`). Its bearer token is a secret, so it is read from
+ * SYSTEM1_HTTP_TOKEN only, never from the file; an address other than loopback needs it.
+ */
+export const HTTP_KEYS = {
+  host: { type: text({ nonEmpty: true }), default: '127.0.0.1' },
+  port: { type: integer({ min: 0, max: 65535 }), default: 8750 },
+  // Names callers may reach it by besides its own (a guard against DNS rebinding): `name` or `name:port`.
+  allowed_hosts: { type: list(','), default: [] as string[] },
+  // Browser origins allowed to call it besides its own address (`http://name:port`); others get 403.
+  allowed_origins: { type: list(','), default: [] as string[] },
+  // 0 = the stdio server's line limit, so a request one transport takes the other takes too.
+  max_body_bytes: { type: integer({ min: 0, max: 64 * 1024 * 1024 }), default: 0 },
+  // Requests answered at once; past it 503 with Retry-After, so a load balancer tries another replica.
+  max_in_flight: { type: integer({ min: 1, max: 100_000 }), default: 128 },
+  max_connections: { type: integer({ min: 1, max: 100_000 }), default: 512 },
+  headers_timeout_s: { type: decimal({ min: 0, max: 600, minExclusive: true }), default: 10 },
+  request_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 30 },
+  keep_alive_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 5 },
+} satisfies Record<string, KeySpec>;
+
+export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS, http: HTTP_KEYS } as const;
 export type SectionName = keyof typeof SECTIONS;
 
 type Values<K extends Record<string, KeySpec>> = {
@@ -71,6 +92,7 @@ export type GatewaySettings = Values<typeof GATEWAY_KEYS> & { log_level: LogLeve
 export type RoutingSettings = Values<typeof ROUTING_KEYS>;
 export type SkillsSettings = Values<typeof SKILLS_KEYS>;
 export type RouterSettings = Values<typeof ROUTER_KEYS>;
+export type HttpSettings = Values<typeof HTTP_KEYS>;
 
 export function envName(section: SectionName, key: string): string {
   const prefix = section === 'gateway' ? 'SYSTEM1_' : `SYSTEM1_${section.toUpperCase()}_`;

@@ -7,6 +7,7 @@ import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-err
 import {
   envName,
   GatewaySettings,
+  HttpSettings,
   KeySpec,
   RouterSettings,
   RoutingSettings,
@@ -26,6 +27,7 @@ export interface LoadedConfig {
   routing: RoutingSettings;
   skills: SkillsSettings;
   router: RouterSettings;
+  http: HttpSettings;
   /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
   providerTables: Record<string, Record<string, unknown>>;
   /** Keys of `[providers.<name>]` that held a secret (values dropped): the registry reports them, since only
@@ -71,6 +73,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   const routing = section('routing', SECTIONS.routing) as RoutingSettings;
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
   const router = section('router', SECTIONS.router) as RouterSettings;
+  const http = section('http', SECTIONS.http) as HttpSettings;
 
   const home = homeOf(env);
   const install = installDir(env);
@@ -87,6 +90,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
     routing,
     skills,
     router,
+    http,
     ...readProviderTables(document, label, errors),
     errors,
   };

@@ -12,6 +12,7 @@ import { calibrateAnswer } from './calibrate-answer';
 import { ConfigStatus } from './config-status.service';
 import { CooldownService } from './cooldown.service';
 import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
+import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
 import { PauseState } from './pause-state.service';
 import type { AttemptContext, EvaluateReply, System1Provider } from './provider.interface';
@@ -62,7 +63,28 @@ export class DecisionService {
     });
   }
 
+  /** Told of every decision (metrics, the health summary); kept out of the pipeline itself. */
+  private readonly observers = new Set<DecisionObserver>();
+
+  /** Adds an observer of every decision made from now on; returns its removal. */
+  observe(observer: DecisionObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
   async decide(request: DecisionRequest, policy: DecisionPolicy = {}): Promise<DecisionOutcome> {
+    const outcome = await this.run(request, policy);
+    for (const observer of this.observers) {
+      try {
+        observer({ surface: policy.surface ?? 'other', outcome });
+      } catch {
+        // Counting must never cost a caller its answer.
+      }
+    }
+    return outcome;
+  }
+
+  private async run(request: DecisionRequest, policy: DecisionPolicy): Promise<DecisionOutcome> {
     const started = performance.now();
     const requestId = request.requestId ?? randomUUID();
     const chain = this.chainFor(request.model, policy);

@@ -38,6 +38,8 @@ export interface DecisionPolicy {
   retryBadAnswers?: boolean;
   /** False for the engine's raw probabilities (`calibrate` measures them); default true. */
   calibrate?: boolean;
+  /** Who asks (`system1_decide`, `system1_ask`, ...), for the metrics; `other` when absent. */
+  surface?: string;
 }
 
 /** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */

@@ -81,6 +81,36 @@ export function envelopeFault(message: Record<string, unknown>): EnvelopeFault |
   return null;
 }
 
+/** A JSON-RPC error answered before the SDK sees the message; `id` is null when none could be read. */
+export type ErrorReply = { jsonrpc: '2.0'; id: RequestId | null; error: { code: number; message: string } };
+
+export function errorReply(id: RequestId | null, code: number, message: string): ErrorReply {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** One message read from its text: passed on to the SDK, answered here, or dropped with a line in the log. */
+export type MessageCheck = { message: Record<string, unknown> } | { reply: ErrorReply } | { drop: string };
+
+/**
+ * Reads one message as the SDK would take it, answering what it would answer with nothing (or with a dump of
+ * its schema errors): text that is not JSON, a batch, a non-object, an envelope that does not fit (see
+ * envelopeFault). `unit` names what carries one message to the client: a stdio line or an HTTP request.
+ */
+export function readMessage(text: string, unit: 'line' | 'request'): MessageCheck {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return { reply: errorReply(null, PARSE_ERROR, `parse error: the ${unit === 'line' ? 'line' : 'body'} is not valid JSON`) };
+  }
+  if (Array.isArray(message)) return { reply: errorReply(null, INVALID_REQUEST, `batches are not supported: send one message per ${unit}`) };
+  if (!isRecord(message)) return { reply: errorReply(null, INVALID_REQUEST, 'a message must be a JSON object') };
+  const fault = envelopeFault(message);
+  if (fault && 'drop' in fault) return { drop: fault.drop };
+  if (fault) return { reply: errorReply(fault.answer.id, fault.answer.code, fault.answer.message) };
+  return { message };
+}
+
 /** An id for a log line: short, and never the whole of a huge value. */
 export function describeId(id: unknown): string {
   if (id === undefined) return 'none';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CallToolResult,
@@ -17,7 +18,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { GATEWAY_VERSION } from '../common/version';
 import { describeId, Parser } from './envelope';
-import { gateRequests } from './request-gate';
+import { gateRequests, RequestGate } from './request-gate';
 import { guardStdin, MAX_LINE_BYTES } from './stdin-guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
@@ -38,12 +39,19 @@ const SDK_NOTIFICATIONS = new Map<string, Parser>([
   ['notifications/progress', ProgressNotificationSchema],
 ]);
 
-/** Added to the longest a decision may take, when stdin closes with answers in flight. */
+/** Added to the longest a decision may take, when the server stops with answers in flight. */
 const DRAIN_MARGIN_MS = 2000;
 
+/** A server with the tools bound, connected to its transport behind the request gate. */
+export interface ConnectedServer {
+  server: Server;
+  gate: RequestGate;
+}
+
 /**
- * The MCP server over stdio. It uses the SDK's low-level Server so the tools publish the DTO-generated JSON
- * Schemas and invalid arguments are answered in the gateway's own envelope, not as protocol errors.
+ * The MCP server, over stdio here and over Streamable HTTP in src/http-server, both through `connect`. It
+ * uses the SDK's low-level Server so the tools publish the DTO-generated JSON Schemas and invalid arguments
+ * are answered in the gateway's own envelope, not as protocol errors.
  */
 @Injectable()
 export class McpServerService {
@@ -58,7 +66,8 @@ export class McpServerService {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
-  createServer(): Server {
+  /** `requestId`: the id every call of this server is known by when its arguments give none (an HTTP request's). */
+  createServer(requestId?: string): Server {
     const server = new Server(
       { name: 'system1-gateway', version: GATEWAY_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -67,7 +76,7 @@ export class McpServerService {
       tools: this.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema() })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const result = this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal);
+      const result = this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal, requestId);
       if (!result) throw this.unknownTool(request.params.name);
       return result;
     });
@@ -81,17 +90,35 @@ export class McpServerService {
     return new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
   }
 
-  /** The longest one call may take: each engine of the chain gets timeout_s. */
-  private drainBoundMs(): number {
+  /**
+   * The tools bound to a new server, connected to `transport` behind the request gate: the one binding every
+   * transport uses (stdio once per process, Streamable HTTP once per request, whose id its calls then carry).
+   */
+  async connect(transport: Transport, { onclose, requestId }: { onclose?: () => void; requestId?: string } = {}): Promise<ConnectedServer> {
+    const server = this.createServer(requestId);
+    server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
+    if (onclose) server.onclose = onclose;
+    await server.connect(transport);
+    const gate = gateRequests(transport, {
+      call: (name, args, signal) => this.callTool(name, args, signal, requestId) ?? Promise.reject(this.unknownTool(name)),
+      requests: SDK_REQUESTS,
+      notifications: SDK_NOTIFICATIONS,
+      warn: (line) => this.logger.warn(line),
+    });
+    return { server, gate };
+  }
+
+  /** The longest one call may take (each engine of the chain gets timeout_s), and a margin to write the answer. */
+  drainBoundMs(): number {
     const { timeout_s, fallback } = this.config.gateway;
     return timeout_s * 1000 * (1 + fallback.length) + DRAIN_MARGIN_MS;
   }
 
   /** Runs a tool and wraps its response object as a tool result; null for an unknown tool. */
-  callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> | null {
+  callTool(name: string, args: unknown, signal?: AbortSignal, requestId?: string): Promise<CallToolResult> | null {
     const tool = this.byName.get(name);
     if (!tool) return null;
-    return tool.call(args, signal).then(
+    return tool.call(args, signal, requestId).then(
       ({ result, isError }) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError }),
       (error: unknown) => {
         this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
@@ -105,9 +132,8 @@ export class McpServerService {
    * at most the longest a call may take) or stdout (the server stops at once: nothing can be answered).
    */
   async serveStdio(): Promise<void> {
-    const server = this.createServer();
-    const closed = new Promise<void>((resolve) => (server.onclose = resolve));
-    server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
+    let onclose!: () => void;
+    const closed = new Promise<void>((resolve) => (onclose = resolve));
     // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
     process.on('unhandledRejection', (reason) => {
       this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
@@ -124,14 +150,7 @@ export class McpServerService {
       MAX_LINE_BYTES,
       (why) => this.logger.warn(why),
     );
-    const transport = new StdioServerTransport(stdin);
-    await server.connect(transport);
-    const gate = gateRequests(transport, {
-      call: (name, args, signal) => this.callTool(name, args, signal) ?? Promise.reject(this.unknownTool(name)),
-      requests: SDK_REQUESTS,
-      notifications: SDK_NOTIFICATIONS,
-      warn: (line) => this.logger.warn(line),
-    });
+    const { server, gate } = await this.connect(new StdioServerTransport(stdin), { onclose });
 
     let ending = false;
     const endOfInput = async () => {

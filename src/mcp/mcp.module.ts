@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesService } from './capabilities.service';
+import { DecisionTally } from './decision-tally';
 import { DecideService } from './decide/decide.service';
 import { SchemaService } from './schema/schema.service';
 import { McpServerService } from './mcp-server.service';
@@ -14,7 +15,7 @@ import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 const TOOLS = [DecideTool, HealthTool, CapabilitiesTool, AskTool];
 
 @Module({
-  providers: [DecideService, AskService, CapabilitiesService, SchemaService, ...TOOLS, { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS }, McpServerService],
+  providers: [DecideService, AskService, CapabilitiesService, SchemaService, DecisionTally, ...TOOLS, { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS }, McpServerService],
   exports: [McpServerService, DecideService, AskService, CapabilitiesService, SchemaService],
 })
 export class McpModule {}

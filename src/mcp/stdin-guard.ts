@@ -1,11 +1,10 @@
 import { PassThrough, Readable } from 'node:stream';
-import { isRecord } from '../common/is-record';
-import { envelopeFault, INVALID_REQUEST, PARSE_ERROR } from './envelope';
+import { ErrorReply, errorReply, INVALID_REQUEST, readMessage } from './envelope';
 
 /** The longest line a client may send: the largest valid request is a few hundred KiB. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-export type ErrorReply = { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
+export type { ErrorReply } from './envelope';
 
 /**
  * Sits between stdin and the MCP SDK, which answers nothing to a line that is not JSON, is a batch or is
@@ -34,17 +33,9 @@ export function guardStdin(
     }
     const text = line.toString('utf8').trim();
     if (text === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return reply(errorReply(null, PARSE_ERROR, 'parse error: the line is not valid JSON'));
-    }
-    if (Array.isArray(message)) return reply(errorReply(null, INVALID_REQUEST, 'batches are not supported: send one message per line'));
-    if (!isRecord(message)) return reply(errorReply(null, INVALID_REQUEST, 'a message must be a JSON object'));
-    const fault = envelopeFault(message);
-    if (fault && 'drop' in fault) return drop(fault.drop);
-    if (fault) return reply(errorReply(fault.answer.id, fault.answer.code, fault.answer.message));
+    const read = readMessage(text, 'line');
+    if ('drop' in read) return drop(read.drop);
+    if ('reply' in read) return reply(read.reply);
     output.write(`${text}\n`);
   };
 
@@ -83,10 +74,6 @@ export function guardStdin(
   }
 
   return output;
-}
-
-function errorReply(id: string | number | null, code: number, message: string): ErrorReply {
-  return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
 /** The request id from the start of an oversized message, so the client can match the error to its call. */

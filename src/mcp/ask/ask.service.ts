@@ -20,8 +20,8 @@ export class AskService {
 
   constructor(private readonly decisions: DecisionService) {}
 
-  async ask(raw: unknown, signal?: AbortSignal): Promise<{ response: AskResponse; invalid: boolean }> {
-    const requestId = randomUUID();
+  /** `requestId`: the id the transport knows the call by (the HTTP request's), for the log lines; else a new one. */
+  async ask(raw: unknown, signal?: AbortSignal, requestId: string = randomUUID()): Promise<{ response: AskResponse; invalid: boolean }> {
     const problem = checkAsk(raw);
     if (problem) {
       this.logger.warn(`[${requestId}] ${problem}`);
@@ -42,7 +42,7 @@ export class AskService {
         ...(signal && { signal }),
         requestId,
       },
-      { retryBadAnswers: false },
+      { retryBadAnswers: false, surface: 'system1_ask' },
     );
     const { answers, meta } = libraryResult(outcome);
     this.logger.log(`[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`);

@@ -26,9 +26,10 @@ export class DecideService {
 
   constructor(private readonly decisions: DecisionService) {}
 
-  async decide(raw: unknown): Promise<DecideResponseDto> {
+  /** `fallbackId`: the id to answer under when the request gives none (the HTTP request's); else a new one. */
+  async decide(raw: unknown, fallbackId?: string): Promise<DecideResponseDto> {
     const started = performance.now();
-    const requestId = requestIdOf(raw, randomUUID);
+    const requestId = requestIdOf(raw, () => fallbackId ?? randomUUID());
     const check = checkDecideRequest(raw);
     if (!check.ok) {
       this.logger.warn(`[${requestId}] ${check.message}`);
@@ -43,7 +44,7 @@ export class DecideService {
         ...(request.min_confidence !== undefined && { minConfidence: request.min_confidence }),
         requestId,
       },
-      { retryBadAnswers: true },
+      { retryBadAnswers: true, surface: 'system1_decide' },
     );
     const reply = s1Reply(outcome, started);
     for (const attempt of reply.attempts) {

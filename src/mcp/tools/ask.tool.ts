@@ -25,8 +25,8 @@ export class AskTool implements McpTool {
     return this.schemas.get().askRequest;
   }
 
-  async call(args: unknown, signal?: AbortSignal) {
-    const { response, invalid } = await this.asker.ask(args, signal);
+  async call(args: unknown, signal?: AbortSignal, requestId?: string) {
+    const { response, invalid } = await this.asker.ask(args, signal, requestId);
     return { result: response, isError: invalid };
   }
 }

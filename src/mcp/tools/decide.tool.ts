@@ -20,8 +20,8 @@ export class DecideTool implements McpTool {
     return this.schemas.get().request;
   }
 
-  async call(args: unknown) {
-    const response = await this.gateway.decide(args);
+  async call(args: unknown, _signal?: AbortSignal, requestId?: string) {
+    const response = await this.gateway.decide(args, requestId);
     return { result: { ...response }, isError: response.status === 'error' };
   }
 }

@@ -1,20 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { HealthService } from '../../decisions/health.service';
+import { DecisionTally } from '../decision-tally';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';
 
 @Injectable()
 export class HealthTool implements McpTool {
   readonly name = 'system1_health';
   readonly description =
-    'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, with config errors and a probe per provider.';
+    'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, with config errors, a probe per provider, and what this process decided since it started.';
 
-  constructor(private readonly health: HealthService) {}
+  constructor(
+    private readonly health: HealthService,
+    private readonly tally: DecisionTally,
+  ) {}
 
   inputSchema() {
     return NO_ARGUMENTS;
   }
 
   async call() {
-    return { result: { ...(await this.health.health()) }, isError: false };
+    return { result: { ...(await this.health.health()), metrics: this.tally.summary() }, isError: false };
   }
 }

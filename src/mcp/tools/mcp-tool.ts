@@ -5,9 +5,10 @@ export interface McpTool {
   inputSchema(): Record<string, unknown>;
   /**
    * Returns the response object; `isError` marks a result whose `status` is `error`. `signal` is the
-   * client's cancellation of the call.
+   * client's cancellation of the call; `requestId`, the id the transport knows the call by (an HTTP
+   * request's), used when the arguments give none, so every log line of one call carries the same id.
    */
-  call(args: unknown, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; isError: boolean }>;
+  call(args: unknown, signal?: AbortSignal, requestId?: string): Promise<{ result: Record<string, unknown>; isError: boolean }>;
 }
 
 export const MCP_TOOLS = Symbol('MCP_TOOLS');

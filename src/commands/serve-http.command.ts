@@ -1,0 +1,88 @@
+import { Inject, Logger } from '@nestjs/common';
+import { InvalidArgumentError } from 'commander';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import type { LoadedConfig } from '../config/config.loader';
+import type { Env } from '../config/paths';
+import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { DecisionService } from '../decisions/decision.service';
+import { HealthService } from '../decisions/health.service';
+import { HTTP_TOKEN_VARIABLE, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
+import { McpServerService } from '../mcp/mcp-server.service';
+import { wholeNumber } from './option-parsers';
+import { OutputWriter } from './output.writer';
+
+@Command({
+  name: 'serve-http',
+  description: 'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), with /healthz, /readyz and /metrics',
+})
+export class ServeHttpCommand extends CommandRunner {
+  private readonly logger = new Logger('Http');
+
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    @Inject(PROCESS_ENV) private readonly env: Env,
+    private readonly mcp: McpServerService,
+    private readonly decisions: DecisionService,
+    private readonly health: HealthService,
+    private readonly output: OutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_args: string[], flags: ServeHttpFlags): Promise<void> {
+    const { options, problems } = settleHttpOptions(this.config, flags, this.env);
+    if (!options) {
+      for (const problem of problems) this.output.err(`system1 serve-http: ${problem}`);
+      return this.output.fail(2);
+    }
+    // Other config problems are the tools' to report (system1_health, config_error answers) and /readyz's.
+    for (const { message } of this.config.errors) this.output.err(`system1 serve-http: warning: ${message}`);
+    // Required here, not imported: the HTTP transport and prom-client would slow every other command's start.
+    const { startHttpServer } = require('../http-server/serve-http') as typeof import('../http-server/serve-http');
+    // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
+    process.on('unhandledRejection', (reason) => this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+    let running;
+    try {
+      running = await startHttpServer(
+        { mcp: this.mcp, decisions: this.decisions, health: this.health, log: (line) => this.logger.log(line), warn: (line) => this.logger.warn(line) },
+        options,
+      );
+    } catch (error) {
+      this.output.err(`system1 serve-http: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return this.output.fail(1);
+    }
+    const notes = [
+      options.token ? `bearer token required (${HTTP_TOKEN_VARIABLE})` : 'no token (loopback only)',
+      options.allowedHosts.length > 0 ? `also answers to ${options.allowedHosts.join(', ')}` : '',
+    ];
+    this.output.err(`system1 serve-http: listening on ${running.url}; ${notes.filter(Boolean).join('; ')}`);
+
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    this.logger.log(`${signal}: draining: no new connections, /readyz answers 503; answering the requests in flight (for at most ${running.drainBoundMs / 1000} s)`);
+    // A second signal is the user insisting: stop now.
+    const insist = () => {
+      this.logger.warn('stopped at once by a second signal');
+      process.exit(1);
+    };
+    process.once('SIGINT', insist);
+    process.once('SIGTERM', insist);
+    const cutOff = await running.stop();
+    if (cutOff > 0) this.logger.warn(`stopped with ${cutOff} request(s) unanswered after ${running.drainBoundMs / 1000} s`);
+    else this.logger.log('drained: every request in flight was answered; stopping');
+  }
+
+  @Option({ flags: '--host <address>', description: 'address to bind (default [http] host, 127.0.0.1; another needs SYSTEM1_HTTP_TOKEN)' })
+  parseHost(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--port <n>', description: 'port to listen on (default [http] port, 8750; 0 picks a free one)' })
+  parsePort(value: string): number {
+    const port = wholeNumber(value);
+    if (port > 65535) throw new InvalidArgumentError(`must be a port number from 0 to 65535, got ${value}`);
+    return port;
+  }
+}

@@ -1,0 +1,36 @@
+import { DecisionErrorCode } from './decision-error';
+import type { DecisionOutcome, QuestionOutcome } from './decision.types';
+
+/** One decision the pipeline finished, as its observers see it. */
+export interface DecisionEvent {
+  /** The surface that asked (`system1_decide`, `system1_ask`, ...), `other` when it did not say. */
+  surface: string;
+  outcome: DecisionOutcome;
+}
+
+/**
+ * Told of every decision after it is made (the metrics, the health summary). It must be quick and must not
+ * throw; a throw is caught and ignored, since counting must never cost a caller its answer.
+ */
+export type DecisionObserver = (event: DecisionEvent) => void;
+
+/** How one pipeline call ended, for counting: every question answered above the threshold, some abstained, or some failed. */
+export type DecisionStatus = 'answered' | 'abstained' | 'error';
+
+/** Why a question was not answered with a decision, though nothing failed. */
+export type AbstentionReason = 'below_threshold' | 'engine_abstained' | 'paused';
+
+/** A question's abstention, or undefined when it was answered above the threshold or failed. */
+export function abstentionOf(answer: QuestionOutcome): AbstentionReason | undefined {
+  if (answer.status === 'ok') return answer.belowThreshold ? 'below_threshold' : undefined;
+  if (answer.error.code === DecisionErrorCode.Abstained) return 'engine_abstained';
+  if (answer.error.code === DecisionErrorCode.Paused) return 'paused';
+  return undefined;
+}
+
+/** A call fails when any of its questions failed; else it abstained when any question abstained. */
+export function decisionStatus(outcome: DecisionOutcome): DecisionStatus {
+  const answers = Object.values(outcome.answers);
+  if (answers.some((answer) => answer.status === 'error' && abstentionOf(answer) === undefined)) return 'error';
+  return answers.some((answer) => abstentionOf(answer) !== undefined) ? 'abstained' : 'answered';
+}

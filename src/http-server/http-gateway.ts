@@ -1,0 +1,201 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { isRecord } from '../common/is-record';
+import { readMessage } from '../mcp/envelope';
+import type { McpServerService } from '../mcp/mcp-server.service';
+import { bearerToken, SecretCheck } from './bearer-token';
+import { answerAndClose } from './early-answer';
+import type { HostGuard, OriginGuard } from './host-guard';
+import type { HttpLimits } from './http-options';
+import type { GatewayMetrics } from './metrics';
+import type { ReadinessCheck } from './readiness';
+import { BodyRefused, declaredTooLarge, readBody, tooLargeMessage } from './request-body';
+import { settleRequestId } from './request-id';
+
+export const MCP_PATH = '/mcp';
+const ROUTES = new Set([MCP_PATH, '/healthz', '/readyz', '/metrics']);
+/** Routes a load balancer probes: no token, and an HTTP/1.0 probe without a Host header is let through. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** The error body of every refusal: JSON-RPC's, which MCP clients show (the SDK's own transport answers so). */
+const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+
+export interface GatewayDeps {
+  /** Binds the tools to a new server on a transport (McpServerService.connect). */
+  connect: McpServerService['connect'];
+  readiness: Pick<ReadinessCheck, 'check'>;
+  metrics: Pick<GatewayMetrics, 'httpRequestDone' | 'text' | 'contentType'>;
+  limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight'>;
+  /** When set, /mcp and /metrics need it as a bearer token. */
+  token?: string;
+  /** One line per request, with its id; never a header value, a query string or a body. */
+  log: (line: string) => void;
+  warn: (line: string) => void;
+  now: () => number;
+}
+
+/**
+ * The MCP tools over Streamable HTTP at `/mcp`, stateless (a new server and transport per request, so any
+ * replica answers any request), with `/healthz`, `/readyz` and `/metrics` beside it. Every request passes
+ * the Host and Origin guards (DNS rebinding), then the token where one is needed, then the drain, the
+ * in-flight cap and the body cap, each refusal a short JSON answer.
+ */
+export class HttpGateway {
+  private readonly tokenCheck?: SecretCheck;
+  private hosts?: Pick<HostGuard, 'allows'>;
+  private origins?: Pick<OriginGuard, 'allows'>;
+  private mcpInFlight = 0;
+  private draining = false;
+  private readonly idleWaiters = new Set<() => void>();
+
+  constructor(private readonly deps: GatewayDeps) {
+    if (deps.token) this.tokenCheck = new SecretCheck(deps.token);
+  }
+
+  /** The guards are known once the port is bound (0 picks one); until then every request is refused. */
+  guard(hosts: Pick<HostGuard, 'allows'>, origins: Pick<OriginGuard, 'allows'>): void {
+    this.hosts = hosts;
+    this.origins = origins;
+  }
+
+  /** MCP requests received and not yet answered. */
+  get inFlight(): number {
+    return this.mcpInFlight;
+  }
+
+  /** From now on `/readyz` answers 503 and new MCP requests are refused; resolves once none is in flight. */
+  drain(): Promise<void> {
+    this.draining = true;
+    if (this.mcpInFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = this.deps.now();
+    const method = req.method ?? 'GET';
+    const path = pathOf(req.url);
+    const route = ROUTES.has(path) ? path : 'other';
+    let requestId = settleRequestId(undefined, req.headers[REQUEST_ID_HEADER], randomUUID);
+    let call = '';
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    if (this.draining) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      const status = res.writableFinished ? res.statusCode : 0;
+      this.deps.metrics.httpRequestDone(route, status);
+      const shown = route === 'other' ? clipped(path) : route;
+      this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)`);
+    });
+    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerAndClose(req, res, status, rpcError(message), headers);
+
+    const probe = PROBES.has(path) && method === 'GET';
+    if (!(probe && req.headers.host === undefined) && !this.hosts?.allows(req.headers.host)) {
+      return refuse(403, 'the Host header names a host this server does not answer to (a guard against DNS rebinding); add the name to [http] allowed_hosts to use it');
+    }
+    if (!this.origins?.allows(req.headers.origin)) {
+      return refuse(403, 'the Origin header names a site this server does not answer to (a guard against DNS rebinding); add it to [http] allowed_origins to use it');
+    }
+    if (route === 'other') return refuse(404, `nothing here: the MCP endpoint is ${MCP_PATH}; /healthz, /readyz and /metrics are beside it`);
+    const allowed = route === MCP_PATH ? 'POST' : 'GET';
+    // Stateless: no session to resume or delete, and no stream of server-sent requests to open with GET.
+    if (method !== allowed) return refuse(405, `${route} takes ${allowed} only`, { allow: allowed });
+    if ((route === MCP_PATH || route === '/metrics') && !this.authorised(req)) {
+      const error = req.headers.authorization === undefined ? '' : ', error="invalid_token"';
+      return refuse(401, 'this server needs its token: send "Authorization: Bearer <token>" (the value of SYSTEM1_HTTP_TOKEN)', { 'www-authenticate': `Bearer realm="system1"${error}` });
+    }
+    if (route === '/healthz') return sendJson(res, 200, { status: 'alive' });
+    if (route === '/readyz') return this.ready(res);
+    if (route === '/metrics') return this.metrics(res);
+
+    if (this.draining) return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
+    if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
+      return refuse(503, `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`, { 'retry-after': '1' });
+    }
+    if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
+    this.mcpInFlight++;
+    res.once('close', () => this.answered());
+
+    let body: Buffer;
+    try {
+      body = await readBody(req, res, this.deps.limits.maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof BodyRefused)) throw error;
+      return refuse(error.status, error.message);
+    }
+    const read = readMessage(body.toString('utf8'), 'request');
+    const message = 'message' in read ? read.message : undefined;
+    requestId = settleRequestId(message, req.headers[REQUEST_ID_HEADER], () => requestId);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    call = message ? describeCall(message) : '';
+    if ('reply' in read) return sendJson(res, 400, read.reply);
+    if ('drop' in read) {
+      this.deps.warn(`${requestId} ${read.drop}`);
+      res.writeHead(202).end();
+      return;
+    }
+    await this.answerMcp(req, res, read.message, requestId);
+  }
+
+  private async answerMcp(req: IncomingMessage, res: ServerResponse, message: Record<string, unknown>, requestId: string): Promise<void> {
+    // JSON answers, not a stream: a decision is one answer, and a load balancer need not handle SSE.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const { server } = await this.deps.connect(transport, { requestId });
+    // The client leaving (or the answer written) ends this request's server; calls still running are cancelled.
+    res.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await transport.handleRequest(req, res, message);
+  }
+
+  private async ready(res: ServerResponse): Promise<void> {
+    if (this.draining) return sendJson(res, 503, { ready: false, reason: 'draining', detail: 'this server is shutting down' });
+    try {
+      const readiness = await this.deps.readiness.check();
+      sendJson(res, readiness.ready ? 200 : 503, readiness);
+    } catch (error) {
+      this.deps.warn(`the readiness check failed: ${error instanceof Error ? error.name : 'error'}`);
+      sendJson(res, 503, { ready: false, reason: 'check_failed', detail: 'the readiness check failed; see the server log' });
+    }
+  }
+
+  private async metrics(res: ServerResponse): Promise<void> {
+    const text = await this.deps.metrics.text();
+    res.writeHead(200, { 'content-type': this.deps.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private authorised(req: IncomingMessage): boolean {
+    return !this.tokenCheck || this.tokenCheck.matches(bearerToken(req.headers.authorization));
+  }
+
+  private answered(): void {
+    this.mcpInFlight--;
+    if (this.mcpInFlight === 0) for (const wake of [...this.idleWaiters]) wake();
+    if (this.mcpInFlight === 0) this.idleWaiters.clear();
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The path alone: a query string may hold anything, and is never routed on or logged. */
+function pathOf(url: string | undefined): string {
+  const path = (url ?? '/').split('?')[0];
+  return path === '' ? '/' : path;
+}
+
+const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+/** ` tools/call system1_decide`, ` initialize`, ...: what the message asked, for the access log. */
+function describeCall(message: Record<string, unknown>): string {
+  if (typeof message.method !== 'string') return ' (a response)';
+  const params = isRecord(message.params) ? message.params : undefined;
+  const tool = message.method === 'tools/call' && typeof params?.name === 'string' ? ` ${clipped(params.name)}` : '';
+  return ` ${clipped(message.method)}${tool}`;
+}

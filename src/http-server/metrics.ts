@@ -1,0 +1,124 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { abstentionOf, DecisionEvent, decisionStatus } from '../decisions/decision-observer';
+import type { DecisionService } from '../decisions/decision.service';
+
+/** Seconds: from a cached answer to a slow engine's whole fallback chain. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The most distinct values a label takes before the rest are counted as `other`. */
+const MAX_LABEL_VALUES = 64;
+const MAX_LABEL_CHARS = 64;
+
+/**
+ * A label's values, capped: a provider name can come from a caller (system1_ask's `model`), and every new
+ * value is a new series Prometheus keeps, so past the cap they are pooled under `other`.
+ */
+class CappedLabel {
+  private readonly seen = new Set<string>();
+
+  value(raw: string): string {
+    const text = raw.length > MAX_LABEL_CHARS ? raw.slice(0, MAX_LABEL_CHARS) : raw;
+    if (this.seen.has(text)) return text;
+    if (this.seen.size >= MAX_LABEL_VALUES) return 'other';
+    this.seen.add(text);
+    return text;
+  }
+}
+
+/**
+ * What a team watches on a shared gateway, in Prometheus' text format: every decision of the one pipeline
+ * (by surface, status and provider, with its latency), every engine attempt (by outcome), abstentions,
+ * cooldown skips, and the HTTP requests in flight and answered. One registry per server, never the global
+ * one, so two servers in one process (tests) count apart.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly providers = new CappedLabel();
+  private readonly surfaces = new CappedLabel();
+  private readonly unsubscribe: () => void;
+
+  private readonly decisions = new Counter({
+    name: 'system1_decisions_total',
+    help: 'Decisions made by the pipeline, by surface, status (answered, abstained, error) and the provider that answered (none when none did).',
+    labelNames: ['surface', 'status', 'provider'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'system1_decision_duration_seconds',
+    help: 'Time the pipeline took per decision, fallbacks included, by surface.',
+    labelNames: ['surface'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly attempts = new Counter({
+    name: 'system1_attempts_total',
+    help: 'Engine attempts, by provider and outcome (answered, skipped while cooling down, or the failure: timeout, unavailable, ...).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly abstentions = new Counter({
+    name: 'system1_abstentions_total',
+    help: 'Questions not decided though nothing failed, by surface, provider and reason (below_threshold, engine_abstained, paused).',
+    labelNames: ['surface', 'provider', 'reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly cooldownSkips = new Counter({
+    name: 'system1_cooldown_skips_total',
+    help: 'Attempts skipped because the provider was cooling down after failures, by provider (cooldowns are per replica).',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpRequests = new Counter({
+    name: 'system1_http_requests_total',
+    help: 'HTTP requests answered, by route (/mcp, /healthz, /readyz, /metrics, other) and status code.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** `inFlight`: the server's own count of MCP requests being answered, read at each scrape. */
+  constructor(decisions: Pick<DecisionService, 'observe'>, inFlight: () => number) {
+    new Gauge({
+      name: 'system1_http_requests_in_flight',
+      help: 'MCP requests received and not yet answered.',
+      registers: [this.registry],
+      collect() {
+        this.set(inFlight());
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+    this.unsubscribe = decisions.observe((event) => this.record(event));
+  }
+
+  private record({ surface: rawSurface, outcome }: DecisionEvent): void {
+    const surface = this.surfaces.value(rawSurface);
+    const provider = outcome.executed ? this.providers.value(outcome.executed.provider) : 'none';
+    this.decisions.inc({ surface, status: decisionStatus(outcome), provider });
+    this.duration.observe({ surface }, outcome.durationMs / 1000);
+    for (const attempt of outcome.attempts) {
+      const name = this.providers.value(attempt.provider);
+      this.attempts.inc({ provider: name, outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome });
+      if (attempt.outcome === 'skipped') this.cooldownSkips.inc({ provider: name });
+    }
+    for (const answer of Object.values(outcome.answers)) {
+      const reason = abstentionOf(answer);
+      if (reason) this.abstentions.inc({ surface, provider, reason });
+    }
+  }
+
+  httpRequestDone(route: string, status: number): void {
+    this.httpRequests.inc({ route, status: String(status) });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Stops counting decisions (the server is closing). */
+  close(): void {
+    this.unsubscribe();
+  }
+}

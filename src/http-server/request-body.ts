@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Why a body was not read whole: over the cap (413) or cut off by the client (400). */
+export class BodyRefused extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BodyRefused';
+  }
+}
+
+/** The words of a 413, the same whether Content-Length said so or the bytes did. */
+export const tooLargeMessage = (maxBytes: number) => `the request body is over this server's limit of ${maxBytes} bytes ([http] max_body_bytes)`;
+
+/** The declared Content-Length, when it is over `maxBytes`: checked before a byte of the body is read. */
+export function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > maxBytes;
+}
+
+/**
+ * Reads a request body of at most `maxBytes` (a chunked body is counted as it arrives, and reading stops at
+ * the cap). A client that asked for 100 Continue is told to send only now.
+ */
+export function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Buffer> {
+  if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error: BodyRefused) => {
+      req.off('data', onData);
+      req.pause();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return stop(new BodyRefused(413, tooLargeMessage(maxBytes)));
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', () => stop(new BodyRefused(400, 'the request body did not arrive whole')));
+    req.once('close', () => {
+      if (!req.complete) stop(new BodyRefused(400, 'the request body did not arrive whole'));
+    });
+  });
+}

@@ -1,0 +1,61 @@
+import type { DecisionService } from '../decisions/decision.service';
+import type { HealthService } from '../decisions/health.service';
+import type { McpServerService } from '../mcp/mcp-server.service';
+import { HttpGateway } from './http-gateway';
+import { listen } from './http-listener';
+import type { HttpServeOptions } from './http-options';
+import { GatewayMetrics } from './metrics';
+import { ReadinessCheck } from './readiness';
+
+export interface ServeHttpDeps {
+  mcp: Pick<McpServerService, 'connect' | 'drainBoundMs'>;
+  decisions: Pick<DecisionService, 'observe'>;
+  health: Pick<HealthService, 'health'>;
+  log: (line: string) => void;
+  warn: (line: string) => void;
+}
+
+/** `serve-http` running: where clients reach it, and how it stops. */
+export interface RunningHttpServer {
+  url: string;
+  /** How long a drain waits for the answers in flight: the longest a decision may take, and a margin. */
+  drainBoundMs: number;
+  /** Drains (see Listening.drain) and stops counting; resolves with the requests cut off unanswered. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Starts the MCP tools over Streamable HTTP with health, readiness and metrics beside them. Loaded only by
+ * `serve-http` (the SDK's HTTP transport and prom-client would slow every other command's start).
+ */
+export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
+  let gateway: HttpGateway | undefined;
+  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0);
+  gateway = new HttpGateway({
+    connect: (transport, binding) => deps.mcp.connect(transport, binding),
+    readiness: new ReadinessCheck(() => deps.health.health()),
+    metrics,
+    limits: options.limits,
+    ...(options.token && { token: options.token }),
+    log: deps.log,
+    warn: deps.warn,
+    now: () => Date.now(),
+  });
+  let listening;
+  try {
+    listening = await listen(gateway, options, deps.warn);
+  } catch (error) {
+    metrics.close();
+    throw error;
+  }
+  const drainBoundMs = deps.mcp.drainBoundMs();
+  return {
+    url: listening.url,
+    drainBoundMs,
+    stop: async () => {
+      const cutOff = await listening.drain(drainBoundMs);
+      metrics.close();
+      return cutOff;
+    },
+  };
+}
