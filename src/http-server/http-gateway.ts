@@ -4,9 +4,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { isRecord } from '../common/is-record';
 import { readMessage } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
-import { bearerToken, SecretCheck } from './bearer-token';
-import { answerAndClose } from './early-answer';
-import type { HostGuard, OriginGuard } from './host-guard';
+import { answerAndClose } from '../common/http/early-answer';
+import type { HostGuard, OriginGuard } from '../common/http/host-guard';
+import { bearerToken, SecretCheck } from '../common/http/secret-check';
 import type { HttpLimits } from './http-options';
 import type { GatewayMetrics } from './metrics';
 import type { ReadinessCheck } from './readiness';

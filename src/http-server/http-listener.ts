@@ -1,11 +1,11 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpGateway, MCP_PATH } from './http-gateway';
-import { HostGuard, OriginGuard } from './host-guard';
+import { warnOnDrops } from '../common/http/connection-cap';
+import { HostGuard, OriginGuard } from '../common/http/host-guard';
 import type { HttpLimits } from './http-options';
 
 /** At most one "connections dropped" warning this often, however many are dropped. */
-const DROP_WARNING_EVERY_MS = 10_000;
 
 export interface ListenSettings {
   host: string;
@@ -83,15 +83,3 @@ export async function listen(gateway: HttpGateway, settings: ListenSettings, war
   };
 }
 
-/** Connections past the cap are closed as they arrive; one warning per period says how many. */
-export function warnOnDrops(server: Server, cap: number, warn: (line: string) => void): void {
-  let dropped = 0;
-  let lastWarning = -Infinity;
-  server.on('drop', () => {
-    dropped++;
-    if (Date.now() - lastWarning < DROP_WARNING_EVERY_MS) return;
-    lastWarning = Date.now();
-    warn(`closed ${dropped} new connection${dropped === 1 ? '' : 's'} at the connection cap (${cap}): that many clients are already connected`);
-    dropped = 0;
-  });
-}

@@ -7,6 +7,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** An error in the OpenAI API's own shape, so clients raise their usual exception. */
+export const routerError = (message: string, code: string) => ({ error: { message, type: 'system1_router_error', param: null, code } });
+
 export function sendError(res: ServerResponse, status: number, message: string, code: string, headers: OutgoingHttpHeaders = {}): void {
-  sendJson(res, status, { error: { message, type: 'system1_router_error', param: null, code } }, headers);
+  sendJson(res, status, routerError(message, code), headers);
 }

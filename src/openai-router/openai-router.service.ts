@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { literalAddress } from '../providers/http/endpoint';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
-import { HostGuard } from './own-address';
+import { warnOnDrops } from '../common/http/connection-cap';
+import { HostGuard } from '../common/http/host-guard';
 import { RequestBodies } from './request-body';
 import { routerLimits } from './router-limits';
 import type { ListenOptions } from './router-options';
@@ -18,7 +19,6 @@ export interface RunningRouter {
 }
 
 /** At most one "connections dropped" warning this often, however many are dropped. */
-const DROP_WARNING_EVERY_MS = 10_000;
 
 /** Puts the router on a socket: the one place with I/O wiring; the routing itself is in OpenAiRouter. */
 @Injectable()
@@ -55,7 +55,7 @@ export class OpenAiRouterService {
     server.maxConnections = limits.maxConnections;
     // Handled like any request: the body reader sends 100 Continue only once it has room for the body.
     server.on('checkContinue', handle);
-    this.warnOnDrops(server, limits.maxConnections);
+    warnOnDrops(server, limits.maxConnections, (line) => this.logger.warn(line));
     const sockets = new Set<Socket>();
     server.on('connection', (socket: Socket) => {
       sockets.add(socket);
@@ -79,15 +79,4 @@ export class OpenAiRouterService {
     };
   }
 
-  private warnOnDrops(server: Server, cap: number): void {
-    let dropped = 0;
-    let lastWarning = -Infinity;
-    server.on('drop', () => {
-      dropped++;
-      if (Date.now() - lastWarning < DROP_WARNING_EVERY_MS) return;
-      lastWarning = Date.now();
-      this.logger.warn(`closed ${dropped} new connection${dropped === 1 ? '' : 's'} at the connection cap (${cap}): that many clients are already connected`);
-      dropped = 0;
-    });
-  }
 }

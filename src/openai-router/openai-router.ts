@@ -1,12 +1,14 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { answerAndClose } from '../common/http/early-answer';
+import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatBytes } from '../common/regular-file';
 import { buildObject, FastAnswerError, FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
-import { sendError, sendJson } from './error-answer';
+import { routerError, sendError, sendJson } from './error-answer';
 import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
-import type { HostGuard } from './own-address';
+import type { HostGuard } from '../common/http/host-guard';
 import { BodyRefused, HeldBody, RequestBodies } from './request-body';
 import { Endpoint, readFastCandidate } from './request-eligibility';
 import { clipped, MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader, RouteReport, routeReport } from './route-report';
@@ -79,13 +81,13 @@ interface FastAttempt {
  * and its answer is relayed as it streams. Every answer carries the route report in `x-system1-route`.
  */
 export class OpenAiRouter {
-  private readonly tokenDigest?: Buffer;
+  private readonly token?: SecretCheck;
 
   constructor(
     private readonly options: RouterOptions,
     private readonly deps: RouterDeps,
   ) {
-    if (options.token) this.tokenDigest = digest(options.token);
+    if (options.token) this.token = new SecretCheck(options.token);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -98,8 +100,7 @@ export class OpenAiRouter {
       this.deps.log(`${requestId} ${method} ${clipped(url.pathname, MAX_DETAIL_CHARS)} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
     // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
-      sendError(res, status, message, code, headers);
-      this.deps.bodies.discardRest(req);
+      answerAndClose(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);
       finish(status);
     };
 
@@ -266,15 +267,11 @@ export class OpenAiRouter {
   }
 
   private authorised(req: IncomingMessage): boolean {
-    if (!this.tokenDigest) return true;
-    const sent = headerText(req.headers[TOKEN_HEADER]);
-    if (sent === undefined) return false;
-    return timingSafeEqual(digest(sent.replace(/^Bearer\s+/i, '')), this.tokenDigest);
+    if (!this.token) return true;
+    return this.token.matches(headerText(req.headers[TOKEN_HEADER])?.replace(/^Bearer\s+/i, ''));
   }
 }
 
-/** Fixed-length digests, so the comparison takes the same time whatever was sent. */
-const digest = (text: string) => createHash('sha256').update(text).digest();
 
 const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

@@ -60,19 +60,9 @@ export class RequestBodies {
     }
   }
 
-  /**
-   * After an answer sent before the body was read: reads and drops what the client still sends, so it reads
-   * the answer instead of a reset connection, up to `maxDrainBytes`; past that the connection is closed.
-   */
-  discardRest(req: IncomingMessage): void {
-    if (req.complete || req.destroyed) return;
-    let dropped = 0;
-    req.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > this.limits.maxDrainBytes) req.socket.destroy();
-    });
-    req.on('error', () => undefined);
-    req.resume();
+  /** How much of a body the router reads and drops after answering early (answerAndClose), before cutting the socket. */
+  get maxDrainBytes(): number {
+    return this.limits.maxDrainBytes;
   }
 
   private collect(req: IncomingMessage, declared: number | undefined, account: (bytes: number) => void): Promise<Buffer> {

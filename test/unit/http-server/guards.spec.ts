@@ -1,5 +1,5 @@
-import { bearerToken, SecretCheck } from '../../../src/http-server/bearer-token';
-import { HostGuard, OriginGuard } from '../../../src/http-server/host-guard';
+import { HostGuard, OriginGuard } from '../../../src/common/http/host-guard';
+import { bearerToken, SecretCheck } from '../../../src/common/http/secret-check';
 
 describe('the Host guard', () => {
   const guard = new HostGuard('127.0.0.1', 8750, ['system1.team.example', 'lb.internal:443']);
