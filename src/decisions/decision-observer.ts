@@ -1,10 +1,10 @@
 import { DecisionErrorCode } from './decision-error';
-import type { DecisionOutcome, QuestionOutcome } from './decision.types';
+import type { DecisionOutcome, DecisionSurface, QuestionOutcome } from './decision.types';
 
 /** One decision the pipeline finished, as its observers see it. */
 export interface DecisionEvent {
-  /** The surface that asked (`system1_decide`, `system1_ask`, ...), `other` when it did not say. */
-  surface: string;
+  /** The surface that asked, `other` when it did not say. */
+  surface: DecisionSurface | 'other';
   outcome: DecisionOutcome;
 }
 

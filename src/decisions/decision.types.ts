@@ -21,6 +21,9 @@ export interface DecisionRequest {
   requestId?: string;
 }
 
+/** The surfaces of the one pipeline, as the metrics name them. */
+export type DecisionSurface = 'system1_decide' | 'system1_ask' | 'library' | 'openai_router' | 'route_hook' | 'skill_picker' | 'calibrate';
+
 /** How a surface wants the one pipeline to behave where the specs it follows differ on purpose. */
 export interface DecisionPolicy {
   /** The engines tried when a call names no model; default `[gateway] provider` then `fallback`. */
@@ -38,8 +41,8 @@ export interface DecisionPolicy {
   retryBadAnswers?: boolean;
   /** False for the engine's raw probabilities (`calibrate` measures them); default true. */
   calibrate?: boolean;
-  /** Who asks (`system1_decide`, `system1_ask`, ...), for the metrics; `other` when absent. */
-  surface?: string;
+  /** Who asks, for the metrics; `other` when absent. */
+  surface?: DecisionSurface;
 }
 
 /** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */

@@ -1,5 +1,5 @@
 import { DecisionErrorCode } from '../decisions/decision-error';
-import type { DecisionOutcome, DecisionPolicy, QuestionOutcome } from '../decisions/decision.types';
+import type { DecisionOutcome, DecisionPolicy, DecisionSurface, QuestionOutcome } from '../decisions/decision.types';
 import type { DecisionService } from '../decisions/decision.service';
 import { System1InputError } from '../decisions/input-error';
 import type { ModelRef } from '../decisions/question.types';
@@ -30,9 +30,15 @@ const LIBRARY_CODES: Readonly<Record<DecisionErrorCode, QuestionErrorCode>> = {
  * The library's `decide` over the one pipeline: dsh-system1's behaviour, where a bad answer stays on its
  * own question and the other answers stand. Throws {@link System1InputError} for a malformed call.
  */
-export async function libraryDecide(decisions: DecisionService, request: DecideRequest, options: System1Options = {}): Promise<DecideResult> {
+export async function libraryDecide(
+  decisions: DecisionService,
+  request: DecideRequest,
+  options: System1Options = {},
+  surface: DecisionSurface = 'library',
+): Promise<DecideResult> {
   checkDecideRequest(request);
   const policy: DecisionPolicy = {
+    surface,
     retryBadAnswers: false,
     timeoutMs: options.timeoutMs ?? LIBRARY_TIMEOUT_MS,
     ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),

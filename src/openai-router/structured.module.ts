@@ -17,7 +17,7 @@ import { OpenAiRouterService } from './openai-router.service';
       provide: FAST_DECIDER,
       inject: [DecisionService, system1Config.KEY],
       // The router's engine budget is the gateway's timeout_s, as for the other tools, not the library's default.
-      useFactory: (decisions: DecisionService, config: LoadedConfig): FastDecider => (request) => libraryDecide(decisions, request, { timeoutMs: config.gateway.timeout_s * 1000 }),
+      useFactory: (decisions: DecisionService, config: LoadedConfig): FastDecider => (request) => libraryDecide(decisions, request, { timeoutMs: config.gateway.timeout_s * 1000 }, 'openai_router'),
     },
   ],
   exports: [OpenAiRouterService],

@@ -35,7 +35,7 @@ export class FeatureReader {
   async read(prompt: string, budgetMs: number, requestId: string): Promise<FeatureReading> {
     const outcome = await this.decisions.decide(
       { state: { prompt }, questions: featureQuestions(), requestId },
-      { budgetMs, minConfidence: this.config.routing.min_confidence, retryBadAnswers: true },
+      { budgetMs, minConfidence: this.config.routing.min_confidence, retryBadAnswers: true, surface: 'route_hook' },
     );
     if (!outcome.executed) {
       const failures = outcome.attempts.map((a) => `${a.provider}: ${a.error?.code} (${a.error?.message})`);

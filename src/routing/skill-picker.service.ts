@@ -35,7 +35,7 @@ export class SkillPicker {
     const state = { prompt, skills: Object.fromEntries(skills.map((s) => [s.name, s.description])) };
     const outcome = await this.decisions.decide(
       { state, questions: { skill: { type: 'choice', instructions: SKILL_QUESTION, criteria } }, model: primary, requestId },
-      { budgetMs, minConfidence: this.config.skills.min_confidence, retryBadAnswers: true },
+      { budgetMs, minConfidence: this.config.skills.min_confidence, retryBadAnswers: true, surface: 'skill_picker' },
     );
     const result = outcome.answers.skill;
     if (result.status === 'error') return { dormant: result.error.code === 'abstained' ? 'the engine abstained' : `the engine failed: ${result.error.message}` };

@@ -5,6 +5,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import type { DecisionEvent } from '../../../src/decisions/decision-observer';
 import { DecisionService } from '../../../src/decisions/decision.service';
+import { libraryDecide } from '../../../src/library/library-decide';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { DecisionTally } from '../../../src/mcp/decision-tally';
@@ -22,17 +23,19 @@ describe('decision observers', () => {
     const stop = app.get(DecisionService).observe((event) => events.push(event));
     await app.get(DecideService).decide({ question: 'Go?' }, 'http-request-7');
     await app.get(AskService).ask({ state: {}, questions: [{ id: 'q', type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } }] });
+    await libraryDecide(app.get(DecisionService), { state: 'x', questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } } });
     await app.get(DecisionService).decide({ questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } } as never });
     expect(events.map((event) => [event.surface, event.outcome.executed?.provider])).toEqual([
       ['system1_decide', 'mock'],
       ['system1_ask', 'mock'],
+      ['library', 'mock'],
       ['other', 'mock'],
     ]);
     // The id the HTTP server gave the request is the decision's when the arguments give none.
     expect(events[0].outcome.requestId).toBe('http-request-7');
     stop();
     await app.get(DecideService).decide({ question: 'Again?' });
-    expect(events).toHaveLength(3);
+    expect(events).toHaveLength(4);
   });
 
   it('cannot break a decision by throwing', async () => {
