@@ -11,7 +11,7 @@ const path = require('node:path');
 const { withBenchEnv } = require('./provenance');
 
 const ROOT = path.resolve(__dirname, '..');
-const ALL = ['startup', 'overhead', 'layers', 'throughput', 'memory', 'soak', 'cooldown', 'routing'];
+const ALL = ['startup', 'overhead', 'layers', 'throughput', 'memory', 'soak', 'cooldown', 'reliability', 'routing'];
 /** The routing study runs against the fake engine here; `node bench/routing/run.js` asks the configured one. */
 const SCRIPTS = { routing: ['routing/run.js', '--fake'] };
 

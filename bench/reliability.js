@@ -1,0 +1,113 @@
+// Reliability (issue 17): each defect a user or an attacker could meet, probed by running the built gateway
+// as they would (raw JSON-RPC lines, special files, hostile configs, a router's clients), against this build
+// and, with BENCH_BASELINE_MAIN, the baseline build beside it, interleaved. Each probe records what a user
+// sees: answered or not, exit code, raw control characters on stderr, peak RSS, open descriptors, statuses.
+// Every child runs under a hard kill timer (bench/reliability/child.js), so a build that hangs costs a probe
+// a few seconds; times are not recorded, only whether something finished within its timer.
+//   node bench/reliability.js            (npm run bench -- reliability): every probe, saved to results/reliability.json
+//   node bench/reliability.js KEY ...    some probes, printed only (the keys are those of PROBES below)
+'use strict';
+const { fake, MAIN, BASELINE_MAIN, save, rotated } = require('./lib');
+const { existsSync, statSync } = require('node:fs');
+const { KILL_AFTER_MS, takeIncompleteBuildStarts, sleep } = require('./reliability/child');
+const mcp = require('./reliability/mcp');
+const files = require('./reliability/files');
+const router = require('./reliability/router');
+const engine = require('./reliability/engine');
+
+/** Each probe: its key in reliability.json, and what it runs against one build's dist/main.js. */
+const PROBES = [
+  ['mcp_prototype_arguments', mcp.prototypeArguments],
+  ['mcp_misshapen_requests', mcp.misshapenRequests],
+  ['mcp_stdin_closed_mid_answer', mcp.stdinClosedMidAnswer],
+  ['mcp_stdout_closed', mcp.stdoutClosed],
+  ['mcp_forged_request_id', mcp.forgedRequestId],
+  ['hook_forged_prompt_id', files.routeHookForgedPromptId],
+  ['config_prototype_provider_names', files.prototypeProviderNames],
+  ['config_prototype_keys', files.prototypeKeys],
+  ['config_fifo', files.fifoConfig],
+  ['config_dev_zero', files.devZeroConfig],
+  ['hook_fifo_config', files.routeHookFifoConfig],
+  ['calibration_fifo', files.fifoCalibration],
+  ['hook_fifo_routing_log', files.routeHookFifoLog],
+  ['session_check_fifo', files.sessionCheckFifo],
+  ['session_check_sparse_log', files.sessionCheckSparse],
+  ['hook_huge_prompt', files.routeHookHugePrompt],
+  ['hook_logged_prompt', files.routeHookLoggedPrompt],
+  ['router_self_upstream', router.selfUpstream],
+  ['router_mutual_upstreams', router.mutualUpstreams],
+  ['router_body_over_limit', router.bodyOverLimit],
+  ['router_concurrent_bodies', router.concurrentBodies],
+  ['router_slow_clients', router.slowClients],
+  ['router_blank_token', router.blankToken],
+  ['router_foreign_host', router.foreignHost],
+  ['router_hop_by_hop', router.hopByHop],
+  ['router_long_property_name', router.longPropertyName],
+  ['router_shadow_unavailable', router.shadowUnavailable],
+  ['engine_dotted_localhost', engine.dottedLocalhost],
+  ['engine_proxy_refusal', engine.proxyRefusal],
+  ['engine_echoed_key', engine.echoedKey],
+];
+
+const BUILDS = [['this_build', MAIN], ...(BASELINE_MAIN ? [['baseline', BASELINE_MAIN]] : [])];
+
+/** Times a probe is tried when the build it ran was incomplete (dist/ being rebuilt under it). */
+const ATTEMPTS = 3;
+
+/** Waits until `main` exists and dist/ has not changed for a few seconds (another build has finished). */
+async function settledBuild(main) {
+  const stamp = () => (existsSync(main) ? statSync(main).mtimeMs : NaN);
+  for (let waited = 0; waited < 180_000; waited += 5_000) {
+    const before = stamp();
+    await sleep(5_000);
+    if (Number.isFinite(before) && stamp() === before) return;
+  }
+  throw new Error(`${main} did not settle: is a build running?`);
+}
+
+/** Runs one probe on one build, again if a child met an incomplete build. */
+async function probeOnce(key, probe, main, engineUrl) {
+  for (let attempt = 1; ; attempt++) {
+    takeIncompleteBuildStarts();
+    const result = await probe(main, engineUrl);
+    if (takeIncompleteBuildStarts() === 0) return result;
+    if (attempt === ATTEMPTS) throw new Error(`${key}: ${main} was incomplete ${ATTEMPTS} times (a module missing): build it, then run again`);
+    console.log(`${key}: ${main} was incomplete (being rebuilt?); trying again once it settles`);
+    await settledBuild(main);
+  }
+}
+
+/** A probe's result in one line for the console (long lists cut). */
+const brief = (result) => JSON.stringify(result, (key, value) => (key === 'replies' || key === 'by_case' ? undefined : value));
+
+async function main() {
+  const only = process.argv.slice(2);
+  const unknown = only.filter((name) => !PROBES.some(([key]) => key === name));
+  if (unknown.length) throw new Error(`unknown probe ${unknown.join(', ')}; one of ${PROBES.map(([key]) => key).join(', ')}`);
+  // The route hook's engine: a fake laya on 127.0.0.1 (npm run bench compiles the fakes).
+  const laya = fake('laya');
+  const engineUrl = (await laya.start()).origin;
+  const probes = {};
+  try {
+    for (const [i, [key, probe]] of PROBES.entries()) {
+      if (only.length && !only.includes(key)) continue;
+      probes[key] = {};
+      for (const [build, main] of rotated(BUILDS, i)) {
+        probes[key][build] = await probeOnce(key, probe, main, engineUrl);
+        console.log(`${key} ${build}: ${brief(probes[key][build])}`);
+      }
+    }
+  } finally {
+    await laya.stop();
+  }
+  if (only.length) {
+    console.log('(some probes only: nothing saved)');
+    return;
+  }
+  save('reliability', { kill_after_ms: KILL_AFTER_MS, umask: `0${process.umask().toString(8)}`, probes });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
