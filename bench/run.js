@@ -11,7 +11,9 @@ const path = require('node:path');
 const { withBenchEnv } = require('./provenance');
 
 const ROOT = path.resolve(__dirname, '..');
-const ALL = ['startup', 'overhead', 'layers', 'throughput', 'memory', 'soak', 'cooldown', 'reliability', 'routing'];
+const ALL = ['startup', 'overhead', 'layers', 'throughput', 'http', 'memory', 'soak', 'cooldown', 'reliability', 'routing'];
+/** Run only when named: `clients` installs real MCP clients from the npm registry into a temp prefix. */
+const ON_REQUEST = ['clients'];
 /** The routing study runs against the fake engine here; `node bench/routing/run.js` asks the configured one. */
 const SCRIPTS = { routing: ['routing/run.js', '--fake'] };
 
@@ -34,8 +36,8 @@ function main(argv) {
     return;
   }
   const names = argv.length ? argv : ALL;
-  const unknown = names.filter((name) => !ALL.includes(name));
-  if (unknown.length) throw new Error(`unknown benchmark ${unknown.join(', ')}; one of ${ALL.join(', ')} (or --report, --check)`);
+  const unknown = names.filter((name) => !ALL.includes(name) && !ON_REQUEST.includes(name));
+  if (unknown.length) throw new Error(`unknown benchmark ${unknown.join(', ')}; one of ${[...ALL, ...ON_REQUEST].join(', ')} (or --report, --check)`);
   if (process.env.BENCH_BASELINE_MAIN) {
     process.env.BENCH_BASELINE_MAIN = path.resolve(process.env.BENCH_BASELINE_MAIN);
     if (!existsSync(process.env.BENCH_BASELINE_MAIN)) {
