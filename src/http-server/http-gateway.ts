@@ -4,7 +4,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { isRecord } from '../common/is-record';
 import { readMessage } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
-import { answerAndClose } from '../common/http/early-answer';
+import { answerEarly } from '../common/http/early-answer';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
 import { bearerToken, SecretCheck } from '../common/http/secret-check';
 import type { HttpLimits } from './http-options';
@@ -88,7 +88,7 @@ export class HttpGateway {
       const shown = route === 'other' ? clipped(path) : route;
       this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)`);
     });
-    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerAndClose(req, res, status, rpcError(message), headers);
+    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerEarly(req, res, status, rpcError(message), headers);
 
     const probe = PROBES.has(path) && method === 'GET';
     if (!(probe && req.headers.host === undefined) && !this.hosts?.allows(req.headers.host)) {

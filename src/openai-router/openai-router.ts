@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { answerAndClose } from '../common/http/early-answer';
+import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatBytes } from '../common/regular-file';
@@ -100,7 +100,7 @@ export class OpenAiRouter {
       this.deps.log(`${requestId} ${method} ${clipped(url.pathname, MAX_DETAIL_CHARS)} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
     // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
-      answerAndClose(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);
+      answerEarly(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);
       finish(status);
     };
 

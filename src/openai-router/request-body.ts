@@ -60,7 +60,7 @@ export class RequestBodies {
     }
   }
 
-  /** How much of a body the router reads and drops after answering early (answerAndClose), before cutting the socket. */
+  /** How much of a body the router reads and drops after answering early (answerEarly), before cutting the socket. */
   get maxDrainBytes(): number {
     return this.limits.maxDrainBytes;
   }

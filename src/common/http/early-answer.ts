@@ -4,18 +4,27 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 export const MAX_DRAIN_BYTES = 8 * 1024 * 1024;
 
 /**
- * Answers a request whose body will not be read (refused before reading it, or over the size cap), then
- * closes the connection without losing the answer. Closing a socket with unread bytes in it sends a reset,
+ * Answers a request before or instead of reading its body (refused, or over the size cap) without losing
+ * the answer. With nothing left unread the connection stays open. Otherwise it is closed, and closing a
+ * socket with unread bytes in it sends a reset,
  * and a client still uploading (curl, Node's http) then loses the answer to EPIPE or ECONNRESET; so the
  * whole answer is written at once, what the client still sends is read and dropped (up to `maxDrainBytes`,
  * past which the socket is cut), and only then is the response ended, which closes the connection cleanly.
  */
-export function answerAndClose(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, maxDrainBytes = MAX_DRAIN_BYTES): void {
+export function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, maxDrainBytes = MAX_DRAIN_BYTES): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
-  // A client waiting for 100 Continue (never sent) sends no body; one that sent it all has nothing left to drop.
+  const answer = { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+  if ((req.complete || hasNoBody(req)) && !req.destroyed) {
+    // Nothing of the request is left unread (a GET, or a body already read): the connection stays usable,
+    // and a request the client pipelined behind this one (as MCP clients do after the GET stream) is kept.
+    res.writeHead(status, answer);
+    res.end(text);
+    return;
+  }
+  res.writeHead(status, { ...answer, connection: 'close' });
+  // A client waiting for 100 Continue (never sent) sends no body, so there is nothing left to drop.
   const waitingToSend = /100-continue/i.test(req.headers.expect ?? '');
-  if (req.complete || req.destroyed || waitingToSend) {
+  if (req.destroyed || waitingToSend) {
     res.end(text);
     return;
   }
@@ -29,3 +38,9 @@ export function answerAndClose(req: IncomingMessage, res: ServerResponse, status
   req.once('end', () => res.end());
   req.resume();
 }
+
+/**
+ * A request that announced no body (no Transfer-Encoding, no or a zero Content-Length, RFC 9112 6.3). Its
+ * `complete` flag is still false while the 'request' handlers run, though nothing will follow its headers.
+ */
+const hasNoBody = (req: IncomingMessage) => req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
