@@ -10,7 +10,6 @@ import {
   InitializedNotificationSchema,
   InitializeRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   PingRequestSchema,
   ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -18,7 +17,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { GATEWAY_VERSION } from '../common/version';
 import { describeId, Parser } from './envelope';
-import { gateRequests, RequestGate } from './request-gate';
+import { gateRequests, RequestGate, RpcError } from './request-gate';
 import { guardStdin, MAX_LINE_BYTES } from './stdin-guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 
@@ -83,11 +82,11 @@ export class McpServerService {
     return server;
   }
 
-  private unknownTool(name: string): McpError {
+  private unknownTool(name: string): RpcError {
     const known = [...this.byName.keys()].join(', ');
     const shown = name.length > 60 ? `${name.slice(0, 57)}...` : name;
     this.logger.warn(`tools/call of an unknown tool ${JSON.stringify(shown)}`);
-    return new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
+    return new RpcError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
   }
 
   /**
@@ -122,7 +121,7 @@ export class McpServerService {
       ({ result, isError }) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError }),
       (error: unknown) => {
         this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
-        throw new McpError(ErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
+        throw new RpcError(ErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
       },
     );
   }

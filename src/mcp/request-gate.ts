@@ -4,7 +4,21 @@ import { isRecord } from '../common/is-record';
 import { describeId, INVALID_PARAMS, Parser, RequestId, schemaProblem, short, usableId } from './envelope';
 import { routeToolCall } from './misshapen-call.guard';
 
-/** Runs a tool; rejects with an McpError (an unknown tool, an unexpected failure). */
+/**
+ * A JSON-RPC error answered as it is. Not the SDK's McpError: that one writes "MCP error <code>: " into its
+ * message, and the client's McpError adds it again ("MCP error -32602: MCP error -32602: unknown tool").
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+/** Runs a tool; rejects with an RpcError (an unknown tool, an unexpected failure). */
 export type ToolCall = (name: string, args: unknown, signal: AbortSignal) => Promise<CallToolResult>;
 
 export interface GateOptions {

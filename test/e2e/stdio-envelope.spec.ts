@@ -102,7 +102,8 @@ it('answers every malformed request with a usable id exactly once, with a short 
   expect([11, 14, 18, 's-19', 20, 21, 22, 23].map(codeOf)).toEqual(Array(8).fill(-32602));
   expect([15, 16, 17, 24, 25, 9007199254740993].map(codeOf)).toEqual(Array(6).fill(-32600));
   expect(s.answersTo(18)[0].error.message).toMatch(/name/);
-  expect(s.answersTo(22)[0].error.message).toMatch(/unknown tool "no_such_tool"/);
+  // Once: the client adds "MCP error -32602: " itself, so the message must not already carry it.
+  expect(s.answersTo(22)[0].error.message).toMatch(/^unknown tool "no_such_tool"/);
 
   const nulls = s.messages().filter((message) => message.id === null);
   expect(nulls).toHaveLength(unusable.length);

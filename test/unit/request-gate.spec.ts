@@ -3,9 +3,9 @@
  * SDK, and how it counts the answers in flight (for the drain when stdin closes).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResult, JSONRPCMessage, ListToolsRequestSchema, McpError, PingRequestSchema, CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResult, JSONRPCMessage, ListToolsRequestSchema, PingRequestSchema, CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { envelopeFault, Parser } from '../../src/mcp/envelope';
-import { gateRequests, ToolCall } from '../../src/mcp/request-gate';
+import { gateRequests, RpcError, ToolCall } from '../../src/mcp/request-gate';
 
 class FakeTransport implements Transport {
   sent: JSONRPCMessage[] = [];
@@ -76,11 +76,11 @@ describe('the request gate', () => {
 
   it('turns an unknown tool or a failure into a short JSON-RPC error', async () => {
     const { transport, receive } = setup(async (name) => {
-      throw new McpError(-32602, `unknown tool ${name}\nwith a second line`);
+      throw new RpcError(-32602, `unknown tool ${name}\nwith a second line`);
     });
     receive({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: [] } });
     await tick();
-    expect(transport.sent).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'MCP error -32602: unknown tool nope with a second line' } }]);
+    expect(transport.sent).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'unknown tool nope with a second line' } }]);
   });
 
   it('counts answers in flight, settles when the last is written, and gives up after its bound', async () => {
