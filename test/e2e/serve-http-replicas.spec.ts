@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
-import { HttpServerProcess, structured } from './helpers/http-server-process';
+import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 
 const resources = Resources.perTest();
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
@@ -16,11 +16,9 @@ let clients: Client[] = [];
 
 beforeAll(() => requireBuild());
 afterEach(async () => {
-  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  clients = [];
-  for (const server of servers) server.kill();
-  await Promise.all(servers.map((server) => server.exited));
+  await stopAll(servers, clients);
   servers = [];
+  clients = [];
 });
 
 it('share the config, the fits and the pause switch through shared paths, and keep cooldowns to themselves', async () => {

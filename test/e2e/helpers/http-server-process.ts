@@ -97,3 +97,10 @@ export function structured(result: unknown): Json {
   expect(isError === true).toBe(structuredContent.status === 'error');
   return structuredContent;
 }
+
+/** After a test: closes its clients, then kills its servers and waits for each to exit. */
+export async function stopAll(servers: readonly HttpServerProcess[], clients: readonly Client[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  for (const server of servers) server.kill();
+  await Promise.all(servers.map((server) => server.exited));
+}
