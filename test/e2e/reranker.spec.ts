@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { requireBuild, Resources, ROOT, runCli, runCommand } from './helpers/gateway';
+import { eventually } from '../helpers/eventually';
 
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
@@ -68,6 +69,8 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     expect(body).toMatchObject({ status: 'decided', decision: 'refunds', provider: 'systemone', error: null });
     expect(body.probabilities.refunds).toBeGreaterThan(body.probabilities.later);
     expect(body.rationale).toMatch(/^systemone .*refunds=/);
+    // The engine logs a decision as it answers; its line reaches this process through a pipe, maybe later.
+    await eventually(() => decisionLines().length > before, "the reranker's line for the decision");
     expect(decisionLines().length - before).toBe(1);
   });
 
@@ -88,6 +91,7 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     });
     expect(hook.code).toBe(0);
     expect(JSON.parse(hook.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "') } });
+    await eventually(() => decisionLines().length > before, "the reranker's line for the hook's request");
     const added = decisionLines().slice(before);
     expect(added).toEqual([expect.stringMatching(/^reranker: decision: 4 question\(s\) "read_only", "design", "review", "specified"; 8 pairs, /)]);
     const [line] = readFileSync(logFile, 'utf8').trim().split('\n').map((text) => JSON.parse(text));
