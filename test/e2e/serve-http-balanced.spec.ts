@@ -221,9 +221,11 @@ beforeAll(() => requireBuild());
       const answeredSomewhere = new Set(replicas!.lives.flat().flatMap((life) => replicas!.answeredBy(life)));
       return Array.from({ length: DECISIONS }, (_, i) => `balanced-${i}`).filter((id) => !answeredSomewhere.has(id));
     };
-    // A replica logs a request just after answering it: the lines of the last answers may still be on their way.
+    // A replica logs a request just after answering it: the lines of the last answers may still be on their way,
+    // and the SIGKILL can fall between an answer the victim sent and its log line (at most what it had in flight).
     await eventually(() => unlogged().length === 0, 'every decision in some replica\'s access log').catch(() => undefined);
-    expect(unlogged()).toEqual([]);
+    expect(unlogged().length).toBeLessThanOrEqual(IN_FLIGHT);
+    for (const id of unlogged()) expect(Number(id.replace('balanced-', ''))).toBeGreaterThanOrEqual(KILL_AFTER - IN_FLIGHT);
     const byLife = replicas.lives.map((lives) => lives.map((life) => replicas!.answeredBy(life)));
     const [before, after] = byLife[victim];
     expect(before.length).toBeGreaterThan(0);
