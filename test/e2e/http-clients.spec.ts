@@ -37,18 +37,23 @@ beforeAll(() => requireBuild());
   }, 120_000);
 });
 
-(tools.conformance ? describe : describe.skip)('serve-http against the MCP conformance suite', () => {
+/** One serve-http on the mock for a describe block: started by the returned function, stopped after the block. */
+function mockServerForSuite(): () => Promise<HttpServerProcess> {
   const sandbox = new Sandbox();
   let server: HttpServerProcess | undefined;
-
   afterAll(async () => {
     server?.kill();
     await server?.exited;
     sandbox.dispose();
   });
+  return async () => (server = await HttpServerProcess.start(sandbox, { SYSTEM1_PROVIDER: 'mock' }));
+}
+
+(tools.conformance ? describe : describe.skip)('serve-http against the MCP conformance suite', () => {
+  const startServer = mockServerForSuite();
 
   it('passes every server scenario that applies to a tools-only stateless server, DNS rebinding included', async () => {
-    server = await HttpServerProcess.start(sandbox, { SYSTEM1_PROVIDER: 'mock' });
+    const server = await startServer();
     const result = await conformance(tools, server.url);
     const outcomes = Object.fromEntries(Object.entries(result.scenarios).map(([name, scenario]) => [name, scenario.outcome]));
     const failed = Object.entries(result.scenarios).filter(([, scenario]) => scenario.outcome === 'fail');
@@ -62,14 +67,7 @@ beforeAll(() => requireBuild());
 });
 
 describe('serve-http as Claude Code uses the connection', () => {
-  const sandbox = new Sandbox();
-  let server: HttpServerProcess | undefined;
-
-  afterAll(async () => {
-    server?.kill();
-    await server?.exited;
-    sandbox.dispose();
-  });
+  const startServer = mockServerForSuite();
 
   /**
    * After `initialized`, MCP clients open the optional GET stream; the stateless server refuses it with 405,
@@ -78,7 +76,7 @@ describe('serve-http as Claude Code uses the connection', () => {
    * in `claude mcp list` in 6 of 25 runs). Pipelined here, the old close lost it every time.
    */
   it('answers a request sent behind the refused GET stream on the same connection', async () => {
-    server = await HttpServerProcess.start(sandbox, { SYSTEM1_PROVIDER: 'mock' });
+    const server = await startServer();
     const connection = new RawConnection(server.port);
     await connection.ready();
     const host = `127.0.0.1:${server.port}`;
