@@ -96,9 +96,15 @@ export function send(port: number, { method = 'POST', path: target = '/v1/chat/c
 /**
  * Uploads `totalBytes` of JSON-ish filler in chunks, as a client with a big body does, and stops writing as
  * soon as an answer arrives (as HTTP clients do when the server answers early). `chunked` leaves out
- * Content-Length. Resolves with the answer and how much was sent; rejects with the socket error otherwise.
+ * Content-Length. `holdOpen` never ends the body after `totalBytes`: the answer can then only come from a
+ * server that decided before the body's end. Resolves with the answer and how much was sent; rejects with the
+ * socket error otherwise.
  */
-export function upload(port: number, totalBytes: number, { chunked = false, chunkBytes = 64 * 1024, headers = {} }: { chunked?: boolean; chunkBytes?: number; headers?: OutgoingHttpHeaders } = {}): Promise<Answer & { sent: number }> {
+export function upload(
+  port: number,
+  totalBytes: number,
+  { chunked = false, chunkBytes = 64 * 1024, headers = {}, holdOpen = false }: { chunked?: boolean; chunkBytes?: number; headers?: OutgoingHttpHeaders; holdOpen?: boolean } = {},
+): Promise<Answer & { sent: number }> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
@@ -132,7 +138,7 @@ export function upload(port: number, totalBytes: number, { chunked = false, chun
         sent += piece.length;
         if (!outgoing.write(piece)) return void outgoing.once('drain', writeMore);
       }
-      if (!answered) outgoing.end();
+      if (!answered && !holdOpen) outgoing.end();
     };
     writeMore();
   });
