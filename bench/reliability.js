@@ -14,6 +14,7 @@ const mcp = require('./reliability/mcp');
 const files = require('./reliability/files');
 const router = require('./reliability/router');
 const engine = require('./reliability/engine');
+const caller = require('./reliability/caller');
 
 /** Each probe: its key in reliability.json, and what it runs against one build's dist/main.js. */
 const PROBES = [
@@ -44,9 +45,18 @@ const PROBES = [
   ['router_hop_by_hop', router.hopByHop],
   ['router_long_property_name', router.longPropertyName],
   ['router_shadow_unavailable', router.shadowUnavailable],
+  ['router_proxy_headers', router.proxyHeaders],
+  ['hook_far_cooldown', files.routeHookFarCooldown],
   ['engine_dotted_localhost', engine.dottedLocalhost],
   ['engine_proxy_refusal', engine.proxyRefusal],
   ['engine_echoed_key', engine.echoedKey],
+  ['http_caller_cooldown', caller.callerCooldown],
+  ['http_caller_model_memory', caller.callerModelMemory],
+  ['http_caller_off_chain_engine', caller.callerOffChainEngine],
+  ['http_wide_score', caller.wideScore],
+  ['http_invented_provider_labels', caller.inventedProviderLabels],
+  ['http_trickled_bodies', caller.trickledBodies],
+  ['http_not_usable_message', caller.notUsableMessage],
 ];
 
 const BUILDS = [['this_build', MAIN], ...(BASELINE_MAIN ? [['baseline', BASELINE_MAIN]] : [])];

@@ -3,7 +3,7 @@
 // a small regular file, a huge prompt on the route hook's stdin, control characters in a hook's prompt_id.
 'use strict';
 const { execFileSync } = require('node:child_process');
-const { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } = require('node:fs');
+const { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } = require('node:fs');
 const path = require('node:path');
 const { RAW_CONTROL, sandbox, run, jsonLines, mib } = require('./child');
 const { FORGED_ID, session, countById, INITIALIZE } = require('./mcp');
@@ -258,7 +258,29 @@ async function sessionCheckSparse(main, engineUrl) {
   }
 }
 
+/** The hook's cooldown file says laya is skipped for a year (a stale file, a clock stepped back): is it still? */
+async function routeHookFarCooldown(main, engineUrl) {
+  const box = sandbox();
+  try {
+    const { repo, env } = hookSetup(box, engineUrl);
+    const cooldownFile = path.join(env.SYSTEM1_INSTALL_DIR, 'cooldown.json');
+    mkdirSync(env.SYSTEM1_INSTALL_DIR, { recursive: true });
+    writeFileSync(cooldownFile, JSON.stringify({ laya: { failures: 3, until: Date.now() + 365 * 24 * 3600 * 1000 } }));
+    const result = await run(main, ['route-hook'], { env, stdin: hookInput(repo) });
+    let until = null;
+    try {
+      until = JSON.parse(readFileSync(cooldownFile, 'utf8')).laya?.until ?? null;
+    } catch {
+      // gone: no cooldown left
+    }
+    return { exit_code: result.exit_code, hinted: hinted(result.stdout), cooldown_left_s: until === null ? 0 : Math.max(0, Math.round((until - Date.now()) / 1000)) };
+  } finally {
+    box.dispose();
+  }
+}
+
 module.exports = {
+  routeHookFarCooldown,
   prototypeProviderNames,
   prototypeKeys,
   fifoConfig,

@@ -291,4 +291,18 @@ function shadowUnavailable(main) {
   );
 }
 
-module.exports = { selfUpstream, mutualUpstreams, bodyOverLimit, concurrentBodies, slowClients, blankToken, foreignHost, hopByHop, longPropertyName, shadowUnavailable, serve, send, upstream, freePort, outcome };
+/** The headers a reverse proxy and a tracer add (one request each): answered fast, or sent to the slow model? */
+function proxyHeaders(main) {
+  const added = { 'x-forwarded-for': '10.0.0.7', 'x-real-ip': '10.0.0.7', forwarded: 'for=10.0.0.7;proto=https', 'x-forwarded-proto': 'https', via: '1.1 lb', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+  return withRouter(main, {}, async ({ url, slow }) => {
+    const sentSlow = [];
+    for (const [name, value] of Object.entries(added)) {
+      const before = slow.hits.length;
+      await send(`${url}/chat/completions`, { body: STRUCTURED, headers: { [name]: value } });
+      if (slow.hits.length > before) sentSlow.push(name);
+    }
+    return { headers: Object.keys(added).length, sent_to_slow_model: sentSlow };
+  });
+}
+
+module.exports = { proxyHeaders, selfUpstream, mutualUpstreams, bodyOverLimit, concurrentBodies, slowClients, blankToken, foreignHost, hopByHop, longPropertyName, shadowUnavailable, serve, send, upstream, freePort, outcome };
