@@ -19,15 +19,22 @@ export class OutputWriter {
     process.stderr.write(printable(lines));
   }
 
-  /** JSON.stringify escapes C0 in strings already, so its newlines are the layout's; DEL, C1 and U+2028 are not. */
   json(document: unknown): void {
-    this.out(JSON.stringify(document, null, 2).split('\n'));
+    this.out(jsonLines(document));
   }
 
   /** Exit status for the process once the command returns (nest-commander closes the app first). */
   fail(code = 1): void {
     process.exitCode = code;
   }
+}
+
+/**
+ * A document as indented JSON, one string per line: JSON.stringify escapes C0 inside strings, so every
+ * newline is the layout's (DEL, C1 and U+2028 it leaves raw; the writer escapes them, keeping the JSON valid).
+ */
+export function jsonLines(document: unknown): string[] {
+  return JSON.stringify(document, null, 2).split('\n');
 }
 
 function printable(lines: string | readonly string[]): string {
