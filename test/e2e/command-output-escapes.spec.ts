@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.stop());
 
-const lagEnv = (sandbox: Sandbox) => sandbox.env({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: fake.url.origin });
+const layaEnv = (sandbox: Sandbox) => sandbox.env({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: fake.url.origin });
 
 /**
  * What a terminal would show is the engine's text in one piece, inside the line the command wrote it in:
@@ -48,7 +48,7 @@ function expectEscaped(result: CliResult, minimumLines = 1): void {
 }
 
 it('smoke prints the engine error and /health names escaped, on the layer lines they belong to', async () => {
-  const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b'], lagEnv(resources.sandbox()));
+  const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b'], layaEnv(resources.sandbox()));
   expect(result.code).toBe(1);
   expect(result.stdout).toMatch(/^PASS {2}health {4}ok; laya \(primary\) up: .*loaded: typed-decisions, englishmodel melted/m);
   expect(result.stdout).toMatch(/^FAIL {2}decision {2}error provider_error: .*model melted/m);
@@ -56,7 +56,7 @@ it('smoke prints the engine error and /health names escaped, on the layer lines 
 });
 
 it('smoke --json stays one valid JSON document, holding the engine text unchanged', async () => {
-  const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b', '--json'], lagEnv(resources.sandbox()));
+  const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b', '--json'], layaEnv(resources.sandbox()));
   expect(result.stdout).not.toMatch(RAW_CONTROL);
   const report = JSON.parse(result.stdout) as Json;
   expect(report.health.providers[0].detail).toContain(`english${HOSTILE}`);
@@ -67,7 +67,7 @@ it('calibrate prints why it stopped with the engine error escaped', async () => 
   const data = path.join(sandbox.dir, 'data.jsonl');
   const row = { question: 'Which one?', options: ['a', 'b'], label: 'a' };
   writeFileSync(data, `${Array.from({ length: 12 }, () => JSON.stringify(row)).join('\n')}\n`);
-  const result = await runCli(['calibrate', data], lagEnv(sandbox));
+  const result = await runCli(['calibrate', data], layaEnv(sandbox));
   expect(result.code).toBe(1);
   expect(result.stdout).toMatch(/^ {2}stopped early: .*model melted/m);
   expectEscaped(result);
@@ -83,7 +83,7 @@ it('evaluate --live prints the engine error escaped, and no forged READY verdict
     { source: 'outcome', tool_use_id: `t${i}`, outcome: 'succeeded', resolved_model: 'claude-opus-4-5' },
   ]).flat();
   writeFileSync(log, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-  const result = await runCli(['evaluate', '--live', '--provider', 'laya', '--log', log], lagEnv(sandbox));
+  const result = await runCli(['evaluate', '--live', '--provider', 'laya', '--log', log], layaEnv(sandbox));
   expect(result.code).toBe(1);
   expect(result.stdout).toMatch(/^NOT READY$/m);
   expect(result.stderr).toMatch(/^system1 evaluate: laya answered none of the \d+ prompts asked \(the last: .*model melted/m);
