@@ -109,7 +109,7 @@ export class EvaluateCommand extends CommandRunner {
 }
 
 /** The human report: where the answers came from, the figures, the verdict and its reasons. */
-function render(result: EvaluationReport | LiveReport): string {
+function render(result: EvaluationReport | LiveReport): string[] {
   const source =
     'engine' in result
       ? `evaluate (live): asked ${result.provider}${result.engine.model ? ` (${result.engine.model})` : ''} the four features of ${result.engine.prompts} prompts from ${result.log}: ` +
@@ -127,7 +127,7 @@ function render(result: EvaluationReport | LiveReport): string {
     '',
     result.verdict,
     ...result.reasons.map((reason) => `  - ${reason}`),
-  ].join('\n');
+  ];
 }
 
 function errorList(errors: Record<string, number>): string {

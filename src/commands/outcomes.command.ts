@@ -54,7 +54,7 @@ export class OutcomesCommand extends CommandRunner {
       ...summary.doubtful.map((d) => `  doubtful, please confirm: ${d.tool_use_id} (session ${d.session_id}, ${d.timestamp}, ${d.signal})`),
       summary.applied_to ? `Written to ${summary.applied_to}.` : 'Nothing written: --apply writes these labels into the routing log.',
     ];
-    this.output.out(lines.join('\n'));
+    this.output.out(lines);
   }
 
   @Option({ flags: '--days <n>', description: 'how far back to read', defaultValue: 30 })

@@ -1,25 +1,42 @@
 import { Injectable } from '@nestjs/common';
+import { escapeControlCharacters } from '../logging/control-characters';
 
 /**
  * Where commands print, injectable so tests read what a user would see. `out` is stdout (one JSON document
  * with --json); `err` is stderr (progress, human notes when stdout is reserved).
+ *
+ * Each string given is one line, and its control characters (a newline among them) are escaped as the logs
+ * escape them: an engine's error text or a data file's label can neither drive the terminal (clear it,
+ * rewind a line) nor start a line of its own (a forged READY or PASS).
  */
 @Injectable()
 export class OutputWriter {
-  out(text: string): void {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  out(lines: string | readonly string[]): void {
+    process.stdout.write(printable(lines));
   }
 
-  err(text: string): void {
-    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  err(lines: string | readonly string[]): void {
+    process.stderr.write(printable(lines));
   }
 
   json(document: unknown): void {
-    this.out(JSON.stringify(document, null, 2));
+    this.out(jsonLines(document));
   }
 
   /** Exit status for the process once the command returns (nest-commander closes the app first). */
   fail(code = 1): void {
     process.exitCode = code;
   }
+}
+
+/**
+ * A document as indented JSON, one string per line: JSON.stringify escapes C0 inside strings, so every
+ * newline is the layout's (DEL, C1 and U+2028 it leaves raw; the writer escapes them, keeping the JSON valid).
+ */
+export function jsonLines(document: unknown): string[] {
+  return JSON.stringify(document, null, 2).split('\n');
+}
+
+function printable(lines: string | readonly string[]): string {
+  return (typeof lines === 'string' ? [lines] : lines).map((line) => `${escapeControlCharacters(line)}\n`).join('');
 }

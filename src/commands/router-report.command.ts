@@ -50,7 +50,7 @@ export class RouterReportCommand extends CommandRunner {
         : `  no candidate threshold reaches agreement ${pct(flags.target)} yet`,
       '  Agreement means every field matched the slow model; it is not accuracy. Set [router] min_confidence to the threshold you pick.',
     ];
-    this.output.out(lines.join('\n'));
+    this.output.out(lines);
   }
 
   @Option({ flags: '--log <file>', description: 'the shadow log (default [router] shadow_log)' })

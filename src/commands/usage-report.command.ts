@@ -44,7 +44,7 @@ export class UsageReportCommand extends CommandRunner {
         `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
         `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
         '  A Claude Code subscription bills differently: these figures compare tiers, they are not your bill.',
-      ].join('\n'),
+      ],
     );
   }
 

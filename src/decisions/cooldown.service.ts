@@ -80,8 +80,13 @@ export class CooldownService {
     const entry = Object.hasOwn(entries, provider) ? entries[provider] : undefined;
     if (!entry || entry.until === 0) return 0;
     const now = this.now();
-    // Capped at the window, so a lowered cooldown_s or a clock that jumped back cannot skip it for longer.
-    const left = Math.min(entry.until - now, this.windowMs);
+    // An end further ahead than the window (a lowered cooldown_s, a stale file, a clock that stepped back) is
+    // clamped to it and kept, so the window ends on time rather than being held at full length forever.
+    if (entry.until - now > this.windowMs) {
+      this.store.write({ ...entries, [provider]: { ...entry, until: now + this.windowMs } });
+      return this.windowMs;
+    }
+    const left = entry.until - now;
     if (left > 0) return left;
     this.store.write({ ...entries, [provider]: { failures: entry.failures, until: now + this.windowMs, trial: true } });
     return 0;

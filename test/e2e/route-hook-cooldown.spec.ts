@@ -117,3 +117,27 @@ it('treats a corrupt cooldown file as no cooldown and still exits 0', async () =
   expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
   expect(fake.requestsTo(DECISIONS)).toHaveLength(1);
 });
+
+it('clamps an entry that ends further ahead than cooldown_s (a stale file, a clock that stepped back) and asks the engine once that window is over', async () => {
+  const { repo, env, cooldownFile } = setUp(resources.sandbox(), 'cooldown_s = 0.5');
+  mkdirSync(path.dirname(cooldownFile), { recursive: true });
+  // Ten years ahead: without the clamp the engine would be skipped until then.
+  writeFileSync(cooldownFile, JSON.stringify({ laya: { failures: 0, until: Date.now() + 10 * 365 * 24 * 3600_000 } }));
+
+  const before = Date.now();
+  const skipped = await hook(env, { cwd: repo, prompt: DESIGN });
+  expect(skipped).toMatchObject({ code: 0, stdout: '' });
+  expect(fake.requestsTo(DECISIONS)).toHaveLength(0);
+  expect(skipped.stderr).toMatch(/no routing: laya: cooling_down/);
+  // The file now holds a window of at most cooldown_s from the run, not the one it was given.
+  const clamped = readCooldowns(cooldownFile).laya;
+  expect(clamped.until).toBeLessThanOrEqual(Date.now() + 500);
+  expect(clamped.until).toBeGreaterThan(before);
+
+  // Wait out the clamped window (half a second; bounded, the test asserts no timing).
+  while (Date.now() <= clamped.until) await new Promise((resolve) => setTimeout(resolve, clamped.until - Date.now() + 5));
+  const asked = await hook(env, { cwd: repo, prompt: DESIGN });
+  expect(JSON.parse(asked.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
+  expect(fake.requestsTo(DECISIONS)).toHaveLength(1);
+  expect(readCooldowns(cooldownFile)).toEqual({});
+});

@@ -6,7 +6,7 @@ import { CalibrationReport, CalibrationRunner } from './calibration-runner.servi
 import { CalibrationService, SHIPPED_FITS } from '../../calibration/calibration.service';
 import { FitsInPlace } from '../../calibration/calibration-figures';
 import { saveFits } from '../../calibration/fit-store';
-import { readLabelledData } from './labelled-data';
+import { looseLabelNote, readLabelledData } from './labelled-data';
 import { readFailureReason } from '../../common/regular-file';
 import { renderReliabilitySvg } from '../../calibration/reliability-plot';
 import type { LoadedConfig } from '../../config/config.loader';
@@ -61,6 +61,8 @@ export class CalibrateCommand extends CommandRunner {
     const { examples, problems } = read;
     for (const { line, problem } of problems) this.output.err(`${data}:${line}: skipped: ${problem}`);
     if (examples.length === 0) return this.stop(`${data} has no usable labelled examples`, 1);
+    const note = looseLabelNote(examples);
+    if (note) this.output.err(`${data}: ${note}`);
 
     const bar = new SingleBar({ format: 'calibrate [{bar}] {value}/{total} asked', stream: process.stderr, hideCursor: true });
     bar.start(examples.length, 0);

@@ -9,7 +9,7 @@ const ci = (interval: [number, number] | null) => (interval ? ` [${f(interval[0]
 const LISTED = 10;
 
 /** The human report of `system1 calibrate`: the headline first, then each fit, the untrusted ones apart. */
-export function renderCalibrationReport(report: CalibrationReport, savedTo: string | null, plot?: string): string {
+export function renderCalibrationReport(report: CalibrationReport, savedTo: string | null, plot?: string): string[] {
   const { rows } = report;
   const lines = [
     `calibrate: ${report.data} against ${report.provider}${report.model ? ` (${report.model})` : ''}`,
@@ -61,7 +61,7 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
   else lines.push(`${report.fits.length} trusted fits ready: --write saves them for this machine, --ship into the package.`);
   if (report.held_back.length) lines.push(`${report.held_back.length} untrusted fits held back (the JSON document's held_back says why, for each).`);
   if (plot) lines.push(`Plot: ${plot}`);
-  return lines.join('\n');
+  return lines;
 }
 
 function fitName(fit: Pick<AppliedFit, 'question' | 'option_count'>): string {

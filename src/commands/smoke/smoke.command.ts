@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { installedServerCommand, notInstalledReport, SmokeReport, SmokeService } from './smoke.service';
-import { OutputWriter } from '../output.writer';
+import { jsonLines, OutputWriter } from '../output.writer';
 
 interface SmokeFlags {
   question?: string;
@@ -69,10 +69,11 @@ export class SmokeCommand extends CommandRunner {
   }
 }
 
-function render(report: SmokeReport): string {
+function render(report: SmokeReport): string[] {
   const lines = [`system1 smoke: ${report.command.join(' ')}`];
   for (const { layer, ok, detail } of report.layers) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${layer.padEnd(9)} ${detail}`);
-  if (report.decision) lines.push('', JSON.stringify(report.decision, null, 2));
+  if (report.server_stderr) lines.push('  server stderr (last lines):', ...report.server_stderr.map((line) => `    ${line}`));
+  if (report.decision) lines.push('', ...jsonLines(report.decision));
   lines.push('', report.ok ? 'All layers pass.' : `Stopped at the first failing layer: ${report.layers.at(-1)?.layer}.`);
-  return lines.join('\n');
+  return lines;
 }

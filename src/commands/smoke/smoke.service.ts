@@ -23,6 +23,8 @@ export interface SmokeReport {
   layers: LayerVerdict[];
   health?: Record<string, unknown>;
   decision?: Record<string, unknown>;
+  /** The server's last lines on stderr, when a layer broke after it started: usually the reason. */
+  server_stderr?: string[];
 }
 
 export interface SmokeOptions {
@@ -66,7 +68,10 @@ export class SmokeService {
     const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
     const serverLog: string[] = [];
     transport.stderr?.on('data', (chunk: Buffer) => serverLog.push(chunk.toString('utf8')));
-    const tail = () => lastLines(serverLog.join(''), 8);
+    const keepServerStderr = () => {
+      const lines = lastLines(serverLog.join(''), 8);
+      if (lines.length > 0) report.server_stderr = lines;
+    };
     const client = new Client({ name: 'system1-smoke', version: GATEWAY_VERSION });
     const step = <T>(work: () => Promise<T>) => withDeadline(() => work(), stepTimeoutMs);
 
@@ -78,7 +83,8 @@ export class SmokeService {
           verdict('start', false, `the command does not start: ${describe(error)}. Is Node.js on PATH and dist/ built (npm run build)?`);
         } else {
           verdict('start', true, `started (pid ${transport.pid})`);
-          verdict('handshake', false, `HANDSHAKE FAILED: ${describe(error)}${tail() ? `; server stderr:\n${tail()}` : ''}`);
+          verdict('handshake', false, `HANDSHAKE FAILED: ${describe(error)}`);
+          keepServerStderr();
         }
         return report;
       }
@@ -106,7 +112,8 @@ export class SmokeService {
       return report;
     } catch (error) {
       // The layer being checked when it broke is the first without a verdict.
-      verdict(ORDER[report.layers.length] ?? 'decision', false, `${describe(error)}${tail() ? `; server stderr:\n${tail()}` : ''}`);
+      verdict(ORDER[report.layers.length] ?? 'decision', false, describe(error));
+      keepServerStderr();
       return report;
     } finally {
       await client.close().catch(() => undefined);
@@ -152,6 +159,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function lastLines(text: string, count: number): string {
-  return text.trimEnd().split('\n').slice(-count).join('\n');
+function lastLines(text: string, count: number): string[] {
+  const trimmed = text.trimEnd();
+  return trimmed ? trimmed.split('\n').slice(-count) : [];
 }
