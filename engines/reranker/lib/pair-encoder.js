@@ -32,17 +32,34 @@ class PairEncoder {
   constructor({ tokenizer, tokenizerConfig, config }, maxLength) {
     this.tokenizer = new Tokenizer(tokenizer, tokenizerConfig);
     this.vocab = this.tokenizer.get_vocab(true);
+    const special = new Set((tokenizer.added_tokens ?? []).map((token) => token.content));
+    const words = [...this.vocab.keys()].filter((token) => !special.has(token));
+    // tokenizers.js loads an empty vocabulary without a word: every text would then read as unknown or padding
+    // tokens, and every answer would be near even.
+    if (words.length === 0) throw new Error('its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding');
     const padName = tokenName(tokenizerConfig.pad_token) ?? tokenizer.padding?.pad_token;
     this.padId = (padName !== undefined ? this.vocab.get(padName) : undefined) ?? tokenizer.padding?.pad_id ?? config.pad_token_id ?? 0;
     this.unkId = this.vocab.get(tokenName(tokenizerConfig.unk_token) ?? tokenizer.model?.unk_token) ?? this.padId;
     this.maxLength = maxLength;
     this.budget = maxLength - this.withSpecialTokens([], []).tokens.length;
     if (this.budget < 2) throw new Error(`a maximum length of ${maxLength} tokens leaves no room for a query and a candidate`);
+    // No token stands for more characters than its vocabulary entry has (a WordPiece '##' or a byte-level
+    // 'Ġ' only lengthens the entry), so the first maxLength tokens of a text lie within this many characters.
+    // Only a text the tokenizer mostly drops (long runs of spaces) reads shorter for the cut.
+    this.headChars = maxLength * words.reduce((longest, token) => Math.max(longest, token.length), 1);
   }
 
-  /** The tokens of a text, without special tokens ('' has none). */
+  /**
+   * The first tokens of a text, without special tokens ('' has none): at most maxLength, as no pair reads
+   * more of one side. Only the text's first `headChars` characters are tokenised, so a 1 MB state costs no
+   * more than a short one.
+   */
   tokens(text) {
-    return text === '' ? [] : this.tokenizer.tokenize(text, { add_special_tokens: false });
+    if (text === '') return [];
+    let head = text.length > this.headChars ? text.slice(0, this.headChars) : text;
+    // A cut between the halves of a surrogate pair would leave half a character.
+    if (head !== text && /[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+    return this.tokenizer.tokenize(head, { add_special_tokens: false }).slice(0, this.maxLength);
   }
 
   /** The pair template of tokenizer.json (`[CLS] A [SEP] B [SEP]` for BERT) over two token lists. */
