@@ -106,6 +106,14 @@ export abstract class FakeEngine {
   redirectTo = 'http://127.0.0.1:9/';
   /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
   abandoned = 0;
+  /**
+   * An engine whose keep-alive timeout runs out exactly as the client reuses the connection: the second and
+   * later requests on a connection close it (`close`: a FIN, `reset`: an RST) unread and unanswered. Each
+   * connection thus answers one request; `staleDrops` counts the requests lost this way (never recorded).
+   */
+  closeReusedConnections?: 'close' | 'reset';
+  staleDrops = 0;
+  private readonly requestsOnConnection = new WeakMap<Socket, number>();
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -155,6 +163,14 @@ export abstract class FakeEngine {
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const earlier = this.requestsOnConnection.get(req.socket) ?? 0;
+    this.requestsOnConnection.set(req.socket, earlier + 1);
+    if (this.closeReusedConnections && earlier > 0) {
+      this.staleDrops++;
+      if (this.closeReusedConnections === 'reset') req.socket.resetAndDestroy();
+      else req.socket.destroy();
+      return;
+    }
     res.on('close', () => {
       if (!res.writableFinished) this.abandoned++;
     });
@@ -214,8 +230,8 @@ export abstract class FakeEngine {
         return;
       case 'truncated':
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
-        res.write(full.slice(0, Math.floor(full.length / 2)));
-        res.socket?.destroy();
+        // Closed once the half is written: a close straight away could drop it unsent.
+        res.write(full.slice(0, Math.floor(full.length / 2)), () => res.socket?.destroy());
         return;
       case 'non-json':
         return this.send(res, { status: 200, body: 'OK, decided: the first one' });
