@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
+import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /**
  * Faults every fake engine can play, on its decision route (or every route with `faultEverywhere`):
@@ -106,14 +107,8 @@ export abstract class FakeEngine {
   redirectTo = 'http://127.0.0.1:9/';
   /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
   abandoned = 0;
-  /**
-   * An engine whose keep-alive timeout runs out exactly as the client reuses the connection: the second and
-   * later requests on a connection close it (`close`: a FIN, `reset`: an RST) unread and unanswered. Each
-   * connection thus answers one request; `staleDrops` counts the requests lost this way (never recorded).
-   */
-  closeReusedConnections?: 'close' | 'reset';
-  staleDrops = 0;
-  private readonly requestsOnConnection = new WeakMap<Socket, number>();
+  /** Set its `mode` to close connections as the client reuses them (such requests are never recorded). */
+  readonly reusedConnections = new ReusedConnectionCloser();
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -163,14 +158,7 @@ export abstract class FakeEngine {
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const earlier = this.requestsOnConnection.get(req.socket) ?? 0;
-    this.requestsOnConnection.set(req.socket, earlier + 1);
-    if (this.closeReusedConnections && earlier > 0) {
-      this.staleDrops++;
-      if (this.closeReusedConnections === 'reset') req.socket.resetAndDestroy();
-      else req.socket.destroy();
-      return;
-    }
+    if (this.reusedConnections.dropped(req)) return;
     res.on('close', () => {
       if (!res.writableFinished) this.abandoned++;
     });

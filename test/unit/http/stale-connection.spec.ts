@@ -10,14 +10,14 @@ describe('the engine client on a connection the engine closed while idle', () =>
   const engine = engineUnderTest('systemone', () => new LlamaServerFake());
 
   it.each(['close', 'reset'] as const)('sends the request again on a fresh connection: every decision is answered (the engine %ss it)', async (how) => {
-    engine.fake.closeReusedConnections = how;
+    engine.fake.reusedConnections.mode = how;
     const { gateway } = await engine.start();
     const replies = [];
     for (let i = 0; i < 12; i++) replies.push(await gateway.decide({ question: QUESTION, options: OPTIONS, context: { turn: i } }));
     for (const reply of replies) expect(reply).toMatchObject({ status: 'decided', provider: 'systemone', attempts: [{ provider: 'systemone', outcome: 'ok' }] });
     // Each decision reached the engine once; the ones lost on a closed connection were never seen.
     expect(engine.fake.requestsTo('/v1/systemone').map((request) => (request.body as { state: { turn: number } }).state.turn)).toEqual([...Array(12).keys()]);
-    expect(engine.fake.staleDrops).toBeGreaterThan(0);
+    expect(engine.fake.reusedConnections.drops).toBeGreaterThan(0);
   });
 
   it('does not send again a request the engine began to answer on a reused connection', async () => {
