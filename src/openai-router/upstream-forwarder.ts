@@ -2,7 +2,7 @@ import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as h
 import { request as httpsRequest } from 'node:https';
 import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
-import { watchForStaleSocket } from '../providers/http/stale-socket';
+import { StaleSocketError, watchForStaleSocket } from '../providers/http/stale-socket';
 import { Hop, nextHopHeaders } from './hop-headers';
 
 /** The caller's request as it arrived, to be sent on byte for byte. */
@@ -32,13 +32,6 @@ export class UpstreamError extends Error {
   }
 }
 
-/** A request that never reached the upstream (it went out on a connection the upstream had closed). */
-class StaleSocketError extends Error {
-  constructor(readonly shown: UpstreamError) {
-    super(shown.message);
-  }
-}
-
 /** How long the upstream may stay silent; a slow model streams, so this is per pause, not per answer. */
 const IDLE_TIMEOUT_MS = 10 * 60_000;
 
@@ -65,7 +58,7 @@ export class UpstreamForwarder {
       return await this.send(call, false);
     } catch (error) {
       if (!(error instanceof StaleSocketError)) throw error;
-      if (call.signal.aborted) throw error.shown;
+      if (call.signal.aborted) throw error.failure;
       return this.send(call, true);
     }
   }

@@ -7,7 +7,7 @@ import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../
 import { connectLookup, isLoopbackHost } from './endpoint';
 import { ProxyTunnelError, proxyTunnelFor } from './proxy-tunnel';
 import { scrubSecrets } from './secret-scrub';
-import { watchForStaleSocket } from './stale-socket';
+import { StaleSocketError, watchForStaleSocket } from './stale-socket';
 
 /** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -104,7 +104,7 @@ export class EngineHttpClient {
       return await this.exchangeOnce(url, options, payload);
     } catch (error) {
       if (!(error instanceof StaleSocketError)) throw error;
-      if (options.signal.aborted) throw error.cause;
+      if (options.signal.aborted) throw error.failure;
       // A connection of its own (no agent): another idle socket of the pool may have been closed as well.
       return this.exchangeOnce(url, { ...options, agent: false }, payload);
     }
@@ -137,13 +137,6 @@ export class EngineHttpClient {
       request.on('error', (error) => reject(staleSocket(error) ? new StaleSocketError(error) : error));
       request.end(payload);
     });
-  }
-}
-
-/** Node's error for a request the engine never saw (it had closed the kept-alive socket it went out on). */
-class StaleSocketError extends Error {
-  constructor(override readonly cause: Error) {
-    super(cause.message);
   }
 }
 
