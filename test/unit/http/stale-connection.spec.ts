@@ -20,6 +20,18 @@ describe('the engine client on a connection the engine closed while idle', () =>
     expect(engine.fake.reusedConnections.drops).toBeGreaterThan(0);
   });
 
+  it('sends it again within the same deadline: a retry the engine does not answer ends at the timeout', async () => {
+    engine.fake.reusedConnections.mode = 'close';
+    const { gateway } = await engine.start({ gateway: 'timeout_s = 0.3\nfallback = ["mock"]' });
+    expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ provider: 'systemone' });
+    engine.fake.fault = 'hang';
+    const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
+    expect(reply.attempts[0]).toMatchObject({ provider: 'systemone', outcome: 'timeout', detail: expect.stringContaining('no answer within 0.3 s') });
+    expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
+    expect(engine.fake.reusedConnections.drops).toBe(1);
+    expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(2);
+  });
+
   it('does not send again a request the engine began to answer on a reused connection', async () => {
     const { gateway } = await engine.start({ gateway: 'fallback = ["mock"]' });
     expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ provider: 'systemone' });
