@@ -10,6 +10,7 @@ const { Reranker } = require('./lib/reranker');
 const { createServer, listen, HOST } = require('./lib/http-server');
 
 const DEFAULT_PORT = 8790;
+const KEY_VARIABLE = 'SYSTEM1_SYSTEMONE_API_KEY';
 
 function fail(message) {
   console.error(`reranker: ${message}`);
@@ -50,8 +51,19 @@ function readSettings(argv) {
   };
 }
 
+/**
+ * The bearer token decisions must carry, or undefined when the variable is unset. Set but blank is a mistake
+ * (an empty secret from a template or a script), not a request to turn the check off, so it stops the start.
+ */
+function readApiKey(value) {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') fail(`${KEY_VARIABLE} is set but blank; give it a key, or unset it to run without one`);
+  return value.trim();
+}
+
 async function main() {
   const settings = readSettings(process.argv.slice(2));
+  const apiKey = readApiKey(process.env[KEY_VARIABLE]);
   let model;
   try {
     model = await CrossEncoder.load(settings.model, settings);
@@ -59,7 +71,6 @@ async function main() {
     fail(error instanceof ModelFolderError ? error.message : `could not load the model: ${error.message}`);
   }
   if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
-  const apiKey = process.env.SYSTEM1_SYSTEMONE_API_KEY?.trim() || undefined;
   const server = createServer({ reranker: new Reranker(model), apiKey, logDecisions: settings.logDecisions, log: (line) => console.log(`reranker: ${line}`) });
   let port;
   try {

@@ -71,10 +71,13 @@ const CONSUMED: Record<Endpoint, ReadonlySet<string>> = {
 };
 
 /**
- * Headers any client sends. Any other header may be an `extra_headers` that changes the answer upstream
- * (`openai-beta`, a provider's own switch), so it sends the request there. Only names are ever shown.
+ * Headers that do not change what a correct answer is: what any client sends, and what reverse proxies, load
+ * balancers and tracing add on the way (they are still forwarded upstream as they came). Any other header
+ * may be an `extra_headers` that changes the answer upstream (`openai-beta`, a provider's own switch), so it
+ * sends the request there. Only names are ever shown. The one list of them, with the families below.
  */
 const ORDINARY_HEADERS = new Set([
+  // any HTTP client
   'host',
   'connection',
   'keep-alive',
@@ -86,24 +89,42 @@ const ORDINARY_HEADERS = new Set([
   'accept-encoding',
   'accept-language',
   'user-agent',
-  'authorization',
-  'openai-organization',
-  'openai-project',
-  'idempotency-key',
-  'x-request-id',
-  'traceparent',
-  'tracestate',
-  'baggage',
   'origin',
   'referer',
   'cache-control',
   'pragma',
   'priority',
+  // the OpenAI API's own bookkeeping, and this router's token
+  'authorization',
+  'openai-organization',
+  'openai-project',
+  'idempotency-key',
   'x-system1-token',
+  // reverse proxies and load balancers (nginx, Caddy, Traefik, Envoy, cloud load balancers, CDNs); Via also
+  // carries this router's own hop, which the loop check reads before eligibility
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'true-client-ip',
+  'cdn-loop',
+  // tracing (W3C Trace Context and Baggage, Zipkin B3, AWS X-Ray, Google Cloud, Jaeger, Sentry) and request ids
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'b3',
+  'x-amzn-trace-id',
+  'x-cloud-trace-context',
+  'uber-trace-id',
+  'sentry-trace',
+  'x-request-id',
+  'x-correlation-id',
 ]);
 
-/** Header families a fetch implementation or SDK adds on its own: browser fetch metadata, the SDKs' telemetry. */
-const ORDINARY_PREFIXES = ['sec-', 'x-stainless-'];
+/**
+ * Header families added on the way, by the same kinds of hands: browser fetch metadata, the OpenAI SDKs'
+ * telemetry, proxies (`X-Forwarded-For`, `-Proto`, `-Host`, ...), Envoy, Cloudflare, Zipkin B3 and Datadog.
+ */
+const ORDINARY_PREFIXES = ['sec-', 'x-stainless-', 'x-forwarded-', 'x-envoy-', 'cf-', 'x-b3-', 'x-datadog-'];
 
 /** The OpenAI SDKs mark `with_raw_response` / `with_streaming_response` calls with this header. */
 const RAW_RESPONSE_HEADER = 'x-stainless-raw-response';

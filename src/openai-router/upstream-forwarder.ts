@@ -2,6 +2,7 @@ import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as h
 import { request as httpsRequest } from 'node:https';
 import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
+import { StaleSocketError, watchForStaleSocket } from '../providers/http/stale-socket';
 import { Hop, nextHopHeaders } from './hop-headers';
 
 /** The caller's request as it arrived, to be sent on byte for byte. */
@@ -48,12 +49,26 @@ export class UpstreamForwarder {
     readonly hop: Hop = new Hop(),
   ) {}
 
-  open(call: ForwardedCall): Promise<IncomingMessage> {
+  /**
+   * The upstream's answer to the call. A request lost on a kept-alive connection the upstream had closed (see
+   * {@link watchForStaleSocket}) cannot have reached it, so it alone is sent once more, on a fresh connection.
+   */
+  async open(call: ForwardedCall): Promise<IncomingMessage> {
+    try {
+      return await this.send(call, false);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      if (call.signal.aborted) throw error.failure;
+      return this.send(call, true);
+    }
+  }
+
+  private send(call: ForwardedCall, freshConnection: boolean): Promise<IncomingMessage> {
     const target = endpointUrl(this.base, call.path);
     target.search = call.query;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const agent = proxyTunnelFor(target);
+      const agent = proxyTunnelFor(target) ?? (freshConnection ? false : undefined);
       // `localhost` is connected to as 127.0.0.1/::1, never looked up in DNS (the loopback rule in endpoint.ts).
       const lookup = connectLookup(target);
       const options = {
@@ -61,7 +76,7 @@ export class UpstreamForwarder {
         headers: this.forwardedHeaders(call),
         signal: call.signal,
         timeout: IDLE_TIMEOUT_MS,
-        ...(agent && { agent }),
+        ...(agent !== undefined && { agent }),
         ...(lookup && { lookup }),
       };
       const outgoing = send(target, options, (response) => {
@@ -74,10 +89,12 @@ export class UpstreamForwarder {
         resolve(response);
       });
       outgoing.on('timeout', () => outgoing.destroy(new UpstreamError('the upstream did not answer in time', 504)));
+      const staleSocket = watchForStaleSocket(outgoing);
       // Only the error's code is shown: Node's messages can quote a header value.
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        if (error instanceof UpstreamError) reject(error);
-        else reject(new UpstreamError(`the upstream could not be reached (${error.code ?? error.name})`, 502));
+        if (error instanceof UpstreamError) return reject(error);
+        const shown = new UpstreamError(`the upstream could not be reached (${error.code ?? error.name})`, 502);
+        reject(staleSocket(error) ? new StaleSocketError(shown) : shown);
       });
       outgoing.end(call.body);
     });

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
+import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /**
  * Faults every fake engine can play, on its decision route (or every route with `faultEverywhere`):
@@ -106,6 +107,8 @@ export abstract class FakeEngine {
   redirectTo = 'http://127.0.0.1:9/';
   /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
   abandoned = 0;
+  /** Set its `mode` to close connections as the client reuses them (such requests are never recorded). */
+  readonly reusedConnections = new ReusedConnectionCloser();
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -155,6 +158,7 @@ export abstract class FakeEngine {
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.reusedConnections.dropped(req)) return;
     res.on('close', () => {
       if (!res.writableFinished) this.abandoned++;
     });
@@ -214,8 +218,8 @@ export abstract class FakeEngine {
         return;
       case 'truncated':
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
-        res.write(full.slice(0, Math.floor(full.length / 2)));
-        res.socket?.destroy();
+        // Closed once the half is written: a close straight away could drop it unsent.
+        res.write(full.slice(0, Math.floor(full.length / 2)), () => res.socket?.destroy());
         return;
       case 'non-json':
         return this.send(res, { status: 200, body: 'OK, decided: the first one' });

@@ -1,5 +1,6 @@
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
+import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /** One request as it reached the upstream: the body byte for byte. */
 export interface UpstreamHit {
@@ -29,12 +30,15 @@ export class OpenAiUpstreamFake {
   paddingBytes = 0;
   /** `cut-body`: a JSON answer whose connection drops halfway through the body. */
   fault?: 'cut-body';
+  /** Set its `mode` to close connections as the router reuses them (such requests are never recorded). */
+  readonly reusedConnections = new ReusedConnectionCloser();
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
   /** Starts on a free port; returns the base URL a client would use (`http://127.0.0.1:PORT/v1`). */
   async start(): Promise<string> {
     const server = createServer((req, res) => {
+      if (this.reusedConnections.dropped(req)) return;
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {

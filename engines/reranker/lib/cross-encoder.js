@@ -100,7 +100,7 @@ class CrossEncoder {
     return this.encoder.maxLength;
   }
 
-  /** The tokens of a text, without special tokens. */
+  /** The first tokens of a text, without special tokens: at most maxLength, from the text's start only. */
   tokens(text) {
     return this.encoder.tokens(text);
   }

@@ -48,11 +48,15 @@ function checkToken(request, key) {
   }
 }
 
-/** The body as text, at most `maxBytes`; 413 as soon as it is known to be larger. */
-function readBody(request, maxBytes) {
+/**
+ * The body as text, at most `maxBytes`; 413 as soon as it is known to be larger. `beforeReading` runs once
+ * the declared length is known to fit (to send 100 Continue to a client waiting for it).
+ */
+function readBody(request, maxBytes, beforeReading = () => undefined) {
   const tooLarge = (size) => new HttpError(413, 'request_too_large_error', `the body is ${size} bytes, over the ${maxBytes}-byte (1 MiB) limit`);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(declared));
+  beforeReading();
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;

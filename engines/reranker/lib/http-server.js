@@ -9,6 +9,7 @@ const LIMITS = require('./limits');
 const { HttpError, checkHost, checkToken, readBody, parseJson } = require('./http-guards');
 const { RequestError } = require('./request');
 const { BusyError } = require('./reranker');
+const { answerEarly, inviteBody } = require('./early-answer');
 
 const HOST = '127.0.0.1';
 
@@ -18,16 +19,15 @@ function send(response, status, body, headers = {}) {
   response.end(text);
 }
 
-function sendError(response, error, log) {
+/** An error answer; one sent before the body was read (a refusal, a body over the cap) drains it first. */
+function sendError(request, response, error, log) {
   if (error instanceof RequestError) error = new HttpError(400, 'invalid_request_error', error.message);
   if (error instanceof BusyError) error = new HttpError(429, 'rate_limit_error', `the model is busy: ${error.message}; try again shortly`, { 'retry-after': '1' });
   if (!(error instanceof HttpError)) {
     log(`decision failed: ${error.stack ?? error}`);
     error = new HttpError(500, 'server_error', `the model run failed: ${String(error.message ?? error).split('\n')[0]}`);
   }
-  // An oversized body is not read to its end: the connection closes after the answer.
-  const headers = error.status === 413 ? { ...error.headers, connection: 'close' } : error.headers;
-  send(response, error.status, { error: { code: error.status, message: error.message, type: error.type } }, headers);
+  answerEarly(request, response, error.status, JSON.stringify({ error: { code: error.status, message: error.message, type: error.type } }), error.headers);
 }
 
 /** What /health says: the model is loaded (the server listens only after that) and what it answers. */
@@ -61,7 +61,7 @@ function decisionLine({ reply, pairs }, started) {
  * port the request came in on. `logDecisions` passes one line per decision to `log`.
  */
 function createServer({ reranker, apiKey, log = (line) => console.error(line), logDecisions = false }) {
-  const server = http.createServer(async (request, response) => {
+  const handle = async (request, response) => {
     try {
       checkHost(request, request.socket.localPort);
       const route = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
@@ -74,16 +74,19 @@ function createServer({ reranker, apiKey, log = (line) => console.error(line), l
       if (request.method !== 'POST') throw new HttpError(405, 'invalid_request_error', '/v1/systemone takes POST', { allow: 'POST' });
       checkToken(request, apiKey);
       const started = performance.now();
-      const body = parseJson(await readBody(request, LIMITS.maxBodyBytes));
+      const body = parseJson(await readBody(request, LIMITS.maxBodyBytes, () => inviteBody(request, response)));
       const decided = await reranker.answer(body);
       send(response, 200, decided.reply);
       if (logDecisions) log(decisionLine(decided, started));
     } catch (error) {
       // An answer already under way cannot be replaced by an error: the connection is cut instead.
       if (response.headersSent) response.destroy();
-      else sendError(response, error, log);
+      else sendError(request, response, error, log);
     }
-  });
+  };
+  const server = http.createServer(handle);
+  // Node would answer 100 Continue before the handler runs; the handler invites the body only when it reads it.
+  server.on('checkContinue', handle);
   // A client that trickles its headers or body does not hold a connection for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;

@@ -24,6 +24,23 @@ function truncatedLengths(queryLength, candidateLength, budget) {
   return [budget - half, half];
 }
 
+const WHITESPACE = /\s/;
+
+/**
+ * Where a piece of text that may end at `limit` ends: before the last whitespace character that precedes a
+ * word in its second half, so the cut splits no word nor any run of whitespace a tokenizer reads as one token
+ * (a byte-level BPE's 'ĠĠ' before 'Ġword'), and the pieces tokenise as the whole text does. Past the text's
+ * end or with no such place, at `limit` (never between the halves of a surrogate pair).
+ */
+function pieceEnd(text, start, limit) {
+  if (limit >= text.length) return text.length;
+  for (let i = limit - 1; i > start + (limit - start) / 2; i--) {
+    if (WHITESPACE.test(text[i]) && !WHITESPACE.test(text[i + 1])) return i;
+  }
+  const code = text.charCodeAt(limit - 1);
+  return code >= 0xd800 && code <= 0xdbff && limit - 1 > start ? limit - 1 : limit;
+}
+
 class PairEncoder {
   /**
    * @param {object} files `tokenizer` (tokenizer.json), `tokenizerConfig`, `config` as read from the folder
@@ -32,17 +49,41 @@ class PairEncoder {
   constructor({ tokenizer, tokenizerConfig, config }, maxLength) {
     this.tokenizer = new Tokenizer(tokenizer, tokenizerConfig);
     this.vocab = this.tokenizer.get_vocab(true);
+    const special = new Set((tokenizer.added_tokens ?? []).map((token) => token.content));
+    const words = [...this.vocab.keys()].filter((token) => !special.has(token));
+    // tokenizers.js loads an empty vocabulary without a word: every text would then read as unknown or padding
+    // tokens, and every answer would be near even.
+    if (words.length === 0) throw new Error('its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding');
     const padName = tokenName(tokenizerConfig.pad_token) ?? tokenizer.padding?.pad_token;
     this.padId = (padName !== undefined ? this.vocab.get(padName) : undefined) ?? tokenizer.padding?.pad_id ?? config.pad_token_id ?? 0;
     this.unkId = this.vocab.get(tokenName(tokenizerConfig.unk_token) ?? tokenizer.model?.unk_token) ?? this.padId;
     this.maxLength = maxLength;
     this.budget = maxLength - this.withSpecialTokens([], []).tokens.length;
     if (this.budget < 2) throw new Error(`a maximum length of ${maxLength} tokens leaves no room for a query and a candidate`);
+    // No token stands for more characters than its vocabulary entry has (a WordPiece '##' or a byte-level
+    // 'Ġ' only lengthens the entry), so the first maxLength tokens of a text lie within this many characters.
+    this.headChars = maxLength * words.reduce((longest, token) => Math.max(longest, token.length), 1);
+    // Text is about 4 characters a token: a piece this long mostly holds all the tokens a side can use.
+    this.pieceChars = Math.max(4096, 6 * maxLength);
   }
 
-  /** The tokens of a text, without special tokens ('' has none). */
+  /**
+   * The first tokens of a text, without special tokens ('' has none): at most maxLength, as no pair reads
+   * more of one side. The text is tokenised piece by piece from its start until there are enough, and never
+   * past its first `headChars` characters, so a 1 MB state costs about what a state the model's length does.
+   * A text the tokenizer mostly drops (long runs of spaces) may stop at `headChars` with fewer: a start of the
+   * whole text's tokens, never other tokens.
+   */
   tokens(text) {
-    return text === '' ? [] : this.tokenizer.tokenize(text, { add_special_tokens: false });
+    if (text === '') return [];
+    const end = pieceEnd(text, 0, this.headChars);
+    const tokens = [];
+    for (let at = 0; at < end && tokens.length < this.maxLength; ) {
+      const cut = at + this.pieceChars >= end ? end : pieceEnd(text, at, at + this.pieceChars);
+      for (const token of this.tokenizer.tokenize(text.slice(at, cut), { add_special_tokens: false })) tokens.push(token);
+      at = cut;
+    }
+    return tokens.slice(0, this.maxLength);
   }
 
   /** The pair template of tokenizer.json (`[CLS] A [SEP] B [SEP]` for BERT) over two token lists. */

@@ -42,8 +42,8 @@ class Reranker {
   async score({ questions, state }) {
     // Instructions first and the state after: when a pair is too long, its tail is cut, and that should be
     // the end of a long state rather than the question.
-    // No pair holds more than maxLength tokens, so no more of the state is ever kept (it may be ~1 MB).
-    const stateTokens = this.model.tokens(state).slice(0, this.model.maxLength);
+    // The state may be ~1 MB: tokens() reads only as much of its start as the model can take.
+    const stateTokens = this.model.tokens(state);
     const pairs = [];
     for (const question of questions) {
       const query = [...this.cache.tokens(question.instructions), ...stateTokens];

@@ -76,6 +76,58 @@ test('size: a body over 1 MiB is refused with 413, declared or streamed; one of 
   assert.equal((await request(server.port, { body: DECISION })).status, 200);
 });
 
+/**
+ * An upload as curl makes it: the headers, then the body in chunks as the socket takes them, reading the
+ * answer meanwhile; a write that fails (EPIPE, ECONNRESET) ends it, as it ends curl, with the answer lost.
+ */
+function upload(port, head, body) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    let failed;
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', (error) => (failed = error.code ?? error.message));
+    socket.on('close', () => resolve(failed ? { lost: failed, text } : { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), text }));
+    socket.once('connect', async () => {
+      socket.write(head);
+      for (let at = 0; at < body.length && !failed && !socket.destroyed; at += 64 * 1024) {
+        if (!socket.write(body.subarray(at, at + 64 * 1024))) await new Promise((drained) => socket.once('drain', drained).once('close', drained));
+      }
+      if (!socket.destroyed) socket.end();
+    });
+  });
+}
+
+test('size: ten uploads of 8 MiB each read their 413: the server drops the rest of the body before it closes', async () => {
+  const body = Buffer.alloc(8 * ONE_MIB, ' ');
+  const headers = (framing) => `POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\n${framing}\r\n`;
+  const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
+  const answers = [];
+  for (let i = 0; i < 10; i++) {
+    answers.push(await (i % 2 === 0 ? upload(server.port, headers(`Content-Length: ${body.length}\r\n`), body) : upload(server.port, headers('Transfer-Encoding: chunked\r\n'), chunked)));
+  }
+  for (const answer of answers) {
+    assert.equal(answer.status, 413, JSON.stringify({ ...answer, text: answer.text.slice(0, 200) }));
+    assert.match(answer.text, /\r\nconnection: close\r\n/i);
+    assert.equal(JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4)).error.type, 'request_too_large_error');
+  }
+  assert.equal((await request(server.port, { body: DECISION })).status, 200);
+});
+
+test('size: a client waiting for 100 Continue with a body over the cap gets the 413 instead, and sends nothing', async () => {
+  const answer = await new Promise((resolve, reject) => {
+    const socket = net.connect(server.port, '127.0.0.1', () => {
+      socket.write(`POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nContent-Length: ${8 * ONE_MIB}\r\nExpect: 100-continue\r\n\r\n`);
+    });
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  assert.match(answer, /^HTTP\/1\.1 413 /);
+  assert.doesNotMatch(answer, /100 Continue/);
+});
+
 test('a body that is not JSON is refused with 400 saying so', async () => {
   for (const body of ['{"state": {', 'state=1', '']) {
     const reply = await request(server.port, { body });

@@ -157,3 +157,35 @@ test('a folder that is not a usable cross-encoder is refused at load, saying wha
   await assert.rejects(CrossEncoder.load(tinyModelDir({ outputType: 'float64' }), { device: 'cpu' }), /output is float64, not float32/);
   await assert.rejects(CrossEncoder.load(tinyModelDir(), { device: 'gpu' }), /the device must be one of auto, cpu, cuda/);
 });
+
+test('a 1 MB state is cut before it is tokenised: the same answer as the state cut short, and /health answers meanwhile', async () => {
+  const words = 'i was charged twice for the ticket ';
+  const long = words.repeat(Math.ceil(1_000_000 / words.length));
+  const body = (state) => ({ state, questions: { route: ROUTE } });
+  const short = await request(server.port, { body: body(long.slice(0, 400)) });
+  assert.equal(short.status, 200);
+
+  const tokenizer = server.model.encoder.tokenizer;
+  const tokenize = tokenizer.tokenize;
+  const read = [];
+  tokenizer.tokenize = (text, options) => (read.push(text.length), tokenize.call(tokenizer, text, options));
+  const run = server.model.session.run;
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  server.model.session.run = (...args) => gate.then(() => run.apply(server.model.session, args));
+  try {
+    const decision = request(server.port, { body: body(long) });
+    while (server.reranker.queued === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The decision waits on its model run; the server still answers.
+    assert.equal((await request(server.port, { method: 'GET', path: '/health' })).status, 200);
+    release();
+    const reply = await decision;
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, short.body);
+  } finally {
+    tokenizer.tokenize = tokenize;
+    server.model.session.run = run;
+  }
+  // The tiny model reads 64 tokens a pair and its longest word has 9 characters: 576 characters of the state.
+  assert.ok(read.length > 0 && Math.max(...read) <= 64 * 9, `texts of ${Math.max(...read)} characters were tokenised`);
+});

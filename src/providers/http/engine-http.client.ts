@@ -7,6 +7,7 @@ import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../
 import { connectLookup, isLoopbackHost } from './endpoint';
 import { ProxyTunnelError, proxyTunnelFor } from './proxy-tunnel';
 import { scrubSecrets } from './secret-scrub';
+import { StaleSocketError, watchForStaleSocket } from './stale-socket';
 
 /** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -93,8 +94,23 @@ export class EngineHttpClient {
     return { status, headers: responseHeaders, body: parsed };
   }
 
-  /** One request and its whole reply as text, capped at {@link MAX_RESPONSE_BYTES}; rejects with Node's error. */
-  protected exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+  /**
+   * One request and its whole reply as text, capped at {@link MAX_RESPONSE_BYTES}; rejects with Node's error.
+   * A request lost on a kept-alive socket the engine had closed (see {@link watchForStaleSocket}) never
+   * reached it, so it is sent once more on a fresh connection, under the same signal (within the deadline).
+   */
+  protected async exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+    try {
+      return await this.exchangeOnce(url, options, payload);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      if (options.signal.aborted) throw error.failure;
+      // A connection of its own (no agent): another idle socket of the pool may have been closed as well.
+      return this.exchangeOnce(url, { ...options, agent: false }, payload);
+    }
+  }
+
+  private exchangeOnce(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
     return new Promise<EngineReplyText>((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
       const request = transport.request(url, options, (response) => {
@@ -117,7 +133,8 @@ export class EngineHttpClient {
         response.on('error', reject);
         response.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: CUT_OFF })));
       });
-      request.on('error', reject);
+      const staleSocket = watchForStaleSocket(request);
+      request.on('error', (error) => reject(staleSocket(error) ? new StaleSocketError(error) : error));
       request.end(payload);
     });
   }

@@ -10,6 +10,8 @@ export class FetchEngineHttpClient extends EngineHttpClient {
     super();
   }
 
+  // No retry after a closed kept-alive connection (EngineHttpClient.exchange): only node:http shows whether a
+  // socket was reused; this fetch keeps its own connections.
   protected override async exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
     const response = await this.fetchImpl(url, {
       method: options.method,

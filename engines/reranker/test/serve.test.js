@@ -1,0 +1,55 @@
+'use strict';
+// serve.js as a user starts it: what it refuses to start with, said in one line on stderr with a non-zero exit.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { execFile, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { tinyModelDir } = require('../test-support/server');
+
+const SERVE = path.resolve(__dirname, '..', 'serve.js');
+
+/** serve.js run to its end (a start it refuses), with only PATH and `env` in its environment. */
+function serve(args, env = {}) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SERVE, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+test('a blank SYSTEM1_SYSTEMONE_API_KEY stops the start instead of turning the token check off', async () => {
+  for (const blank of ['   ', '', '\t\n']) {
+    const run = await serve(['--model', tinyModelDir(), '--port', '0'], { SYSTEM1_SYSTEMONE_API_KEY: blank });
+    assert.equal(run.code, 1, JSON.stringify(blank));
+    assert.equal(run.stdout, '');
+    assert.equal(run.stderr, 'reranker: SYSTEM1_SYSTEMONE_API_KEY is set but blank; give it a key, or unset it to run without one\n');
+  }
+});
+
+test('with a key set, it serves and says a bearer token is required', async () => {
+  const engine = spawn(process.execPath, [SERVE, '--model', tinyModelDir(), '--port', '0'], { env: { PATH: process.env.PATH, SYSTEM1_SYSTEMONE_API_KEY: ' sk-serve-test ' } });
+  try {
+    let stdout = '';
+    await new Promise((resolve, reject) => {
+      engine.stdout.on('data', (chunk) => ((stdout += chunk), stdout.includes('\n') && resolve()));
+      engine.once('exit', (code) => reject(new Error(`serve.js exited (${code}) before serving`)));
+    });
+    assert.match(stdout, /^reranker: serving .* on http:\/\/127\.0\.0\.1:\d+ \(cpu, up to 64 tokens a pair, bearer token required\)\n$/);
+    assert.ok(!stdout.includes('sk-serve-test'));
+  } finally {
+    engine.kill();
+  }
+});
+
+test('a tokenizer.json with an empty vocabulary is refused, saying so', async () => {
+  const model = tinyModelDir();
+  const file = path.join(model, 'tokenizer.json');
+  const tokenizer = JSON.parse(fs.readFileSync(file, 'utf8'));
+  tokenizer.model.vocab = {};
+  fs.writeFileSync(file, JSON.stringify(tokenizer));
+  const run = await serve(['--model', model, '--port', '0']);
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, '');
+  assert.equal(run.stderr, `reranker: ${file} could not be used: its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding\n`);
+});
