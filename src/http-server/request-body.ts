@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendContinue } from '../common/http/early-answer';
 
 /** Why a body was not read whole: over the cap (413) or cut off by the client (400). */
 export class BodyRefused extends Error {
@@ -25,7 +26,7 @@ export function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolea
  * the cap). A client that asked for 100 Continue is told to send only now.
  */
 export function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Buffer> {
-  if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
+  sendContinue(req, res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendContinue } from '../common/http/early-answer';
 import { formatBytes } from '../common/regular-file';
 import type { RouterLimits } from './router-limits';
 
@@ -50,7 +51,7 @@ export class RequestBodies {
     };
     reserve(declared ?? 0);
     // Only now, with room for it, is the client told to send the body it announced.
-    if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
+    sendContinue(req, res);
     try {
       const body = await this.collect(req, declared, (bytes) => (declared === undefined ? reserve(bytes) : undefined));
       return { body, release };

@@ -144,6 +144,45 @@ export function upload(
   });
 }
 
+/**
+ * Uploads a chunked body as curl does: asks for 100 Continue, then writes all of `totalBytes` without reading,
+ * and reads what the server sent only once it is done writing (or its writes failed). A server that closes a
+ * socket with unread body in it sends a reset, which throws away an answer the client had not read yet: then
+ * `received` is empty. Resolves with everything received after the 100 Continue.
+ */
+export function uploadLikeCurl(port: number, path: string, totalBytes: number, chunkBytes = 64 * 1024): Promise<{ received: string; writeError?: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let head = '';
+    let received = '';
+    let writeError: string | undefined;
+    socket.on('error', (error: NodeJS.ErrnoException) => (writeError ??= error.code ?? error.message));
+    socket.once('close', () => resolve({ received, writeError }));
+    const afterContinue = (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.off('data', afterContinue);
+      if (!head.startsWith('HTTP/1.1 100')) return reject(new Error(`no 100 Continue first: ${head.slice(0, 80)}`));
+      received = head.slice(end + 4);
+      socket.pause();
+      void writeBody().then(() => {
+        socket.on('data', (more: Buffer) => (received += more.toString('latin1')));
+        socket.resume();
+      });
+    };
+    const chunk = Buffer.concat([Buffer.from(`${chunkBytes.toString(16)}\r\n`), Buffer.alloc(chunkBytes, 'a'), Buffer.from('\r\n')]);
+    const writeBody = async () => {
+      for (let sent = 0; sent < totalBytes && !socket.destroyed; sent += chunkBytes) {
+        if (!socket.write(chunk)) await new Promise((drained) => { socket.once('drain', drained); socket.once('close', drained); });
+      }
+      if (!socket.destroyed) socket.write('0\r\n\r\n');
+    };
+    socket.on('data', afterContinue);
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n`);
+  });
+}
+
 /** A raw connection: what it received, and whether the server ended it. */
 export class RawConnection {
   received = '';

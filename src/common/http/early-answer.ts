@@ -3,6 +3,16 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 /** After answering early, at most this much more of the request body is read and dropped before the socket is cut. */
 export const MAX_DRAIN_BYTES = 8 * 1024 * 1024;
 
+/** Requests told "100 Continue": their clients are uploading, so an early answer must drain like any other. */
+const continued = new WeakSet<IncomingMessage>();
+
+/** Tells a client that asked for 100 Continue to send its body now (a no-op for one that did not ask). */
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (!/100-continue/i.test(req.headers.expect ?? '')) return;
+  continued.add(req);
+  res.writeContinue();
+}
+
 /**
  * Answers a request before or instead of reading its body (refused, or over the size cap) without losing
  * the answer. With nothing left unread the connection stays open. Otherwise it is closed, and closing a
@@ -22,8 +32,8 @@ export function answerEarly(req: IncomingMessage, res: ServerResponse, status: n
     return;
   }
   res.writeHead(status, { ...answer, connection: 'close' });
-  // A client waiting for 100 Continue (never sent) sends no body, so there is nothing left to drop.
-  const waitingToSend = /100-continue/i.test(req.headers.expect ?? '');
+  // A client still waiting for 100 Continue sends no body, so there is nothing left to drop.
+  const waitingToSend = /100-continue/i.test(req.headers.expect ?? '') && !continued.has(req);
   if (req.destroyed || waitingToSend) {
     res.end(text);
     return;

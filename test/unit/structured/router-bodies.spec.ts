@@ -1,7 +1,7 @@
 /** Request bodies: a readable 413 over the limit (declared or chunked), and a cap on what all requests buffer at once. */
 import OpenAI from 'openai';
 import { request } from 'node:http';
-import { errorOf, RouterHarness, send, upload } from '../../helpers/router-harness';
+import { errorOf, RouterHarness, send, upload, uploadLikeCurl } from '../../helpers/router-harness';
 
 const harness = RouterHarness.use();
 
@@ -28,6 +28,15 @@ describe('a body over the limit', () => {
     const answer = await upload(router.port, 1024 * 1024, { chunked: true, holdOpen: true });
     expect(answer.status).toBe(413);
     expect(errorOf(answer)).toMatchObject({ code: 'request_too_large', message: expect.stringContaining('256 KiB') });
+    expect(harness.upstream.hits).toEqual([]);
+  });
+
+  it('sent after a 100 Continue, as curl sends a big body: each of ten uploads reads its 413 (the rest is drained, not reset away)', async () => {
+    const router = await harness.start({ limits: { maxBodyBytes: 256 * 1024 } });
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push(await uploadLikeCurl(router.port, '/v1/chat/completions', 8 * 1024 * 1024));
+    expect(answers.map(({ received }) => received.split('\r\n')[0])).toEqual(Array(10).fill('HTTP/1.1 413 Payload Too Large'));
+    expect(answers.every(({ received }) => received.includes('request_too_large'))).toBe(true);
     expect(harness.upstream.hits).toEqual([]);
   });
 
