@@ -1,11 +1,14 @@
-// Reliability (issue 17): each defect a user or an attacker could meet, probed by running the built gateway
+// Reliability (issues 17 and 25): each defect a user or an attacker could meet, probed by running the built gateway
 // as they would (raw JSON-RPC lines, special files, hostile configs, a router's clients), against this build
 // and, with BENCH_BASELINE_MAIN, the baseline build beside it, interleaved. Each probe records what a user
 // sees: answered or not, exit code, raw control characters on stderr, peak RSS, open descriptors, statuses.
 // Every child runs under a hard kill timer (bench/reliability/child.js), so a build that hangs costs a probe
 // a few seconds; times are not recorded, only whether something finished within its timer.
-//   node bench/reliability.js            (npm run bench -- reliability): every probe, saved to results/reliability.json
-//   node bench/reliability.js KEY ...    some probes, printed only (the keys are those of PROBES below)
+// The probes come in rounds, each with its own results file, since each round is compared with the build
+// before it (BENCH_BASELINE_MAIN):
+//   node bench/reliability.js            (npm run bench -- reliability): round two (issue 17), to results/reliability.json
+//   node bench/reliability.js --round 3  (npm run bench -- reliability-3): round three (issue 25), to results/reliability-3.json
+//   node bench/reliability.js [--round 3] KEY ...    some probes, printed only (the keys are those of ROUNDS below)
 'use strict';
 const { fake, MAIN, BASELINE_MAIN, save, rotated } = require('./lib');
 const { existsSync, statSync } = require('node:fs');
@@ -16,8 +19,8 @@ const router = require('./reliability/router');
 const engine = require('./reliability/engine');
 const caller = require('./reliability/caller');
 
-/** Each probe: its key in reliability.json, and what it runs against one build's dist/main.js. */
-const PROBES = [
+/** Each round's probes: a key in its results file, and what it runs against one build's dist/main.js. */
+const ROUND_TWO = [
   ['mcp_prototype_arguments', mcp.prototypeArguments],
   ['mcp_misshapen_requests', mcp.misshapenRequests],
   ['mcp_stdin_closed_mid_answer', mcp.stdinClosedMidAnswer],
@@ -45,11 +48,13 @@ const PROBES = [
   ['router_hop_by_hop', router.hopByHop],
   ['router_long_property_name', router.longPropertyName],
   ['router_shadow_unavailable', router.shadowUnavailable],
-  ['router_proxy_headers', router.proxyHeaders],
-  ['hook_far_cooldown', files.routeHookFarCooldown],
   ['engine_dotted_localhost', engine.dottedLocalhost],
   ['engine_proxy_refusal', engine.proxyRefusal],
   ['engine_echoed_key', engine.echoedKey],
+];
+
+/** Round three (issue 25): one caller against everyone on a shared serve-http, and the edges found beside it. */
+const ROUND_THREE = [
   ['http_caller_cooldown', caller.callerCooldown],
   ['http_caller_model_memory', caller.callerModelMemory],
   ['http_caller_off_chain_engine', caller.callerOffChainEngine],
@@ -57,7 +62,11 @@ const PROBES = [
   ['http_invented_provider_labels', caller.inventedProviderLabels],
   ['http_trickled_bodies', caller.trickledBodies],
   ['http_not_usable_message', caller.notUsableMessage],
+  ['router_proxy_headers', router.proxyHeaders],
+  ['hook_far_cooldown', files.routeHookFarCooldown],
 ];
+
+const ROUNDS = { 2: { probes: ROUND_TWO, results: 'reliability' }, 3: { probes: ROUND_THREE, results: 'reliability-3' } };
 
 const BUILDS = [['this_build', MAIN], ...(BASELINE_MAIN ? [['baseline', BASELINE_MAIN]] : [])];
 
@@ -91,15 +100,19 @@ async function probeOnce(key, probe, main, engineUrl) {
 const brief = (result) => JSON.stringify(result, (key, value) => (key === 'replies' || key === 'by_case' ? undefined : value));
 
 async function main() {
-  const only = process.argv.slice(2);
-  const unknown = only.filter((name) => !PROBES.some(([key]) => key === name));
-  if (unknown.length) throw new Error(`unknown probe ${unknown.join(', ')}; one of ${PROBES.map(([key]) => key).join(', ')}`);
+  const args = process.argv.slice(2);
+  const roundAt = args.indexOf('--round');
+  const round = ROUNDS[roundAt === -1 ? 2 : args[roundAt + 1]];
+  if (!round) throw new Error(`--round takes one of ${Object.keys(ROUNDS).join(', ')}`);
+  const only = roundAt === -1 ? args : args.filter((_, i) => i !== roundAt && i !== roundAt + 1);
+  const unknown = only.filter((name) => !round.probes.some(([key]) => key === name));
+  if (unknown.length) throw new Error(`unknown probe ${unknown.join(', ')}; one of ${round.probes.map(([key]) => key).join(', ')}`);
   // The route hook's engine: a fake laya on 127.0.0.1 (npm run bench compiles the fakes).
   const laya = fake('laya');
   const engineUrl = (await laya.start()).origin;
   const probes = {};
   try {
-    for (const [i, [key, probe]] of PROBES.entries()) {
+    for (const [i, [key, probe]] of round.probes.entries()) {
       if (only.length && !only.includes(key)) continue;
       probes[key] = {};
       for (const [build, main] of rotated(BUILDS, i)) {
@@ -114,7 +127,7 @@ async function main() {
     console.log('(some probes only: nothing saved)');
     return;
   }
-  save('reliability', { kill_after_ms: KILL_AFTER_MS, umask: `0${process.umask().toString(8)}`, probes });
+  save(round.results, { kill_after_ms: KILL_AFTER_MS, umask: `0${process.umask().toString(8)}`, probes });
 }
 
 main().catch((error) => {
