@@ -127,7 +127,7 @@ model = "jev-1.14.0"
     laya.reshape = (body) => ({ ...body, answers: { ...(body.answers as object), extra: { type: 'noul', noul: 1 } } });
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
-    expect(result.meta.warnings).toEqual(['laya answered a question that was not asked: "extra" (ignored)']);
+    expect(result.meta.warnings).toEqual(['laya: 1 answer to a question not asked was ignored ("extra")']);
     expect(Object.keys(result.answers)).toEqual(['topic']);
   });
 
