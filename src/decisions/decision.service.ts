@@ -181,7 +181,7 @@ export class DecisionService {
     const resolved = this.resolve(ref);
     if (!('provider' in resolved)) return undefined;
     try {
-      return capabilitiesData(ref.provider, () => resolved.provider.capabilities()).facts;
+      return capabilitiesData(ref.provider, () => capabilitiesFor(resolved.provider, ref)).facts;
     } catch {
       return undefined; // its attempt reports it
     }
@@ -196,7 +196,7 @@ export class DecisionService {
     if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem } };
     const { provider } = resolved;
     try {
-      const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => provider.capabilities());
+      const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
       const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
       if (!plan.ok) return plan;
@@ -278,6 +278,11 @@ export class DecisionService {
       ...(warnings.length > 0 && { warnings }),
     };
   }
+}
+
+/** What the engine takes for the model the call names, where that differs by model. */
+function capabilitiesFor(provider: System1Provider, ref: ModelRef) {
+  return ref.model !== undefined && typeof provider.modelCapabilities === 'function' ? provider.modelCapabilities(ref.model) : provider.capabilities();
 }
 
 function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {
