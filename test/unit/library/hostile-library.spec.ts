@@ -417,6 +417,9 @@ describe('hostile calls of the library API', () => {
       'the provider turns into a throwing Proxy': (text) => ({ ...turning(fail(text)), expected: 'mock' }),
       'the provider turns into a Proxy of junk': (_text, junk) => ({ ...turning(() => junk), expected: 'mock' }),
       'evaluate() throws its own Error': (text) => evaluating(async () => fail(text)()),
+      'evaluate() throws before returning a promise': (text) => evaluating(() => fail(text)()),
+      'pick() answers a throwing Proxy': (text) => ({ engine: { capabilities, pick: async () => throwing(text) }, expected: 'mock' }),
+      "a dsh-system1 provider's describe() throws": (text) => ({ engine: { describe: fail(text), evaluate: async () => ({ answers: good }) }, expected: 'mock' }),
       'evaluate() throws a throwing Proxy': (text) =>
         evaluating(async () => {
           throw throwing(text);
@@ -466,7 +469,7 @@ describe('hostile calls of the library API', () => {
           dispose();
         }
       }),
-      { numRuns: 390 },
+      { numRuns: 480 },
     );
     branches.report('hostile providers: runs per branch, by kind of hostility');
     const ANSWERED_BY = ['the next engine answered', 'the provider answered', 'rejected'];
