@@ -381,6 +381,7 @@ describe('hostile calls of the library API', () => {
       'a hostile reply as a whole': invalid(0.9),
     });
   });
+
   it('a hostile registered provider is a failed attempt: the next engine answers, and none of its text reaches the caller', async () => {
     // No cooldown: each run is judged on its own provider, not skipped after earlier failures.
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"\ncooldown_s = 0', {}, { defaultModel: { provider: 'hostile' }, fallbackModels: [{ provider: 'mock' }] });
