@@ -1,4 +1,5 @@
 import { isRecord } from '../common/is-record';
+import { keyedMap } from '../common/own-keys';
 import { shown } from '../config/setting-types';
 import { MalformedResponseError } from './decision-error';
 import { kindOf } from './distribution';
@@ -67,18 +68,18 @@ export function replyData(engine: string, reply: unknown, asked: Readonly<Record
     throw error instanceof MalformedResponseError ? error : new MalformedResponseError(`${engine}'s reply cannot be read as data`);
   }
   const stray: StrayAnswers = { count: 0, first: [] };
-  const taken: Record<string, unknown> = {};
+  const taken = keyedMap<unknown>();
   for (const id of ownKeysOf(answers, `${engine}'s answers`)) {
     if (Object.hasOwn(asked, id)) {
-      defineOwn(taken, id, plainData(readField(answers, id, `${engine}'s answers`), `${engine}'s answer to ${shown(id)}`));
+      taken[id] = plainData(readField(answers, id, `${engine}'s answers`), `${engine}'s answer to ${shown(id)}`);
     } else if (stray.count++ < STRAY_IDS_SHOWN) {
       stray.first.push(id);
     }
   }
-  const declined: Record<string, unknown> = {};
+  const declined = keyedMap<unknown>();
   if (isRecord(errors)) {
     for (const id of ownKeysOf(errors, `${engine}'s errors`)) {
-      if (Object.hasOwn(asked, id)) defineOwn(declined, id, plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`));
+      if (Object.hasOwn(asked, id)) declined[id] = plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`);
     }
   }
   const facts = Object.fromEntries(
@@ -102,10 +103,6 @@ function readField(value: Record<string, unknown>, key: string, what: string): u
     throw new MalformedResponseError(`${what} cannot be read as data`);
   }
 }
-
-// defineProperty: an id may be named like an Object.prototype member ("toString").
-const defineOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 
 /** What an engine says beside its answers, each field checked: a bad one is dropped with one warning. */
 export interface ReplyFacts {
@@ -143,7 +140,8 @@ export function replyFacts(engine: string, reply: EvaluateReply, stray: StrayAns
   return facts;
 }
 
-const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+/** A token count as engines report it: a whole number, never negative. */
+export const isTokenCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** The token counts, and only those: another field an engine adds is not passed on. */
 function readUsage(usage: unknown): ReplyFacts['usage'] | undefined {
@@ -152,8 +150,8 @@ function readUsage(usage: unknown): ReplyFacts['usage'] | undefined {
   for (const key of ['inputTokens', 'outputTokens'] as const) {
     const value = Object.hasOwn(usage, key) ? usage[key] : undefined;
     if (value === undefined) continue;
-    if (!isCount(value)) return undefined;
-    read[key] = value as number;
+    if (!isTokenCount(value)) return undefined;
+    read[key] = value;
   }
   return read;
 }
