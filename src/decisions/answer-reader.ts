@@ -80,7 +80,8 @@ function readScore(raw: Record<string, unknown>, criteria: unknown[], wrong: Wro
 
 /** `expected` is the engine's Σ i·p_i; recomputed from the distribution when none is given (after calibration). */
 export function scoreAnswer(distribution: number[], expected?: number, calibrated = false): Answer {
-  const level = distribution.indexOf(Math.max(...distribution));
+  // A loop, not Math.max(...distribution): spreading a long list as arguments overflows the stack.
+  const level = distribution.reduce((best, p, index) => (p > distribution[best] ? index : best), 0);
   const value = expected ?? distribution.reduce((sum, p, index) => sum + index * p, 0);
   return { type: 'score', value, level, distribution, confidence: distribution[level], calibrated };
 }

@@ -87,16 +87,39 @@ const BY_STATUS: Readonly<Record<number, DecisionErrorCode>> = {
 
 /** What an attempt's failure means, in words safe to show. `timeoutMs` names the budget a timeout ran out of. */
 export function toDecisionError(error: unknown, timeoutMs: number): DecisionError {
-  const as = (code: DecisionErrorCode, message = (error as Error).message): DecisionError => ({ code, message });
+  try {
+    return classify(error, timeoutMs);
+  } catch {
+    // A Proxy or a getter that throws: nothing of it can be read, so nothing of it is shown.
+    return { code: DecisionErrorCode.ProviderError, message: 'the provider failed with an error that cannot be read' };
+  }
+}
+
+const CODES: ReadonlySet<unknown> = new Set(Object.values(DecisionErrorCode));
+/** Kinds of error named by our own words when a provider throws one unexpectedly (its own `name` is its text). */
+const BUILT_IN_ERRORS = [TypeError, RangeError, SyntaxError, ReferenceError, Error] as const;
+
+function classify(error: unknown, timeoutMs: number): DecisionError {
+  const unexpected = (): DecisionError => {
+    const kind = BUILT_IN_ERRORS.find((type) => error instanceof type)?.name ?? typeof error;
+    return { code: DecisionErrorCode.ProviderError, message: `unexpected ${kind} in the provider` };
+  };
+  const as = (code: DecisionErrorCode): DecisionError => {
+    const { message } = error as Error;
+    return typeof message === 'string' ? { code, message } : unexpected();
+  };
   if (error instanceof AttemptCancelled) return as(DecisionErrorCode.Cancelled);
-  if (error instanceof DeadlineExceeded) return as(DecisionErrorCode.Timeout, `no answer within ${formatSeconds(timeoutMs)}`);
-  if (error instanceof System1ProviderError) return as(error.code);
+  if (error instanceof DeadlineExceeded) return { code: DecisionErrorCode.Timeout, message: `no answer within ${formatSeconds(timeoutMs)}` };
+  if (error instanceof System1ProviderError) return as(CODES.has(error.code) ? error.code : DecisionErrorCode.ProviderError);
   if (error instanceof EngineTransportError) return as(DecisionErrorCode.Unavailable);
-  if (error instanceof EngineStatusError) return { ...as(BY_STATUS[error.status] ?? DecisionErrorCode.ProviderError), httpStatus: error.status };
+  if (error instanceof EngineStatusError) {
+    const read = as(BY_STATUS[error.status] ?? DecisionErrorCode.ProviderError);
+    return Number.isInteger(error.status) ? { ...read, httpStatus: error.status } : read;
+  }
   if (error instanceof MalformedResponseError) return as(DecisionErrorCode.InvalidResponse);
   if (error instanceof ProviderError) return as(DecisionErrorCode.ProviderError);
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.
-  return as(DecisionErrorCode.ProviderError, `unexpected ${error instanceof Error ? error.name : typeof error} in the provider`);
+  return unexpected();
 }
 
 /** The three kinds of engine failure a person reads in attempts and health: timed out, unreadable, or else. */

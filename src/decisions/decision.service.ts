@@ -15,14 +15,15 @@ import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } fro
 import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
 import { PauseState } from './pause-state.service';
+import { capabilitiesData, replyData, replyFacts, type StrayAnswers } from './engine-reply';
 import type { AttemptContext, EvaluateReply, System1Provider } from './provider.interface';
 import { ProviderRegistry } from './provider-registry.service';
-import { planQuestions, questionCapabilitiesOf } from './question-capabilities';
+import { planQuestions } from './question-capabilities';
 import type { ModelRef } from './question.types';
 import { RuntimeProviders } from './runtime-providers';
 import { widenScores } from './wide-scores';
 
-type Attempt = { ok: true; reply: EvaluateReply; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError };
+type Attempt = { ok: true; reply: EvaluateReply; stray: StrayAnswers; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError };
 
 const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
 
@@ -175,10 +176,15 @@ export class DecisionService {
     return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${built.problem}` };
   }
 
-  /** The capabilities of the engine behind `ref`, when it is usable. */
+  /** The capabilities of the engine behind `ref`, when it is usable and says what they are. */
   resolveCapabilities(ref: ModelRef): ReturnType<System1Provider['capabilities']> | undefined {
     const resolved = this.resolve(ref);
-    return 'provider' in resolved ? resolved.provider.capabilities() : undefined;
+    if (!('provider' in resolved)) return undefined;
+    try {
+      return capabilitiesData(ref.provider, () => capabilitiesFor(resolved.provider, ref)).facts;
+    } catch {
+      return undefined; // its attempt reports it
+    }
   }
 
   /**
@@ -190,8 +196,7 @@ export class DecisionService {
     if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem } };
     const { provider } = resolved;
     try {
-      const capabilities = provider.capabilities();
-      const typed = questionCapabilitiesOf(capabilities);
+      const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
       const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
       if (!plan.ok) return plan;
@@ -202,13 +207,11 @@ export class DecisionService {
         ...(request.longContext && { longContext: true }),
         ...(ref.model && { model: ref.model }),
       };
-      const reply = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) => provider.evaluate(asked, context));
-      if (!isRecord(reply) || !isRecord(reply.answers)) {
-        return { ok: false, error: { code: DecisionErrorCode.InvalidResponse, message: `${ref.provider} returned no answers object` } };
-      }
-      const errors = { ...plan.refused, ...(isRecord(reply.errors) ? reply.errors : {}) };
+      const sent = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) => provider.evaluate(asked, context));
+      const { reply, stray } = replyData(ref.provider, sent, request.questions);
+      const errors = { ...plan.refused, ...reply.errors };
       const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
-      return { ok: true, reply: restored, model: capabilities.model, notes: widening.notes };
+      return { ok: true, reply: restored, stray, model: capabilities.model, notes: widening.notes };
     } catch (error) {
       return { ok: false, error: toDecisionError(error, timeoutMs) };
     }
@@ -263,18 +266,23 @@ export class DecisionService {
   }
 
   private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest): Partial<DecisionOutcome> {
-    const { reply, model, notes } = attempt;
-    const unexpected = Object.keys(reply.answers).filter((id) => !Object.hasOwn(request.questions, id));
-    const warnings = [...notes, ...unexpected.map((id) => `${ref.provider} answered a question that was not asked: ${JSON.stringify(id)} (ignored)`)];
-    const executedModel = reply.model ?? ref.model ?? model ?? undefined;
+    const { reply, stray, model, notes } = attempt;
+    const facts = replyFacts(ref.provider, reply, stray);
+    const warnings = [...notes, ...facts.warnings];
+    const executedModel = facts.model ?? ref.model ?? (typeof model === 'string' ? model : undefined);
     return {
       executed: { provider: ref.provider, ...(executedModel && { model: executedModel }) },
-      ...(reply.usage && { usage: reply.usage }),
-      ...(reply.approximate !== undefined && { approximate: reply.approximate }),
-      ...(reply.degraded !== undefined && { degraded: reply.degraded }),
+      ...(facts.usage && { usage: facts.usage }),
+      ...(facts.approximate !== undefined && { approximate: facts.approximate }),
+      ...(facts.degraded !== undefined && { degraded: facts.degraded }),
       ...(warnings.length > 0 && { warnings }),
     };
   }
+}
+
+/** What the engine takes for the model the call names, where that differs by model. */
+function capabilitiesFor(provider: System1Provider, ref: ModelRef) {
+  return ref.model !== undefined && typeof provider.modelCapabilities === 'function' ? provider.modelCapabilities(ref.model) : provider.capabilities();
 }
 
 function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {

@@ -21,8 +21,10 @@ export type ReadDistribution = { ok: true; probabilities: Record<string, number>
 
 export function readDistribution(probabilities: unknown, keys: readonly string[]): ReadDistribution {
   if (!isRecord(probabilities)) return { ok: false, problem: `"probabilities" is ${kindOf(probabilities)}, not an object` };
+  // A Set, not keys.includes: a question may have hundreds of candidates and the reply as many keys.
+  const sent = new Set(keys);
   for (const key of Object.keys(probabilities)) {
-    if (!keys.includes(key)) return { ok: false, problem: `"probabilities" name ${shown(key)}, which is not one of the options sent` };
+    if (!sent.has(key)) return { ok: false, problem: `"probabilities" name ${shown(key)}, which is not one of the options sent` };
   }
   const ordered: Record<string, number> = {};
   let sum = 0;

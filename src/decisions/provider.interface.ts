@@ -54,6 +54,11 @@ export interface System1Provider {
   /** Non-secret facts about the engine, shown by `system1_capabilities` and used by the pipeline. */
   capabilities(): ProviderCapabilities;
   /**
+   * The facts for a model a call names, for an engine that serves several with different capabilities (the
+   * provider factories); without it, `capabilities()` stands for every model.
+   */
+  modelCapabilities?(model: string): ProviderCapabilities;
+  /**
    * Answers every question of the request about one state. Answers are in the System One wire shape
    * (wire-contracts §1.2) and the pipeline reads each one against its question. Throw `ProviderError` for
    * a transport or engine failure and `MalformedResponseError` for a reply that cannot be read as a whole.
@@ -86,8 +91,9 @@ export interface EvaluateRequest {
   images?: readonly ImageAttachment[];
   longContext?: boolean;
   /**
-   * The model the caller asked for, for engines registered at run time that serve several. Built-in
-   * providers ignore it: a per-call model is applied to their settings before they are built.
+   * The model the caller asked for, for engines registered at run time that serve several (the provider
+   * factories ask it). Configured providers ignore it: a per-call model is applied to their settings
+   * before they are built.
    */
   model?: string;
 }

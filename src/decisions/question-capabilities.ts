@@ -44,7 +44,8 @@ export function planQuestions(engine: string, request: Checked, capabilities: Qu
     const refusal = capabilityRefusal(engine, request, capabilities);
     return refusal ? { ok: false, error: refusal } : { ok: true, questions: request.questions, refused: {} };
   }
-  const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !untaken.includes(id)));
+  const skipped = new Set(untaken);
+  const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !skipped.has(id)));
   const refusal = capabilityRefusal(engine, { ...request, questions }, capabilities);
   if (refusal) return { ok: false, error: refusal };
   const refused = Object.fromEntries(untaken.map((id) => [id, capabilityRefusal(engine, { questions: { [id]: request.questions[id] } }, capabilities)!]));

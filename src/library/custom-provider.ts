@@ -24,12 +24,19 @@ export interface PickingProvider {
 export type CustomProvider = System1Provider | PickingProvider | DshProvider;
 
 export function asProvider(name: string, engine: CustomProvider): System1Provider {
-  if (isDshProvider(engine)) return fromDsh(name, engine);
-  const candidate = engine as Partial<System1Provider & PickingProvider> | null | undefined;
-  if (typeof candidate?.capabilities !== 'function' || (typeof candidate.evaluate !== 'function' && typeof candidate.pick !== 'function')) {
-    throw new System1InputError(JSON.stringify(name), 'must implement capabilities() and evaluate() or pick(), or describe() and evaluate()');
+  const shape = 'must implement capabilities() and evaluate() or pick(), or describe() and evaluate()';
+  let kind: 'dsh' | 'evaluate' | 'pick' | undefined;
+  let health = false;
+  try {
+    kind = kindOfEngine(engine);
+    health = kind === 'pick' && typeof (engine as PickingProvider).health === 'function';
+  } catch {
+    // A Proxy or getter that throws: its own text is not ours to show.
+    throw new System1InputError(JSON.stringify(name), `${shape} (reading them threw)`);
   }
-  if (typeof candidate.evaluate === 'function') return engine as System1Provider;
+  if (kind === undefined) throw new System1InputError(JSON.stringify(name), shape);
+  if (kind === 'dsh') return fromDsh(name, engine as DshProvider);
+  if (kind === 'evaluate') return engine as System1Provider;
   const picking = engine as PickingProvider;
   return {
     capabilities: () => {
@@ -37,7 +44,7 @@ export function asProvider(name: string, engine: CustomProvider): System1Provide
       return { ...facts, questions: choiceQuestionCapabilities(facts) };
     },
     evaluate: (request, context) => evaluateByPicks(request, context, (ask, state) => picking.pick(ask, state, context)),
-    ...(picking.health && { health: (context: AttemptContext) => picking.health!(context) }),
+    ...(health && { health: (context: AttemptContext) => picking.health!(context) }),
   };
 }
 
@@ -63,8 +70,15 @@ export interface DshCapabilities {
   longContext?: { maxTokens: number };
 }
 
-const isDshProvider = (engine: unknown): engine is DshProvider =>
-  typeof (engine as DshProvider | null)?.describe === 'function' && typeof (engine as DshProvider).evaluate === 'function' && typeof (engine as { capabilities?: unknown }).capabilities !== 'function';
+/** Which of the three shapes an engine has, from its methods; undefined for none. */
+function kindOfEngine(engine: CustomProvider): 'dsh' | 'evaluate' | 'pick' | undefined {
+  const candidate = engine as Partial<System1Provider & PickingProvider & DshProvider> | null | undefined;
+  const has = (method: 'capabilities' | 'evaluate' | 'pick' | 'describe') => typeof candidate?.[method] === 'function';
+  if (has('describe') && has('evaluate') && !has('capabilities')) return 'dsh';
+  if (!has('capabilities')) return undefined;
+  if (has('evaluate')) return 'evaluate';
+  return has('pick') ? 'pick' : undefined;
+}
 
 /** A dsh-system1 provider behind our interface: its model is described at each call, and refused before sending. */
 function fromDsh(name: string, engine: DshProvider): System1Provider {

@@ -10,6 +10,8 @@ import { ConfigStatus } from '../decisions/config-status.service';
 import { SchemaService } from './schema/schema.service';
 import { TOOL_NAMES } from './tool-names';
 import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
+import { REQUEST_LIMITS } from '../common/limits';
+import { MAX_IMAGES } from '../decisions/dto/request-parts.dto';
 
 /** `system1_capabilities`: what this gateway is, how it is set up, and the contract it speaks. */
 @Injectable()
@@ -54,6 +56,8 @@ export class CapabilitiesService {
       provider_chain: chain.map(({ name, role }) => ({ name, role })),
       timeout_s: this.config.gateway.timeout_s,
       min_confidence: this.config.gateway.min_confidence,
+      // What a call may hold before any engine is asked; each engine may take less (its `questions`).
+      limits: { ...REQUEST_LIMITS, images_max: MAX_IMAGES },
       providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider ? withQuestionTypes(provider) : null])),
       calibration: this.calibrationSummary(),
       available_providers: this.registry.available().map((definition) => ({

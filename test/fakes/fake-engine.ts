@@ -102,6 +102,8 @@ export abstract class FakeEngine {
   record = true;
   /** Delay before every decision answer, for a latency profile (benchmarks: fixed or jittered). */
   latencyMs?: () => number;
+  /** Decision answers wait for this while it is set (a test holds an answer while it checks something else). */
+  gate?: Promise<unknown>;
   /** Picks the fault per decision request (chaos runs); default: `fault`. */
   chooseFault?: (request: RecordedRequest) => Fault;
   redirectTo = 'http://127.0.0.1:9/';
@@ -177,6 +179,7 @@ export abstract class FakeEngine {
     const decision = this.decisionPaths.includes(path);
     const fault = (decision && this.chooseFault?.(request)) || this.fault;
     if (fault !== 'none' && (this.faultEverywhere || decision)) return this.play(fault, request, res);
+    if (decision && this.gate) await this.gate;
     if (decision && this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs!()));
     this.send(res, this.answer(request));
   }

@@ -1,5 +1,6 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import { isRecord } from '../../common/is-record';
+import { CANDIDATES_MAX, LEVELS_MAX } from '../../common/limits';
 import { jsonDepthExceeds } from '../../common/json-depth';
 
 /** Deeper JSON is refused before anything walks it recursively (serialisation, engines). */
@@ -36,6 +37,9 @@ function jsonProblem(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The problem of a list or map over its cap, read before any entry is: `must hold at most 256 levels (got 40000)`. */
+export const overCap = (cap: number, what: string, count: number) => `must hold at most ${cap} ${what} (got ${count})`;
 
 /** Registers a check whose message depends on the value: `check` returns the problem, or undefined. */
 export function valueCheck(name: string, check: (value: unknown) => string | undefined, options?: ValidationOptions) {
@@ -80,6 +84,7 @@ export const IsCandidates = () =>
   valueCheck('isCandidates', (value) => {
     const problem = 'must be an object with at least two candidates, keyed by candidate, each with a description or null';
     if (!isRecord(value) || Object.keys(value).length < 2) return problem;
+    if (Object.keys(value).length > CANDIDATES_MAX) return overCap(CANDIDATES_MAX, 'candidates', Object.keys(value).length);
     for (const [key, description] of Object.entries(value)) {
       const wrongKey = idProblem(key, 'key');
       if (wrongKey) return wrongKey;
@@ -93,6 +98,7 @@ export const IsCandidates = () =>
 export const IsLevels = () =>
   valueCheck('isLevels', (value) => {
     if (!Array.isArray(value) || value.length < 2) return 'must be a list of at least two levels, lowest first';
+    if (value.length > LEVELS_MAX) return overCap(LEVELS_MAX, 'levels', value.length);
     for (const [index, level] of value.entries()) {
       const wrong = describedProblem(level);
       if (wrong) return `[${index}] ${wrong}`;

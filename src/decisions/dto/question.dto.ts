@@ -1,6 +1,7 @@
 import { IsIn } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
+import { CANDIDATES_MAX, LEVELS_MAX } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
 import { IsCandidates, IsDescribed, IsLevels } from './json-value.decorators';
 
@@ -26,6 +27,7 @@ export class ChoiceQuestionDto {
   @JSONSchema(() => ({
     type: 'object',
     minProperties: 2,
+    maxProperties: CANDIDATES_MAX,
     additionalProperties: { anyOf: [DESCRIBED, { type: 'null' }] },
     description: 'Candidates keyed by candidate, each with a description or null (the key stands for itself).',
   }))
@@ -70,7 +72,7 @@ export class ScoreQuestionDto {
   instructions!: unknown;
 
   @IsLevels()
-  @JSONSchema(() => ({ type: 'array', minItems: 2, items: DESCRIBED, description: 'The levels, lowest first.' }))
+  @JSONSchema(() => ({ type: 'array', minItems: 2, maxItems: LEVELS_MAX, items: DESCRIBED, description: 'The levels, lowest first.' }))
   criteria!: unknown[];
 }
 

@@ -1,9 +1,9 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
-import { MAX_TIMER_MS } from '../../common/limits';
+import { MAX_TIMER_MS, QUESTIONS_MAX } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
-import { idProblem, IsState, valueCheck } from '../../decisions/dto/json-value.decorators';
+import { idProblem, IsState, overCap, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { questionDtoFor } from '../../decisions/dto/question.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
@@ -16,6 +16,7 @@ function questionMapProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
     return 'must be an object with at least one question, keyed by question id';
   }
+  if (Object.keys(value).length > QUESTIONS_MAX) return overCap(QUESTIONS_MAX, 'questions', Object.keys(value).length);
   for (const [id, question] of Object.entries(value)) {
     const wrongId = idProblem(id, 'id');
     if (wrongId) return wrongId;
@@ -40,6 +41,7 @@ export class LibraryDecideRequestDto {
   @JSONSchema(() => ({
     type: 'object',
     minProperties: 1,
+    maxProperties: QUESTIONS_MAX,
     additionalProperties: { oneOf: ['Choice', 'Noul', 'Score', 'Box'].map((type) => ({ $ref: `#/$defs/${type}QuestionDto` })) },
     description: 'Questions keyed by id: the keys of the answers.',
   }))

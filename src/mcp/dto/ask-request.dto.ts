@@ -1,8 +1,9 @@
 import { ArrayMaxSize, IsArray, IsBoolean, Matches } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
+import { QUESTIONS_MAX } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
-import { idProblem, IsState, valueCheck } from '../../decisions/dto/json-value.decorators';
+import { idProblem, IsState, overCap, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { BoxQuestionDto, ChoiceQuestionDto, NoulQuestionDto, questionDtoFor, ScoreQuestionDto } from '../../decisions/dto/question.dto';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
@@ -50,6 +51,7 @@ const IsAskQuestions = () => valueCheck('isAskQuestions', askQuestionsProblem);
 
 function askQuestionsProblem(value: unknown): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return 'must be a list of at least one question';
+  if (value.length > QUESTIONS_MAX) return overCap(QUESTIONS_MAX, 'questions', value.length);
   const seen = new Set<string>();
   for (const [index, question] of value.entries()) {
     if (typeof question !== 'object' || question === null || Array.isArray(question)) return `[${index}] must be an object with id, type and instructions`;
@@ -82,6 +84,7 @@ export class AskRequestDto {
   @JSONSchema(() => ({
     type: 'array',
     minItems: 1,
+    maxItems: QUESTIONS_MAX,
     items: { oneOf: ['Choice', 'Noul', 'Score', 'Box'].map((type) => ({ $ref: `#/$defs/Ask${type}QuestionDto` })) },
     description: 'The questions; each `id` is its key in `answers`.',
   }))

@@ -137,8 +137,9 @@ function readPick(pick: unknown, ask: ChoiceAsk): ReadPick {
     return { decision, probabilities: spread(ask.options, decision, confidence), approximate: true, rationale };
   }
   if (!isRecord(probabilities)) return invalid('probabilities is not an object');
+  const options = new Set(ask.options);
   for (const [option, value] of Object.entries(probabilities)) {
-    if (!ask.options.includes(option)) return invalid(`probabilities name ${shown(option)}, which is not an option`);
+    if (!options.has(option)) return invalid(`probabilities name ${shown(option)}, which is not an option`);
     if (!isProbability(value)) return invalid(`the probability of ${shown(option)} is not a number in [0, 1]`);
   }
   return { decision, probabilities: probabilities as Record<string, number>, approximate: false, rationale };

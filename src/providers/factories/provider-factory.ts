@@ -1,4 +1,6 @@
-import type { ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
+import type { AttemptContext, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
+import { DecisionErrorCode, System1ProviderError } from '../../decisions/decision-error';
+import { shown } from '../../config/setting-types';
 import { ProviderSettingError } from '../../decisions/provider.interface';
 import { System1InputError } from '../../decisions/input-error';
 import { EngineHttpClient } from '../http/engine-http.client';
@@ -22,7 +24,8 @@ export interface ProviderFactoryOptions {
 
 /**
  * Builds a provider for `registerProvider` from its definition, without a config file: the options become
- * the definition's settings (checked the same way), and the key reaches it as the variable it reads.
+ * the definition's settings (checked the same way), and the key reaches it as the variable it reads. A
+ * call that names a model is asked of that model (dsh-system1), checked like `options.model`.
  */
 export function providerFrom(
   Definition: new (http: EngineHttpClient) => ProviderDefinition,
@@ -38,6 +41,27 @@ export function providerFrom(
     ...(options.allowRemote !== undefined && { allow_remote: options.allowRemote }),
     ...extra,
   };
+  Object.assign(settings, checkedSettings(definition, given));
+  const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    // Read at each call, so a rotated key needs no new provider.
+    get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
+  });
+  const build = (overrides: Record<string, unknown>) => {
+    try {
+      return definition.create({ ...settings, ...overrides }, { env });
+    } catch (error) {
+      if (error instanceof ProviderSettingError) throw new System1InputError(error.key, error.message);
+      throw error;
+    }
+  };
+  const configured = build({});
+  return Object.hasOwn(definition.settings, 'model') ? modelPerCall(definition, configured, settings.model, (model) => build(checkedSettings(definition, { model }))) : configured;
+}
+
+/** `given` as the definition's settings, each parsed by its type; a key it does not take is refused by name. */
+function checkedSettings(definition: ProviderDefinition, given: Record<string, unknown>): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(given)) {
     const spec = Object.hasOwn(definition.settings, key) ? definition.settings[key] : undefined;
     if (!spec) throw new System1InputError(key, `is not a setting of ${definition.name}`);
@@ -47,15 +71,35 @@ export function providerFrom(
       throw new System1InputError(key, error instanceof Error ? error.message : 'is not a usable value');
     }
   }
-  const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
-  const env = new Proxy({} as Record<string, string | undefined>, {
-    // Read at each call, so a rotated key needs no new provider.
-    get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
-  });
-  try {
-    return definition.create(settings, { env });
-  } catch (error) {
-    if (error instanceof ProviderSettingError) throw new System1InputError(error.key, error.message);
-    throw error;
-  }
+  return settings;
+}
+
+/**
+ * The configured engine, and for a call that names another model the same engine built for that model: its
+ * capabilities are that model's (Jev 1.14 takes boxes, jev-latest does not) and the request carries it.
+ * Built at each such call, so a caller's model names are never kept.
+ */
+function modelPerCall(definition: ProviderDefinition, configured: System1Provider, configuredModel: unknown, withModel: (model: string) => System1Provider): System1Provider {
+  const engineFor = (model: string | undefined): System1Provider => (model === undefined || model === configuredModel ? configured : withModel(model));
+  return {
+    capabilities: () => configured.capabilities(),
+    modelCapabilities: (model) => {
+      try {
+        return engineFor(model).capabilities();
+      } catch {
+        return configured.capabilities(); // evaluate() names the problem
+      }
+    },
+    evaluate: (request, context) => {
+      let engine: System1Provider;
+      try {
+        engine = engineFor(request.model);
+      } catch (error) {
+        const problem = error instanceof Error ? error.message : 'is not usable';
+        return Promise.reject(new System1ProviderError(DecisionErrorCode.Unavailable, `${definition.name} cannot ask model ${shown(request.model)}: ${problem}`));
+      }
+      return engine.evaluate(request, context);
+    },
+    ...(configured.health && { health: (context: AttemptContext) => configured.health!(context) }),
+  };
 }

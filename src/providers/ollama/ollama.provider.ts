@@ -120,8 +120,9 @@ class OllamaProvider extends ChoiceEngine {
 /** The names `GET /api/tags` lists, or undefined when the reply is not that shape. */
 function installedModels(body: unknown): string[] | undefined {
   if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
-  return body.models.flatMap((entry) => {
+  const names = body.models.flatMap((entry) => {
     if (!isRecord(entry)) return [];
     return [entry.name, entry.model].filter((name): name is string => typeof name === 'string');
-  }).filter((name, index, all) => all.indexOf(name) === index);
+  });
+  return [...new Set(names)];
 }

@@ -6,6 +6,7 @@
 import { isRecord } from '../../common/is-record';
 import { isBare } from '../../decisions/question-text';
 import { kindOf } from '../../decisions/distribution';
+import { isTokenCount } from '../../decisions/engine-reply';
 import type { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
 
@@ -73,7 +74,7 @@ export function readSystemOneEnvelope(body: unknown, engine: string): EvaluateRe
     throw new MalformedResponseError(`${engine} answered without an "answers" object (got ${kindOf(body.answers)}): not a System One reply`);
   }
   const usage = isRecord(body.usage) ? body.usage : {};
-  const count = (value: unknown) => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined);
+  const count = (value: unknown) => (isTokenCount(value) ? value : undefined);
   const inputTokens = count(usage.input_tokens);
   const outputTokens = count(usage.output_tokens);
   return {

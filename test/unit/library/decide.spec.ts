@@ -127,7 +127,7 @@ model = "jev-1.14.0"
     laya.reshape = (body) => ({ ...body, answers: { ...(body.answers as object), extra: { type: 'noul', noul: 1 } } });
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
-    expect(result.meta.warnings).toEqual(['laya answered a question that was not asked: "extra" (ignored)']);
+    expect(result.meta.warnings).toEqual(['laya: 1 answer to a question not asked was ignored ("extra")']);
     expect(Object.keys(result.answers)).toEqual(['topic']);
   });
 
@@ -268,6 +268,14 @@ model = "jev-1.14.0"
     ['a choice with one candidate', { state: 'x', questions: { q: { type: 'choice', instructions: '?', criteria: { a: null } } } }, 'questions.q.criteria must be an object with at least two candidates'],
     ['a score with one level', { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: ['only'] } } }, 'questions.q.criteria must be a list of at least two levels'],
     ['empty instructions', { state: 'x', questions: { q: { type: 'noul', instructions: '' } } }, 'questions.q.instructions must not be empty'],
+    // The caps: reading a call stays cheap, and an engine without batches is not called without end.
+    ['a score of 40,000 levels', { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: Array(40_000).fill('level') } } }, 'questions.q.criteria must hold at most 256 levels (got 40000)'],
+    [
+      'a choice of 257 candidates',
+      { state: 'x', questions: { q: { type: 'choice', instructions: '?', criteria: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`c${i}`, null])) } } },
+      'questions.q.criteria must hold at most 256 candidates (got 257)',
+    ],
+    ['65 questions', { state: 'x', questions: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`q${i}`, THREE_QUESTIONS.refund])) }, 'questions must hold at most 64 questions (got 65)'],
     ['a box without an image', { state: 'x', questions: { q: { type: 'box', instructions: 'Find it.' } } }, 'questions.q is a box question, which needs at least one image'],
     ['five images', { state: 'x', questions: THREE_QUESTIONS, images: Array(5).fill({ mediaType: 'image/png', data: PIXEL }) }, 'images may hold at most 4 images'],
     ['a data URL', { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/png', data: `data:image/png;base64,${PIXEL}` }] }, 'images[0].data must be padded standard Base64'],

@@ -139,27 +139,57 @@ const BREAKS: Record<string, (request: ValidRequest, name: string, value: unknow
   'a hostile longContext': (request, _name, value) => ({ request: { ...request, longContext: value } }),
 };
 
+const VALID = 'a valid call';
+const ANYTHING = 'any value as the call';
+type Call = Broken & { valid?: true; kind: string };
 const hostileCall = fc.oneof(
-  { weight: 5, arbitrary: validRequest.map((request): Broken & { valid?: true } => ({ request, valid: true })) },
-  { weight: 4, arbitrary: fc.tuple(validRequest, fc.constantFrom(...Object.keys(BREAKS)), fc.constantFrom(...PROTOTYPE_NAMES), hostileValue).map(([request, way, name, value]) => BREAKS[way](request, name, value)) },
-  { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }).map((request): Broken => ({ request })) },
+  { weight: 3, arbitrary: validRequest.map((request): Call => ({ request, valid: true, kind: VALID })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(validRequest, fc.constantFrom(...Object.keys(BREAKS)), fc.constantFrom(...PROTOTYPE_NAMES), hostileValue)
+      .map(([request, way, name, value]): Call => ({ ...BREAKS[way](request, name, value), kind: way })),
+  },
+  { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }).map((request): Call => ({ request, kind: ANYTHING })) },
 );
 
-/** Which branch each run took, printed and asserted after the property. */
+/**
+ * Which branch each run took, by the kind of input it played (a way of breaking the call, a kind of engine
+ * answer, a kind of hostile provider): printed and asserted per kind after the property, so a generator of
+ * one kind that stops reaching a branch fails the test even when the others still reach it.
+ */
 class BranchCounts {
-  readonly counts: Record<string, number> = {};
-  add(branch: string): void {
-    this.counts[branch] = (this.counts[branch] ?? 0) + 1;
+  readonly counts: Record<string, Record<string, number>> = {};
+  add(kind: string, branch: string): void {
+    const of = (this.counts[kind] ??= {});
+    of[branch] = (of[branch] ?? 0) + 1;
   }
-  of(branch: string): number {
-    return this.counts[branch] ?? 0;
+  of(kind: string, branch: string): number {
+    return this.counts[kind]?.[branch] ?? 0;
   }
-  share(branch: string, ...among: string[]): number {
-    const total = among.reduce((sum, other) => sum + this.of(other), 0);
-    return total === 0 ? 0 : this.of(branch) / total;
+  /** The share of `kind`'s counts among `among` (its branches of one level) that went to `branch`. */
+  share(kind: string, branch: string, among: readonly string[]): number {
+    const total = among.reduce((sum, other) => sum + this.of(kind, other), 0);
+    return total === 0 ? 0 : this.of(kind, branch) / total;
+  }
+  kinds(): string[] {
+    return Object.keys(this.counts);
   }
   report(title: string): void {
-    console.log(`${title}: ${JSON.stringify(this.counts)}`);
+    console.log(`${title}:\n${Object.entries(this.counts).map(([kind, branches]) => `  ${kind}: ${JSON.stringify(branches)}`).join('\n')}`);
+  }
+  /** Every kind was played at least `min` times, and each stated branch of it reached its least share. */
+  expectShares(expected: Record<string, { runs: number; shares: [branch: string, least: number, among: readonly string[]][] }>): void {
+    const short: string[] = [];
+    for (const [kind, { runs, shares }] of Object.entries(expected)) {
+      const played = this.of(kind, 'run');
+      if (played < runs) short.push(`${kind}: played ${played} times, fewer than ${runs}`);
+      for (const [branch, least, among] of shares) {
+        const share = this.share(kind, branch, among);
+        if (share < least) short.push(`${kind}: ${branch} in ${(share * 100).toFixed(0)}% of ${among.join(' / ')}, less than ${least * 100}%`);
+      }
+    }
+    expect(short).toEqual([]);
   }
 }
 
@@ -178,29 +208,30 @@ describe('hostile calls of the library API', () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     const branches = new BranchCounts();
     await fc.assert(
-      fc.asyncProperty(hostileCall, async ({ request, refused, valid }: Broken & { valid?: true }) => {
+      fc.asyncProperty(hostileCall, async ({ request, refused, valid, kind }) => {
+        branches.add(kind, 'run');
         let result: DecideResult;
         try {
           result = await system1.decide(request as never);
         } catch (error) {
-          branches.add('refused');
+          branches.add(kind, 'refused');
           expect(valid).toBeUndefined();
           expect(error).toBeInstanceOf(System1InputError);
           for (const named of refused?.naming ?? []) expect((error as Error).message).toContain(named);
           prototypeIsClean(cleanPrototype);
           return;
         }
-        branches.add('answered');
+        branches.add(kind, 'answered');
         expect(refused).toBeUndefined();
         const asked = (request as { questions: Record<string, GeneratedQuestion> }).questions;
         expect(Object.keys(result.answers).sort()).toEqual(Object.keys(asked).sort());
         for (const [id, answer] of Object.entries(result.answers)) {
           if (answer.status === 'error') {
-            branches.add(`answer error ${answer.error.code}`);
+            branches.add(kind, `answer error ${answer.error.code}`);
             expect(QUESTION_ERROR_CODES).toContain(answer.error.code);
             continue;
           }
-          branches.add('answer ok');
+          branches.add(kind, 'answer ok');
           expect(answer.status).toBe('ok');
           expect(answer.answer.type).toBe(asked[id].type);
           // The mock picks the first candidate: the key order (prototype names included) survived the pipeline.
@@ -209,13 +240,28 @@ describe('hostile calls of the library API', () => {
         expect(result.meta.requestId).toMatch(/^[0-9a-f-]{36}$/);
         prototypeIsClean(cleanPrototype);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
-    branches.report('hostile calls: runs per branch');
-    const answers = Object.keys(branches.counts).filter((branch) => branch.startsWith('answer '));
-    expect(branches.share('answered', 'answered', 'refused')).toBeGreaterThanOrEqual(0.3);
-    expect(branches.share('refused', 'answered', 'refused')).toBeGreaterThanOrEqual(0.1);
-    expect(branches.share('answer ok', ...answers)).toBeGreaterThanOrEqual(0.3);
+    branches.report('hostile calls: runs per branch, by kind of call');
+    const CALL = ['answered', 'refused'] as const;
+    const ANSWERS = ['answer ok', ...QUESTION_ERROR_CODES.map((code) => `answer error ${code}`)];
+    const refused = (least: number) => ({ runs: 20, shares: [['refused', least, CALL]] as [string, number, readonly string[]][] });
+    branches.expectShares({
+      [VALID]: { runs: 150, shares: [['answered', 1, CALL], ['answer ok', 0.5, ANSWERS]] },
+      ...Object.fromEntries(Object.keys(BREAKS).filter((way) => way.startsWith('a prototype name') || way === 'a reserved question id').map((way) => [way, refused(1)])),
+      // Any JSON value is a state: nearly every one is answered (an engine may still call it unsupported).
+      'a hostile state': { runs: 20, shares: [['answered', 0.8, CALL]] },
+      'hostile questions': refused(0.9),
+      'a hostile criteria': refused(0.9),
+      'a hostile type': refused(0.9),
+      'hostile images': refused(0.9),
+      'a hostile model': refused(0.9),
+      'a hostile timeoutMs': refused(0.9),
+      // A hostile value is sometimes a valid one here (a number in [0, 1], a boolean).
+      'a hostile minConfidence': refused(0.6),
+      'a hostile longContext': refused(0.6),
+      [ANYTHING]: { runs: 50, shares: [['refused', 1, CALL]] },
+    });
   });
 
   it('read any reply an engine sends: a well-formed answer is read as sent, a broken one is that question’s invalid_response', async () => {
@@ -238,6 +284,7 @@ describe('hostile calls of the library API', () => {
       answer: unknown;
       expected: 'ok' | 'invalid_response' | 'either';
       read?: object;
+      kind?: string;
     }
     const probability = fc.double({ min: 0, max: 1, noNaN: true });
     const decorated = <T extends object>(answer: fc.Arbitrary<T>) =>
@@ -274,11 +321,12 @@ describe('hostile calls of the library API', () => {
         { type: 'score', score: 0, probabilities: { 0: 0.5, 1: 0.5 }, legend: { 0: 'high', 1: 'low' } },
       ],
     };
+    const WELL = 'a well-formed answer';
     const answerFor = (id: Id): fc.Arbitrary<Tagged | undefined> =>
       fc.oneof(
         { weight: 6, arbitrary: well[id] },
-        { weight: 3, arbitrary: decorated(fc.constantFrom(...(BROKEN[id] as object[]))).map((answer): Tagged => ({ answer, expected: 'invalid_response' })) },
-        { weight: 1, arbitrary: hostileValue.map((answer): Tagged => ({ answer, expected: 'either' })) },
+        { weight: 3, arbitrary: decorated(fc.constantFrom(...(BROKEN[id] as object[]))).map((answer): Tagged => ({ answer, expected: 'invalid_response', kind: 'a broken answer' })) },
+        { weight: 1, arbitrary: hostileValue.map((answer): Tagged => ({ answer, expected: 'either', kind: 'a hostile value as the answer' })) },
         { weight: 1, arbitrary: fc.constant(undefined) }, // left out of the reply
       );
     const structuredReply = fc
@@ -297,12 +345,13 @@ describe('hostile calls of the library API', () => {
     await fc.assert(
       fc.asyncProperty(wildReply, async ({ reply: sent, tagged }) => {
         reply = sent;
-        branches.add(tagged ? 'structured reply' : 'hostile reply');
         const result = await system1.decide({ state: 'x', questions: asked, model: { provider: 'wild' } });
         expect(Object.keys(result.answers).sort()).toEqual(['level', 'pick', 'yes']);
         for (const [id, answer] of Object.entries(result.answers) as [Id, (typeof result.answers)[string]][]) {
           const expected = tagged?.[id] ? tagged[id]!.expected : tagged ? 'invalid_response' : 'either';
-          branches.add(answer.status === 'ok' ? 'answer ok' : `answer error ${answer.error.code}`);
+          const kind = tagged ? (tagged[id] ? (tagged[id]!.kind ?? WELL) : 'the answer left out') : 'a hostile reply as a whole';
+          branches.add(kind, 'run');
+          branches.add(kind, answer.status === 'ok' ? 'answer ok' : `answer error ${answer.error.code}`);
           if (expected === 'ok') {
             expect(answer).toMatchObject({ status: 'ok', answer: tagged![id]!.read });
           } else if (expected === 'invalid_response') {
@@ -320,10 +369,130 @@ describe('hostile calls of the library API', () => {
       }),
       { numRuns: 300 },
     );
-    branches.report('wild engine replies: answers per branch');
-    const answers = Object.keys(branches.counts).filter((branch) => branch.startsWith('answer '));
-    expect(branches.share('answer ok', ...answers)).toBeGreaterThanOrEqual(0.3);
-    expect(branches.share('answer error invalid_response', ...answers)).toBeGreaterThanOrEqual(0.1);
-    expect(branches.of('hostile reply')).toBeGreaterThan(0);
+    branches.report('wild engine replies: answers per branch, by kind of answer');
+    const ANSWERS = ['answer ok', ...QUESTION_ERROR_CODES.map((code) => `answer error ${code}`)];
+    const invalid = (least: number, runs = 30) => ({ runs, shares: [['answer error invalid_response', least, ANSWERS]] as [string, number, readonly string[]][] });
+    branches.expectShares({
+      [WELL]: { runs: 300, shares: [['answer ok', 1, ANSWERS]] },
+      'a broken answer': invalid(1, 150),
+      'the answer left out': invalid(1),
+      // A hostile value is almost never an answer of the question's type.
+      'a hostile value as the answer': invalid(0.9),
+      'a hostile reply as a whole': invalid(0.9),
+    });
+  });
+
+  it('a hostile registered provider is a failed attempt: the next engine answers, and none of its text reaches the caller', async () => {
+    // No cooldown: each run is judged on its own provider, not skipped after earlier failures.
+    const system1 = await sandbox.open('[gateway]\nprovider = "mock"\ncooldown_s = 0', {}, { defaultModel: { provider: 'hostile' }, fallbackModels: [{ provider: 'mock' }] });
+    const asked = {
+      pick: { type: 'choice' as const, instructions: 'Pick.', criteria: { a: null, b: null } },
+      yes: { type: 'noul' as const, instructions: 'Yes?' },
+      level: { type: 'score' as const, instructions: 'How much?', criteria: ['low', 'high'] },
+    };
+    const good = { pick: { type: 'choice', choice: 'a', probabilities: { a: 0.8, b: 0.2 } }, yes: { type: 'noul', noul: 0.9 }, level: { type: 'score', score: 0.2, probabilities: { 0: 0.8, 1: 0.2 } } };
+    const capabilities = () => ({ batch: true, probabilities: true, questions: { types: ['choice', 'noul', 'score'] } });
+    /** Marks the provider's own text, so a leak into the result is found wherever it lands. */
+    const MARK = 'HOSTILE-PROVIDER-TEXT';
+    const fail = (text: string) => (): never => {
+      throw new Error(`${MARK} ${text}`);
+    };
+    /** Every access and reflection of it throws the provider's text. */
+    const throwing = (text: string) => {
+      const boom = fail(text);
+      return new Proxy({}, { get: boom, has: boom, ownKeys: boom, getOwnPropertyDescriptor: boom, getPrototypeOf: boom, apply: boom });
+    };
+    /** A provider that passes registration, then plays `after` for every access (`armed` once registered). */
+    const turning = (after: (property: string | symbol) => unknown) => {
+      const state = { armed: false };
+      const engine = new Proxy({ capabilities, evaluate: async () => ({ answers: good }) } as Record<string | symbol, unknown>, {
+        get: (target, property) => (state.armed ? after(property) : target[property]),
+      });
+      return { engine, arm: () => (state.armed = true) };
+    };
+    type Played = { engine: object; arm?: () => void; expected: 'mock' | 'hostile' };
+    const evaluating = (evaluate: () => Promise<unknown>): Played => ({ engine: { capabilities, evaluate }, expected: 'mock' });
+    const KINDS: Record<string, (text: string, junk: unknown) => Played> = {
+      'capabilities() throws': (text) => ({ engine: { capabilities: fail(text), evaluate: async () => ({ answers: good }) }, expected: 'mock' }),
+      'capabilities() returns a throwing Proxy': (text) => ({ engine: { capabilities: () => throwing(text), evaluate: async () => ({ answers: good }) }, expected: 'mock' }),
+      'the provider turns into a throwing Proxy': (text) => ({ ...turning(fail(text)), expected: 'mock' }),
+      'the provider turns into a Proxy of junk': (_text, junk) => ({ ...turning(() => junk), expected: 'mock' }),
+      'evaluate() throws its own Error': (text) => evaluating(async () => fail(text)()),
+      'evaluate() throws before returning a promise': (text) => evaluating(() => fail(text)()),
+      'pick() answers a throwing Proxy': (text) => ({ engine: { capabilities, pick: async () => throwing(text) }, expected: 'mock' }),
+      "a dsh-system1 provider's describe() throws": (text) => ({ engine: { describe: fail(text), evaluate: async () => ({ answers: good }) }, expected: 'mock' }),
+      'evaluate() throws a throwing Proxy': (text) =>
+        evaluating(async () => {
+          throw throwing(text);
+        }),
+      'the reply is a throwing Proxy': (text) => evaluating(async () => throwing(text)),
+      'the reply answers getter throws': (text) => evaluating(async () => ({ get answers(): never { return fail(text)(); } })),
+      'the reply usage getter throws': (text) => evaluating(async () => ({ answers: good, get usage(): never { return fail(text)(); } })),
+      'the reply errors getter throws': (text) => evaluating(async () => ({ answers: good, get errors(): never { return fail(text)(); } })),
+      "an answer's getter throws": (text) => evaluating(async () => ({ answers: { ...good, get yes(): never { return fail(text)(); } } })),
+      'an answer is a throwing Proxy': (text) => evaluating(async () => ({ answers: { ...good, level: throwing(text) } })),
+      'junk beside good answers': (_text, junk) => ({
+        engine: { capabilities, evaluate: async () => ({ answers: good, model: junk, usage: junk, approximate: junk, degraded: junk }) },
+        expected: 'hostile',
+      }),
+    };
+    // Junk that is no valid value of any of the four facts, and no method.
+    const junk = fc.oneof(fc.constant({ model: 'x' }), fc.constant([1, 2]), fc.integer({ min: -5, max: 5 }), fc.constant(POISON), fc.string({ maxLength: 0 }));
+    const branches = new BranchCounts();
+    const cleanPrototype = Object.getOwnPropertyNames(Object.prototype).sort();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(KINDS)), fc.string({ maxLength: 20 }), junk, async (kind, text, junkValue) => {
+        branches.add(kind, 'run');
+        const { engine, arm, expected } = KINDS[kind](text, junkValue);
+        const dispose = system1.registerProvider('hostile', engine as never);
+        arm?.();
+        try {
+          let result: DecideResult;
+          try {
+            result = await system1.decide({ state: 'x', questions: asked });
+          } catch (error) {
+            branches.add(kind, 'rejected');
+            throw error;
+          }
+          expect(JSON.stringify(result)).not.toContain(MARK);
+          for (const answer of Object.values(result.answers)) expect(answer.status).toBe('ok');
+          branches.add(kind, result.meta.executed?.provider === 'mock' ? 'the next engine answered' : 'the provider answered');
+          if (expected === 'mock') {
+            expect(result.meta.executed).toEqual({ provider: 'mock' });
+            expect(result.meta.attempts).toEqual([{ provider: 'hostile', error: { code: expect.stringMatching(/^(provider_error|invalid_response)$/), message: expect.any(String) } }]);
+          } else {
+            expect(result.meta.executed).toEqual({ provider: 'hostile' });
+            for (const field of ['usage', 'approximate', 'degraded'] as const) expect(result.meta[field]).toBeUndefined();
+            if (result.meta.warnings) branches.add(kind, 'warned');
+          }
+          prototypeIsClean(cleanPrototype);
+        } finally {
+          dispose();
+        }
+      }),
+      { numRuns: 480 },
+    );
+    branches.report('hostile providers: runs per branch, by kind of hostility');
+    const ANSWERED_BY = ['the next engine answered', 'the provider answered', 'rejected'];
+    branches.expectShares(
+      Object.fromEntries(
+        Object.keys(KINDS).map((kind) => [
+          kind,
+          kind === 'junk beside good answers'
+            ? { runs: 10, shares: [['the provider answered', 1, ANSWERED_BY], ['warned', 1, ['the provider answered']]] as [string, number, readonly string[]][] }
+            : { runs: 10, shares: [['the next engine answered', 1, ANSWERED_BY]] as [string, number, readonly string[]][] },
+        ]),
+      ),
+    );
+  });
+
+  it('refuses to register a provider whose methods cannot be read, in its own words', async () => {
+    const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
+    const boom = () => {
+      throw new Error('HOSTILE-PROVIDER-TEXT');
+    };
+    const engine = new Proxy({}, { get: boom, has: boom, ownKeys: boom, getOwnPropertyDescriptor: boom, getPrototypeOf: boom });
+    expect(() => system1.registerProvider('hostile', engine as never)).toThrow(System1InputError);
+    expect(() => system1.registerProvider('hostile', engine as never)).toThrow('"hostile" must implement capabilities() and evaluate() or pick(), or describe() and evaluate() (reading them threw)');
   });
 });

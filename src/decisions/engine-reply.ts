@@ -1,0 +1,157 @@
+import { isRecord } from '../common/is-record';
+import { keyedMap } from '../common/own-keys';
+import { shown } from '../config/setting-types';
+import { MalformedResponseError } from './decision-error';
+import { kindOf } from './distribution';
+import type { EvaluateReply, ProviderCapabilities } from './provider.interface';
+import { questionCapabilitiesOf, type QuestionCapabilities } from './question-capabilities';
+
+/** The longest model name an engine's reply may report; a longer one is not a name. */
+export const REPORTED_MODEL_MAX_CHARS = 256;
+/** Ids of questions nobody asked named in the one warning about them; the rest are counted. */
+const STRAY_IDS_SHOWN = 3;
+
+/**
+ * `value` as plain JSON data: every getter, `toJSON` and Proxy trap of a provider's object runs once, here,
+ * inside the attempt, so nothing read later can throw or change. Fails with words of ours, never the
+ * provider's: its text is not safe to show.
+ */
+function plainData(value: unknown, what: string): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    throw new MalformedResponseError(`${what} cannot be read as data`);
+  }
+}
+
+/** An engine's capabilities as data, and the typed questions it takes. */
+export function capabilitiesData(engine: string, capabilities: () => ProviderCapabilities): { facts: ProviderCapabilities; typed: QuestionCapabilities } {
+  let raw: unknown;
+  try {
+    raw = capabilities();
+  } catch {
+    throw new MalformedResponseError(`${engine}: capabilities() failed`);
+  }
+  const facts = plainData(raw, `${engine}: what capabilities() returned`);
+  if (!isRecord(facts)) throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
+  const typed = questionCapabilitiesOf(facts as ProviderCapabilities);
+  if (!Array.isArray(typed.types) || !typed.types.every((type) => typeof type === 'string')) {
+    throw new MalformedResponseError(`${engine}: capabilities() list no question types`);
+  }
+  return { facts: facts as ProviderCapabilities, typed };
+}
+
+/** Answers to questions nobody asked: counted, and the first few ids kept for the warning. */
+export interface StrayAnswers {
+  count: number;
+  first: string[];
+}
+
+/**
+ * An engine's reply as data, with an `answers` object; else the whole reply is unreadable. Only the answers
+ * and errors of questions asked are copied: a reply of 300,000 answers to questions nobody asked costs a
+ * count, not a copy.
+ */
+export function replyData(engine: string, reply: unknown, asked: Readonly<Record<string, unknown>>): { reply: EvaluateReply; stray: StrayAnswers } {
+  const unreadable = () => new MalformedResponseError(`${engine} returned no answers object`);
+  let fields: Record<string, unknown>;
+  let answers: Record<string, unknown>;
+  let errors: unknown;
+  try {
+    if (!isRecord(reply)) throw unreadable();
+    fields = reply;
+    answers = fields.answers as Record<string, unknown>;
+    if (!isRecord(answers)) throw unreadable();
+    errors = fields.errors;
+  } catch (error) {
+    throw error instanceof MalformedResponseError ? error : new MalformedResponseError(`${engine}'s reply cannot be read as data`);
+  }
+  const stray: StrayAnswers = { count: 0, first: [] };
+  const taken = keyedMap<unknown>();
+  for (const id of ownKeysOf(answers, `${engine}'s answers`)) {
+    if (Object.hasOwn(asked, id)) {
+      taken[id] = plainData(readField(answers, id, `${engine}'s answers`), `${engine}'s answer to ${shown(id)}`);
+    } else if (stray.count++ < STRAY_IDS_SHOWN) {
+      stray.first.push(id);
+    }
+  }
+  const declined = keyedMap<unknown>();
+  if (isRecord(errors)) {
+    for (const id of ownKeysOf(errors, `${engine}'s errors`)) {
+      if (Object.hasOwn(asked, id)) declined[id] = plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`);
+    }
+  }
+  const facts = Object.fromEntries(
+    (['model', 'usage', 'approximate', 'degraded'] as const).map((field) => [field, plainData(readField(fields, field, `${engine}'s reply`), `${engine}'s "${field}"`)]),
+  );
+  return { reply: { ...facts, answers: taken, ...(Object.keys(declined).length > 0 && { errors: declined }) } as EvaluateReply, stray };
+}
+
+function ownKeysOf(value: object, what: string): string[] {
+  try {
+    return Object.keys(value);
+  } catch {
+    throw new MalformedResponseError(`${what} cannot be read as data`);
+  }
+}
+
+function readField(value: Record<string, unknown>, key: string, what: string): unknown {
+  try {
+    return value[key];
+  } catch {
+    throw new MalformedResponseError(`${what} cannot be read as data`);
+  }
+}
+
+/** What an engine says beside its answers, each field checked: a bad one is dropped with one warning. */
+export interface ReplyFacts {
+  model?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  approximate?: boolean;
+  degraded?: boolean;
+  warnings: string[];
+}
+
+export function replyFacts(engine: string, reply: EvaluateReply, stray: StrayAnswers): ReplyFacts {
+  const facts: ReplyFacts = { warnings: [] };
+  const { model, usage, approximate, degraded } = reply as unknown as Record<string, unknown>;
+  const dropped = (field: string, value: unknown, expected: string) => facts.warnings.push(`${engine} reported ${field} as ${kindOf(value)}, not ${expected} (ignored)`);
+
+  if (typeof model === 'string' && model.trim() !== '' && model.length <= REPORTED_MODEL_MAX_CHARS) facts.model = model;
+  else if (model !== undefined && model !== null) dropped('its model', model, `a name of at most ${REPORTED_MODEL_MAX_CHARS} characters`);
+
+  if (usage !== undefined && usage !== null) {
+    const read = readUsage(usage);
+    if (read && Object.keys(read).length > 0) facts.usage = read;
+    else if (!read) dropped('its usage', usage, '{inputTokens, outputTokens} counts');
+  }
+  for (const [field, value] of [['approximate', approximate], ['degraded', degraded]] as const) {
+    if (typeof value === 'boolean') facts[field] = value;
+    else if (value !== undefined && value !== null) dropped(`"${field}"`, value, 'true or false');
+  }
+
+  if (stray.count > 0) {
+    const named = stray.first.map((id) => shown(id)).join(', ');
+    const more = stray.count > stray.first.length ? ` and ${stray.count - stray.first.length} more` : '';
+    const answers = stray.count === 1 ? 'answer to a question not asked was' : 'answers to questions not asked were';
+    facts.warnings.push(`${engine}: ${stray.count} ${answers} ignored (${named}${more})`);
+  }
+  return facts;
+}
+
+/** A token count as engines report it: a whole number, never negative. */
+export const isTokenCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** The token counts, and only those: another field an engine adds is not passed on. */
+function readUsage(usage: unknown): ReplyFacts['usage'] | undefined {
+  if (!isRecord(usage)) return undefined;
+  const read: NonNullable<ReplyFacts['usage']> = {};
+  for (const key of ['inputTokens', 'outputTokens'] as const) {
+    const value = Object.hasOwn(usage, key) ? usage[key] : undefined;
+    if (value === undefined) continue;
+    if (!isTokenCount(value)) return undefined;
+    read[key] = value;
+  }
+  return read;
+}
