@@ -4,6 +4,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { System1ConfigModule } from '../config/config.module';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { CallerModels } from '../decisions/caller-models.service';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { COOLDOWN_STORE, CooldownService, type CooldownStore } from '../decisions/cooldown.service';
 import { DecisionService } from '../decisions/decision.service';
@@ -35,7 +36,7 @@ class GivenConfigModule {
 }
 
 /** The decision core's services, one list for every root that wires it. */
-export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, RuntimeProviders, DecisionService, HealthService];
+export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, RuntimeProviders, DecisionService, HealthService, CallerModels];
 
 /**
  * The decision core as one Nest module: the providers (built-ins and any `@System1Engine()` class in the
