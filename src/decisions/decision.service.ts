@@ -213,7 +213,7 @@ export class DecisionService {
       const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
       return { ok: true, reply: restored, model: capabilities.model, notes: widening.notes };
     } catch (error) {
-      return { ok: false, error: toDecisionError(error, timeoutMs) };
+      return { ok: false, error: withModelShortened(toDecisionError(error, timeoutMs), ref.model) };
     }
   }
 
@@ -278,6 +278,15 @@ export class DecisionService {
       ...(warnings.length > 0 && { warnings }),
     };
   }
+}
+
+/** Longer model names than this are shortened in an engine's error message (the attempt names them in full). */
+const MODEL_IN_MESSAGE_CHARS = 40;
+
+/** An engine's error with a long chosen model name cut short wherever the message repeats it. */
+function withModelShortened(error: DecisionError, model: string | undefined): DecisionError {
+  if (model === undefined || model.length <= MODEL_IN_MESSAGE_CHARS || !error.message.includes(model)) return error;
+  return { ...error, message: error.message.replaceAll(model, `${model.slice(0, MODEL_IN_MESSAGE_CHARS)}…`) };
 }
 
 function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {

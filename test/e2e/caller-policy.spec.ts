@@ -76,7 +76,28 @@ describe('a model a caller names is never the engine failing (stdio)', () => {
   });
 });
 
+describe("a caller's model name comes back once", () => {
+  it('in full where the attempt names it, cut short in the engine\'s message that repeats it', async () => {
+    const { env } = await anthropicFake();
+    const server = await resources.server({ config: '[gateway]\nprovider = "mock"\n', env });
+    const name = `claude-${'x'.repeat(240)}`;
+    const { text, body } = await server.call('system1_ask', ask({ provider: 'anthropic', model: name }));
+    expect(body.fallbacks).toEqual([{ provider: 'anthropic', model: name, error: expect.objectContaining({ code: 'provider_error', httpStatus: 404 }) }]);
+    expect(occurrences(text, name)).toBe(1);
+    expect(body.answers.merge.error.message).toContain(`${name.slice(0, 40)}…`);
+  });
+});
+
 describe('the model field is capped at the boundary', () => {
+  it('refuses 120 calls naming distinct 900 KB models at the boundary, and keeps answering', async () => {
+    const server = await resources.server({ config: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n', env: { NODE_OPTIONS: '--max-old-space-size=96' } });
+    const errors: Json[] = [];
+    for (let i = 0; i < 120; i++) errors.push((await server.call('system1_ask', ask({ provider: 'laya', model: `${i}-${'m'.repeat(900 * 1024)}` }))).body.error);
+    expect((await server.health()).gateway_version).toEqual(expect.any(String));
+    expect(new Set(errors.map((error) => JSON.stringify(error)))).toEqual(new Set([JSON.stringify({ code: 'invalid_request', message: 'invalid request: model.model must be at most 256 characters' })]));
+  }, 120_000);
+
+
   it.each([
     ['model', { provider: 'mock', model: 'm'.repeat(900 * 1024) }],
     ['provider', { provider: 'p'.repeat(257) }],
