@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { callerModelEntryProblems, callerModelProblem } from './caller-models';
+import { callerModelEntryProblems, callerModelProblem, configuredModel } from './caller-models';
 import { DecisionService } from './decision.service';
 import { ProviderRegistry } from './provider-registry.service';
 import type { ModelRef } from './question.types';
@@ -36,10 +36,4 @@ export class CallerModels {
     const rule = { allowed: this.allowed, chain: this.decisions.chainFor(undefined), widenedBy: this.widenedBy };
     return callerModelProblem(ref, rule, (provider) => configuredModel(this.decisions, provider));
   }
-}
-
-/** The model `provider` runs when a call names none, as its capabilities say. */
-export function configuredModel(decisions: Pick<DecisionService, 'resolveCapabilities'>, provider: string): string | undefined {
-  const model = decisions.resolveCapabilities({ provider })?.model;
-  return typeof model === 'string' && model !== '' ? model : undefined;
 }

@@ -1,3 +1,4 @@
+import type { DecisionService } from './decision.service';
 import type { ModelRef } from './question.types';
 
 /** In a list of caller models: every provider the config or the application offers, with any model. */
@@ -35,6 +36,12 @@ export function callerModelProblem(ref: ModelRef, rule: CallerModelRule, configu
   if (offered) return undefined;
   const choices = [...new Set([...rule.chain.map(describe), ...rule.allowed])].join(', ');
   return `is not one that callers may choose here (allowed: ${choices}; the operator adds more with ${rule.widenedBy})`;
+}
+
+/** The model `provider` runs when a call names none, as its capabilities say. */
+export function configuredModel(decisions: Pick<DecisionService, 'resolveCapabilities'>, provider: string): string | undefined {
+  const model = decisions.resolveCapabilities({ provider })?.model;
+  return typeof model === 'string' && model !== '' ? model : undefined;
 }
 
 /** The problems of a list of caller models, each naming the entry (for the server's start). */

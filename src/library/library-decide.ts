@@ -1,5 +1,4 @@
-import { callerModelProblem } from '../decisions/caller-models';
-import { configuredModel } from '../decisions/caller-models.service';
+import { callerModelProblem, configuredModel } from '../decisions/caller-models';
 import { DecisionErrorCode } from '../decisions/decision-error';
 import type { DecisionOutcome, DecisionPolicy, DecisionSurface, QuestionOutcome } from '../decisions/decision.types';
 import type { DecisionService } from '../decisions/decision.service';
