@@ -88,6 +88,17 @@ describe("a caller's model name comes back once", () => {
   });
 });
 
+describe('serve-http: the "not usable" reason a caller reads', () => {
+  it('says what is wrong in one clean sentence, without the server\'s config path or the caller\'s model', async () => {
+    const sandbox = resources.sandbox();
+    const { client } = await serveHttp('[gateway]\nprovider = "mock"\n[http]\ncaller_models = ["*"]\n', {}, sandbox);
+    const body = await call(client, 'system1_ask', ask({ provider: 'mock', model: 'no-such-checkpoint-7b' }));
+    expect(body.answers.merge.error).toEqual({ code: 'unavailable', message: 'provider "mock" is not usable: mock runs one model only (it has no model setting)' });
+    expect(occurrences(JSON.stringify(body), 'no-such-checkpoint-7b')).toBe(1);
+    expect(JSON.stringify(body)).not.toContain(sandbox.dir);
+  });
+});
+
 describe('the model field is capped at the boundary', () => {
   it('refuses 120 calls naming distinct 900 KB models at the boundary, and keeps answering', async () => {
     const server = await resources.server({ config: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n', env: { NODE_OPTIONS: '--max-old-space-size=96' } });
