@@ -36,7 +36,7 @@ class GivenConfigModule {
 }
 
 /** The decision core's services, one list for every root that wires it. */
-export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, RuntimeProviders, DecisionService, HealthService, CallerModels];
+export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, RuntimeProviders, DecisionService, HealthService];
 
 /**
  * The decision core as one Nest module: the providers (built-ins and any `@System1Engine()` class in the
@@ -58,8 +58,9 @@ export class System1Module {
       module: System1Module,
       global: true,
       imports: [config, ProvidersModule],
-      providers: [...store, ...CORE_SERVICES],
-      exports: [ProvidersModule, ...CORE_SERVICES],
+      // CallerModels serves the MCP tools' callers only: the hooks' hand-built core has no callers to hold.
+      providers: [...store, ...CORE_SERVICES, CallerModels],
+      exports: [ProvidersModule, ...CORE_SERVICES, CallerModels],
     };
   }
 }
