@@ -94,9 +94,12 @@ export class CooldownService {
    */
   remainingMs(provider: string): number {
     const left = this.peekMs(provider);
-    if (left >= 0) return left;
-    this.store.set(provider, { failures: this.store.get(provider)!.failures, until: this.now() + this.windowMs, trial: true });
-    return 0;
+    const entry = this.store.get(provider);
+    if (left < 0) this.store.set(provider, { failures: entry!.failures, until: this.now() + this.windowMs, trial: true });
+    // An end further ahead than the window (a lowered cooldown_s, a stale file, a clock that stepped back) is
+    // clamped to it and kept, so the window ends on time rather than being held at full length forever.
+    else if (entry && entry.until - this.now() > this.windowMs) this.store.set(provider, { ...entry, until: this.now() + this.windowMs });
+    return Math.max(left, 0);
   }
 
   /**
@@ -107,7 +110,7 @@ export class CooldownService {
     if (this.windowMs === 0) return 0;
     const entry = this.store.get(provider);
     if (!entry || entry.until === 0) return 0;
-    // Capped at the window, so a lowered cooldown_s or a clock that jumped back cannot skip it for longer.
+    // Capped at the window (remainingMs also rewrites such an end), so it never skips the engine for longer.
     const left = Math.min(entry.until - this.now(), this.windowMs);
     return left > 0 ? left : -1;
   }

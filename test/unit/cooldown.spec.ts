@@ -116,6 +116,18 @@ describe('CooldownService', () => {
     expect(service.remainingMs('slow')).toBe(30_000);
   });
 
+  it('clamps a window that ends further ahead than cooldown_s (the clock stepped back) and ends it on time', () => {
+    const entries = new Map<string, CooldownEntry>();
+    const store: CooldownStore = { get: (key) => entries.get(key), set: (key, entry) => (entry ? entries.set(key, entry) : entries.delete(key)) };
+    const service = cooldown(30, store);
+    service.failed('slow', Timeout);
+    service.advance(-3_600_000);
+    expect(service.remainingMs('slow')).toBe(30_000);
+    expect(entries.get('slow')!.until).toBe(service.clock + 30_000);
+    service.advance(30_000);
+    expect(service.remainingMs('slow')).toBe(0);
+  });
+
   it('after a window started by three errors, three new errors start a new one', () => {
     const service = cooldown(30);
     for (let i = 0; i < 3; i++) service.failed('laya', Unavailable);
