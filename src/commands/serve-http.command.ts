@@ -4,8 +4,10 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { CallerModels } from '../decisions/caller-models.service';
 import { DecisionService } from '../decisions/decision.service';
 import { HealthService } from '../decisions/health.service';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { HTTP_TOKEN_VARIABLE, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
 import { McpServerService } from '../mcp/mcp-server.service';
 import { wholeNumber } from './option-parsers';
@@ -24,13 +26,18 @@ export class ServeHttpCommand extends CommandRunner {
     private readonly mcp: McpServerService,
     private readonly decisions: DecisionService,
     private readonly health: HealthService,
+    private readonly callerModels: CallerModels,
+    private readonly registry: ProviderRegistry,
     private readonly output: OutputWriter,
   ) {
     super();
   }
 
   async run(_args: string[], flags: ServeHttpFlags): Promise<void> {
-    const { options, problems } = settleHttpOptions(this.config, flags, this.env);
+    const settled = settleHttpOptions(this.config, flags, this.env);
+    // Its callers are strangers holding a token: only the chain's models and those the operator lists.
+    const problems = [...settled.problems, ...this.callerModels.forHttpCallers()];
+    const options = problems.length === 0 ? settled.options : undefined;
     if (!options) {
       for (const problem of problems) this.output.err(`system1 serve-http: ${problem}`);
       return this.output.fail(2);
@@ -44,7 +51,14 @@ export class ServeHttpCommand extends CommandRunner {
     let running;
     try {
       running = await startHttpServer(
-        { mcp: this.mcp, decisions: this.decisions, health: this.health, log: (line) => this.logger.log(line), warn: (line) => this.logger.warn(line) },
+        {
+          mcp: this.mcp,
+          decisions: this.decisions,
+          health: this.health,
+          providerNames: [...this.registry.available().map((definition) => definition.name), ...Object.keys(this.config.providerTables)],
+          log: (line) => this.logger.log(line),
+          warn: (line) => this.logger.warn(line),
+        },
         options,
       );
     } catch (error) {

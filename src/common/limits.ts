@@ -25,6 +25,8 @@ export const REQUEST_LIMITS = {
   candidates_max: CANDIDATES_MAX,
   levels_max: LEVELS_MAX,
 } as const;
+/** A model reference's provider and model names: longer than any real one, short enough to key caches and logs by. */
+export const MODEL_REF_MAX_CHARS = 256;
 /** Options a question without options is answered from. */
 export const YES_NO_OPTIONS = ['yes', 'no'] as const;
 /** The longest delay a Node.js timer keeps (about 24.8 days); a longer one fires after 1 ms. */

@@ -25,6 +25,9 @@ export const GATEWAY_KEYS = {
   cooldown_s: { type: decimal({ min: 0, max: 3600 }), default: 30 },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
+  // What a stdio caller may name in system1_ask's `model` besides the chain: `provider`, `provider:model`,
+  // `provider:*`, or `*` (anything configured, dsh-system1's rule). serve-http has its own, [http] caller_models.
+  caller_models: { type: list(','), default: ['*'] as string[] },
 } satisfies Record<string, KeySpec>;
 
 export const ROUTING_KEYS = {
@@ -79,6 +82,9 @@ export const HTTP_KEYS = {
   headers_timeout_s: { type: decimal({ min: 0, max: 600, minExclusive: true }), default: 10 },
   request_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 30 },
   keep_alive_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 5 },
+  // What a caller may name in system1_ask's `model` besides the chain (its callers are strangers with a token,
+  // and the engines run on the operator's keys): `provider`, `provider:model`, `provider:*`, or `*`.
+  caller_models: { type: list(','), default: [] as string[] },
 } satisfies Record<string, KeySpec>;
 
 export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS, http: HTTP_KEYS } as const;

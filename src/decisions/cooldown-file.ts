@@ -15,6 +15,16 @@ const COOLDOWN_FILE_CAP = 1024 * 1024;
 export class CooldownFile implements CooldownStore {
   constructor(private readonly file: string) {}
 
+  get(key: string): CooldownEntry | undefined {
+    const entries = this.read();
+    return Object.hasOwn(entries, key) ? entries[key] : undefined;
+  }
+
+  set(key: string, entry: CooldownEntry | undefined): void {
+    const { [key]: _old, ...rest } = this.read();
+    this.write(entry ? { ...rest, [key]: entry } : rest);
+  }
+
   read(): Record<string, CooldownEntry> {
     const entries: Record<string, CooldownEntry> = Object.create(null);
     let parsed: unknown;
@@ -27,7 +37,8 @@ export class CooldownFile implements CooldownStore {
     if (!isRecord(parsed)) return entries;
     for (const [name, entry] of Object.entries(parsed)) {
       if (isRecord(entry) && Number.isFinite(entry.failures) && Number.isFinite(entry.until)) {
-        entries[name] = { failures: entry.failures as number, until: entry.until as number };
+        // The trial mark too: without it a failed trial after a window would not cool the engine again.
+        entries[name] = { failures: entry.failures as number, until: entry.until as number, ...(entry.trial === true && { trial: true }) };
       }
     }
     return entries;

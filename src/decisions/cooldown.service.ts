@@ -1,7 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { DecisionErrorCode } from './decision-error';
+import type { ModelRef } from './question.types';
 
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
 export const FAILURES_BEFORE_COOLDOWN = 3;
@@ -25,22 +27,38 @@ const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
 
 /**
  * Where the record is kept: in memory for a long-lived server, in a file for the routing hook, which is a
- * new process per prompt (see `CooldownFile`).
+ * new process per prompt (see `CooldownFile`). `set` with undefined forgets the key.
  */
 export interface CooldownStore {
-  read(): Record<string, CooldownEntry>;
-  write(entries: Record<string, CooldownEntry>): void;
+  get(key: string): CooldownEntry | undefined;
+  set(key: string, entry: CooldownEntry | undefined): void;
 }
 
 export const COOLDOWN_STORE = Symbol('COOLDOWN_STORE');
 
+/**
+ * What a cooldown is kept under: the provider for the chain's engines (and the routing hook's file), the
+ * provider and model for a model someone chose, so a model a caller picked cools itself, never the chain.
+ */
+export function cooldownKey(ref: ModelRef): string {
+  return ref.model === undefined ? ref.provider : JSON.stringify([ref.provider, ref.model]);
+}
+
+/** Records kept for chosen models, whose names come from callers: past it the least recent are forgotten. */
+const CHOSEN_MODELS_KEPT = 256;
+
+/** The chain's records (a few, named by the config) apart from the chosen models' (bounded). */
 class MemoryStore implements CooldownStore {
-  private entries: Record<string, CooldownEntry> = Object.create(null);
-  read() {
-    return this.entries;
+  private readonly providers = new Map<string, CooldownEntry>();
+  private readonly chosenModels = new LRUCache<string, CooldownEntry>({ max: CHOSEN_MODELS_KEPT });
+
+  get(key: string) {
+    return key.startsWith('[') ? this.chosenModels.get(key) : this.providers.get(key);
   }
-  write(entries: Record<string, CooldownEntry>) {
-    this.entries = entries;
+  set(key: string, entry: CooldownEntry | undefined) {
+    const map = key.startsWith('[') ? this.chosenModels : this.providers;
+    if (entry) map.set(key, entry);
+    else map.delete(key);
   }
 }
 
@@ -75,38 +93,39 @@ export class CooldownService {
    * the one trial (the others keep waiting until it ends).
    */
   remainingMs(provider: string): number {
-    if (this.windowMs === 0) return 0;
-    const entries = this.store.read();
-    const entry = Object.hasOwn(entries, provider) ? entries[provider] : undefined;
-    if (!entry || entry.until === 0) return 0;
-    const now = this.now();
+    const left = this.peekMs(provider);
+    const entry = this.store.get(provider);
+    if (left < 0) this.store.set(provider, { failures: entry!.failures, until: this.now() + this.windowMs, trial: true });
     // An end further ahead than the window (a lowered cooldown_s, a stale file, a clock that stepped back) is
     // clamped to it and kept, so the window ends on time rather than being held at full length forever.
-    if (entry.until - now > this.windowMs) {
-      this.store.write({ ...entries, [provider]: { ...entry, until: now + this.windowMs } });
-      return this.windowMs;
-    }
-    const left = entry.until - now;
-    if (left > 0) return left;
-    this.store.write({ ...entries, [provider]: { failures: entry.failures, until: now + this.windowMs, trial: true } });
-    return 0;
+    else if (entry && entry.until - this.now() > this.windowMs) this.store.set(provider, { ...entry, until: this.now() + this.windowMs });
+    return Math.max(left, 0);
   }
 
-  /** An answer (or a health probe that succeeded): the provider is well again. */
+  /**
+   * Milliseconds left in `provider`'s cooldown, without claiming the trial (for `system1_health`, which
+   * only reports it): 0 when none runs, negative when its window is over and the trial is free.
+   */
+  peekMs(provider: string): number {
+    if (this.windowMs === 0) return 0;
+    const entry = this.store.get(provider);
+    if (!entry || entry.until === 0) return 0;
+    // Capped at the window (remainingMs also rewrites such an end), so it never skips the engine for longer.
+    const left = Math.min(entry.until - this.now(), this.windowMs);
+    return left > 0 ? left : -1;
+  }
+
+  /** An answer: the provider is well again (a health probe is not one: /health may answer while decisions hang). */
   succeeded(provider: string): void {
-    const entries = this.store.read();
-    if (!Object.hasOwn(entries, provider)) return;
-    const { [provider]: _gone, ...rest } = entries;
-    this.store.write(rest);
+    if (this.store.get(provider)) this.store.set(provider, undefined);
   }
 
   /** A failed attempt; a timeout, or the third failure in a row, starts a cooldown. */
   failed(provider: string, code: DecisionErrorCode): void {
     if (this.windowMs === 0 || NOT_THE_ENGINE.has(code)) return;
-    const entries = this.store.read();
-    const previous: CooldownEntry = Object.hasOwn(entries, provider) ? entries[provider] : { failures: 0, until: 0 };
+    const previous: CooldownEntry = this.store.get(provider) ?? { failures: 0, until: 0 };
     const failures = previous.failures + 1;
     const cools = previous.trial === true || code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
-    this.store.write({ ...entries, [provider]: { failures: cools ? 0 : failures, until: cools ? this.now() + this.windowMs : previous.until } });
+    this.store.set(provider, { failures: cools ? 0 : failures, until: cools ? this.now() + this.windowMs : previous.until });
   }
 }

@@ -10,7 +10,7 @@ import { system1Config } from '../config/system1.config';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
 import { ConfigStatus } from './config-status.service';
-import { CooldownService } from './cooldown.service';
+import { cooldownKey, CooldownService } from './cooldown.service';
 import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
 import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
@@ -23,7 +23,8 @@ import type { ModelRef } from './question.types';
 import { RuntimeProviders } from './runtime-providers';
 import { widenScores } from './wide-scores';
 
-type Attempt = { ok: true; reply: EvaluateReply; stray: StrayAnswers; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError };
+/** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use). */
+type Attempt = { ok: true; reply: EvaluateReply; stray: StrayAnswers; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError; notSent?: true };
 
 const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
 
@@ -109,7 +110,8 @@ export class DecisionService {
     let last: DecisionError = { code: DecisionErrorCode.Unavailable, message: 'no engine could answer in time' };
     for (const ref of chain) {
       if (request.signal?.aborted || performance.now() >= deadline) break;
-      const coolingMs = this.cooldown.remainingMs(ref.provider);
+      const key = cooldownKey(ref);
+      const coolingMs = policy.cooldown === false ? 0 : this.cooldown.remainingMs(key);
       if (coolingMs > 0) {
         last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(coolingMs / 1000)} s left` };
         attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
@@ -123,7 +125,7 @@ export class DecisionService {
         const answers = this.readReply(ref, attempt, request, threshold, policy.calibrate !== false);
         const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
         if (!unreadable) {
-          this.cooldown.succeeded(ref.provider);
+          this.cooldown.succeeded(key);
           attempts.push({ ...ref, outcome: 'answered', latencyMs });
           return { ...outcome(answers, attempts), ...this.replyMeta(ref, attempt, request) };
         }
@@ -132,7 +134,8 @@ export class DecisionService {
         last = attempt.error;
       }
       attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
-      this.cooldown.failed(ref.provider, last.code);
+      // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
+      if (policy.cooldown !== false && !('notSent' in attempt) && !request.signal?.aborted) this.cooldown.failed(key, last.code);
       // Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline.
       this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
       if (!FALLBACK_CODES.has(last.code)) break;
@@ -171,9 +174,9 @@ export class DecisionService {
       const names = this.registry.available().map((definition) => definition.name).join(', ');
       return { problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})` };
     }
-    const built = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider);
-    if (built.provider) return { provider: built.provider };
-    return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${built.problem}` };
+    const provider = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider).provider;
+    if (provider) return { provider };
+    return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${this.registry.unusable(ref.provider, ref.model)}` };
   }
 
   /** The capabilities of the engine behind `ref`, when it is usable and says what they are. */
@@ -193,7 +196,7 @@ export class DecisionService {
    */
   private async attempt(ref: ModelRef, request: DecisionRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
     const resolved = this.resolve(ref);
-    if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem } };
+    if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem }, notSent: true };
     const { provider } = resolved;
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
@@ -213,7 +216,7 @@ export class DecisionService {
       const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
       return { ok: true, reply: restored, stray, model: capabilities.model, notes: widening.notes };
     } catch (error) {
-      return { ok: false, error: toDecisionError(error, timeoutMs) };
+      return { ok: false, error: withModelShortened(toDecisionError(error, timeoutMs), ref.model) };
     }
   }
 
@@ -283,6 +286,15 @@ export class DecisionService {
 /** What the engine takes for the model the call names, where that differs by model. */
 function capabilitiesFor(provider: System1Provider, ref: ModelRef) {
   return ref.model !== undefined && typeof provider.modelCapabilities === 'function' ? provider.modelCapabilities(ref.model) : provider.capabilities();
+}
+
+/** Longer model names than this are shortened in an engine's error message (the attempt names them in full). */
+const MODEL_IN_MESSAGE_CHARS = 40;
+
+/** An engine's error with a long chosen model name cut short wherever the message repeats it. */
+function withModelShortened(error: DecisionError, model: string | undefined): DecisionError {
+  if (model === undefined || model.length <= MODEL_IN_MESSAGE_CHARS || !error.message.includes(model)) return error;
+  return { ...error, message: error.message.replaceAll(model, `${model.slice(0, MODEL_IN_MESSAGE_CHARS)}…`) };
 }
 
 function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {

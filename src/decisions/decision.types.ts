@@ -43,6 +43,8 @@ export interface DecisionPolicy {
   calibrate?: boolean;
   /** Who asks, for the metrics; `other` when absent. */
   surface?: DecisionSurface;
+  /** False: no engine is skipped for its recent failures, and none are recorded (the library may turn it off); default true. */
+  cooldown?: boolean;
 }
 
 /** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */

@@ -63,18 +63,16 @@ export class HealthService {
     if (!provider) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
     const started = performance.now();
     const timeoutMs = this.config.gateway.timeout_s * 1000;
-    const cooling = this.cooldown.remainingMs(name);
+    // Read, never claimed: a probe is not the one call that tries a cooling engine again.
+    const cooling = this.cooldown.peekMs(name);
+    const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
     try {
-      if (!provider.health) return { name, role, ok: true, latency_ms: 0, detail: 'this engine has no health probe' };
+      if (!provider.health) return { name, role, ok: true, latency_ms: 0, detail: `this engine has no health probe${note}` };
       const result = await withDeadline((signal) => provider.health!({ signal, requestId: 'health' }), timeoutMs);
-      const ok = result.ok === true;
-      // A probe that succeeds ends a cooldown at once: the engine is back.
-      if (ok) this.cooldown.succeeded(name);
-      const detail = !ok && cooling > 0 ? `${String(result.detail)}; cooling down: ${Math.ceil(cooling / 1000)} s left` : String(result.detail);
-      return { name, role, ok, latency_ms: Math.round(performance.now() - started), detail };
+      // A probe that succeeds does not end a cooldown: /health may answer while decisions hang. Only an answer does.
+      return { name, role, ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: `${String(result.detail)}${note}` };
     } catch (error) {
       const { code, message } = toDecisionError(error, timeoutMs);
-      const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
       return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failureKind(code)}: ${message}${note}` };
     }
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ownValue } from '../common/own-keys';
 import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
 import { type LoadedConfig, providerVariable, secretInFile } from '../config/config.loader';
@@ -22,6 +23,10 @@ interface Built {
   errors: ConfigError[];
 }
 
+/** Models a caller chose that are kept configured, and the bytes their keys may take. */
+const MODELS_KEPT = 64;
+const MODEL_KEYS_BYTES = 256 * 1024;
+
 /** Where a file-less setup's values come from, for error messages. */
 const DEFAULTS = '(defaults)';
 
@@ -34,7 +39,12 @@ const DEFAULTS = '(defaults)';
 @Injectable()
 export class ProviderRegistry {
   private built?: Built;
-  private readonly withModel = new Map<string, { provider: System1Provider | null; problem: string }>();
+  // Keyed by a caller's model name: bounded in count and bytes, so distinct names cannot fill the heap.
+  private readonly withModel = new LRUCache<string, System1Provider>({
+    max: MODELS_KEPT,
+    maxSize: MODEL_KEYS_BYTES,
+    sizeCalculation: (_provider, key) => Buffer.byteLength(key) + 1,
+  });
   private readonly byName = new Map<string, { provider: System1Provider | null; errors: ConfigError[]; problem: string }>();
 
   constructor(
@@ -76,18 +86,29 @@ export class ProviderRegistry {
 
   /**
    * A provider configured like {@link instance} but asking another model: `model` replaces the `model`
-   * setting. Null with a reason when the provider is unusable or serves one model only.
+   * setting. Null when the provider is unusable or serves one model only ({@link unusable} says why).
    */
-  instanceWithModel(name: string, model: string): { provider: System1Provider | null; problem: string } {
+  instanceWithModel(name: string, model: string): System1Provider | null {
     const key = JSON.stringify([name, model]);
-    let built = this.withModel.get(key);
-    if (!built) {
-      const errors: ConfigError[] = [];
-      const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, errors, { overrides: { model } });
-      // Built once per model, like the chain: the config does not change while the process runs.
-      this.withModel.set(key, (built = { provider, problem: problemOf(name, errors) }));
-    }
-    return built;
+    const kept = this.withModel.get(key);
+    if (kept) return kept;
+    const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, [], { overrides: { model } });
+    // Only providers are kept: a failure costs the caller that asked, and cannot grow the cache.
+    if (provider) this.withModel.set(key, provider);
+    return provider;
+  }
+
+  /**
+   * Why `name` (asked for `model`, when given) cannot run, for a caller: it names keys and variables but no
+   * config file (a caller of a shared server must not learn the operator's paths) and not the model.
+   */
+  unusable(name: string, model?: string): string {
+    const { type = name } = ownValue(this.config.providerTables, name) ?? {};
+    const definition = this.definitions.all().find((candidate) => candidate.name === type);
+    const { provider, errors } = this.instance(name);
+    if (!provider) return errors.map(withoutFile).join('; ') || `${name} cannot be configured`;
+    if (model !== undefined && definition && !Object.hasOwn(definition.settings, 'model')) return `${name} runs one model only (it has no model setting)`;
+    return `${name} cannot run the model asked (its model setting refused it)`;
   }
 
   available(): ProviderDefinition[] {
@@ -202,7 +223,12 @@ export class ProviderRegistry {
   }
 }
 
+/** A config error's sentence without the file it names. */
+function withoutFile({ file, message }: ConfigError): string {
+  return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
+}
+
 /** The config errors that stop a provider, in one line. */
 function problemOf(name: string, errors: ConfigError[]): string {
-  return errors.map((error) => `${error.key} ${error.message}`).join('; ') || `${name} cannot be configured`;
+  return errors.map((error) => error.message).join('; ') || `${name} cannot be configured`;
 }

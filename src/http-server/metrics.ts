@@ -11,12 +11,16 @@ const MAX_LABEL_CHARS = 64;
 
 /**
  * A label's values, capped: a provider name can come from a caller (system1_ask's `model`), and every new
- * value is a new series Prometheus keeps, so past the cap they are pooled under `other`.
+ * value is a new series Prometheus keeps, so past the cap they are pooled under `other`. The names the
+ * config gives are always their own value: invented names cannot push them into `other`.
  */
 class CappedLabel {
   private readonly seen = new Set<string>();
 
+  constructor(private readonly reserved: ReadonlySet<string> = new Set()) {}
+
   value(raw: string): string {
+    if (this.reserved.has(raw)) return raw;
     const text = raw.length > MAX_LABEL_CHARS ? raw.slice(0, MAX_LABEL_CHARS) : raw;
     if (this.seen.has(text)) return text;
     if (this.seen.size >= MAX_LABEL_VALUES) return 'other';
@@ -33,7 +37,7 @@ class CappedLabel {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly providers = new CappedLabel();
+  private readonly providers: CappedLabel;
   private readonly surfaces = new CappedLabel();
   private readonly unsubscribe: () => void;
 
@@ -75,8 +79,12 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  /** `inFlight`: the server's own count of MCP requests being answered, read at each scrape. */
-  constructor(decisions: Pick<DecisionService, 'observe'>, inFlight: () => number) {
+  /**
+   * `inFlight`: the server's own count of MCP requests being answered, read at each scrape; `providers`: the
+   * names the config can use (chain, tables, built-ins), each always counted under its own label.
+   */
+  constructor(decisions: Pick<DecisionService, 'observe'>, inFlight: () => number, providers: readonly string[] = []) {
+    this.providers = new CappedLabel(new Set(providers));
     new Gauge({
       name: 'system1_http_requests_in_flight',
       help: 'MCP requests received and not yet answered.',

@@ -10,6 +10,8 @@ import { ReadinessCheck } from './readiness';
 export interface ServeHttpDeps {
   mcp: Pick<McpServerService, 'connect' | 'drainBoundMs'>;
   decisions: Pick<DecisionService, 'observe'>;
+  /** Every provider name the config can use, for the metrics' labels. */
+  providerNames: readonly string[];
   health: Pick<HealthService, 'health'>;
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -30,7 +32,7 @@ export interface RunningHttpServer {
  */
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
-  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0);
+  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames);
   gateway = new HttpGateway({
     connect: (transport, binding) => deps.mcp.connect(transport, binding),
     readiness: new ReadinessCheck(() => deps.health.health()),

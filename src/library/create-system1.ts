@@ -115,4 +115,8 @@ function checkOptions(options: System1Options): void {
   if (options.minConfidence !== undefined && !(typeof options.minConfidence === 'number' && options.minConfidence >= 0 && options.minConfidence <= 1)) {
     fail('minConfidence', 'must be a number from 0 to 1');
   }
+  if (options.callerModels !== undefined && !(Array.isArray(options.callerModels) && options.callerModels.every((entry) => typeof entry === 'string' && entry.trim() !== ''))) {
+    fail('callerModels', 'must be a list of provider, provider:model, provider:* or * entries');
+  }
+  if (options.cooldown !== undefined && typeof options.cooldown !== 'boolean') fail('cooldown', 'must be true or false');
 }

@@ -1,3 +1,4 @@
+import { callerModelProblem, configuredModel } from '../decisions/caller-models';
 import { DecisionErrorCode } from '../decisions/decision-error';
 import type { DecisionOutcome, DecisionPolicy, DecisionSurface, QuestionOutcome } from '../decisions/decision.types';
 import type { DecisionService } from '../decisions/decision.service';
@@ -43,9 +44,15 @@ export async function libraryDecide(
     timeoutMs: options.timeoutMs ?? LIBRARY_TIMEOUT_MS,
     ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),
     ...((options.defaultModel || options.fallbackModels) && { chain: libraryChain(decisions, options) }),
+    ...(options.cooldown === false && { cooldown: false }),
   };
   const chain = decisions.chainFor(request.model, policy);
   if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
+  if (request.model && options.callerModels) {
+    const rule = { allowed: options.callerModels, chain: libraryChain(decisions, options), widenedBy: 'the callerModels option' };
+    const refused = callerModelProblem(request.model, rule, (provider) => configuredModel(decisions, provider));
+    if (refused) throw new System1InputError('model', refused);
+  }
   // Checked above: the call holds the request's fields and no other.
   const outcome = await decisions.decide(request, policy);
   return libraryResult(outcome);

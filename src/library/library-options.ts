@@ -16,5 +16,13 @@ export interface System1Options {
   minConfidence?: number;
   /** Where log lines go (stderr by default); false for none. */
   logger?: false | ((line: string) => void);
+  /**
+   * The models a call may name besides the chain's: `provider`, `provider:model`, `provider:*` or `*`. Default
+   * any provider the config or the application offers (dsh-system1's rule); give it when calls come from
+   * people who should not choose the engine or spend the keys of others (a call outside it is refused).
+   */
+  callerModels?: string[];
+  /** False: never skip an engine for its recent failures (dsh-system1 has no cooldown); default true. */
+  cooldown?: boolean;
 }
 

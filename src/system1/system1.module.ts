@@ -4,6 +4,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { System1ConfigModule } from '../config/config.module';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { CallerModels } from '../decisions/caller-models.service';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { COOLDOWN_STORE, CooldownService, type CooldownStore } from '../decisions/cooldown.service';
 import { DecisionService } from '../decisions/decision.service';
@@ -57,8 +58,9 @@ export class System1Module {
       module: System1Module,
       global: true,
       imports: [config, ProvidersModule],
-      providers: [...store, ...CORE_SERVICES],
-      exports: [ProvidersModule, ...CORE_SERVICES],
+      // CallerModels serves the MCP tools' callers only: the hooks' hand-built core has no callers to hold.
+      providers: [...store, ...CORE_SERVICES, CallerModels],
+      exports: [ProvidersModule, ...CORE_SERVICES, CallerModels],
     };
   }
 }

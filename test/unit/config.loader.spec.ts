@@ -35,6 +35,7 @@ describe('config loader', () => {
       cooldown_s: 30,
       log_level: 'INFO',
       log_file: '',
+      caller_models: ['*'],
     });
     expect(config.routing).toEqual({
       enabled: false,

@@ -1,5 +1,6 @@
-import { IsIn, Matches } from 'class-validator';
+import { IsIn, Matches, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
+import { MODEL_REF_MAX_CHARS } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
 import { IMAGE_MEDIA_TYPES } from '../question.types';
 
@@ -20,10 +21,12 @@ export class ImageDto {
 
 @JSONSchema({ title: 'model reference', description: 'An engine and, where it serves several, the model to ask.' })
 export class ModelRefDto {
+  @MaxLength(MODEL_REF_MAX_CHARS, { message: `must be at most ${MODEL_REF_MAX_CHARS} characters` })
   @Matches(/\S/, { message: 'must name a provider' })
   provider!: string;
 
   @Optional()
+  @MaxLength(MODEL_REF_MAX_CHARS, { message: `must be at most ${MODEL_REF_MAX_CHARS} characters` })
   @Matches(/\S/, { message: 'must be a non-empty model id when given' })
   model?: string;
 }

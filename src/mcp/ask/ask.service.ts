@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { checkDto } from '../../common/dto-check';
+import { CallerModels } from '../../decisions/caller-models.service';
 import { DecisionService } from '../../decisions/decision.service';
 import type { DecisionState, ImageAttachment, Question } from '../../decisions/question.types';
 import { libraryResult } from '../../library/library-decide';
@@ -18,11 +19,14 @@ export type AskResponse = Record<string, unknown>;
 export class AskService {
   private readonly logger = new Logger('Ask');
 
-  constructor(private readonly decisions: DecisionService) {}
+  constructor(
+    private readonly decisions: DecisionService,
+    private readonly callerModels: CallerModels,
+  ) {}
 
   /** `requestId`: the id the transport knows the call by (the HTTP request's), for the log lines; else a new one. */
   async ask(raw: unknown, signal?: AbortSignal, requestId: string = randomUUID()): Promise<{ response: AskResponse; invalid: boolean }> {
-    const problem = checkAsk(raw);
+    const problem = checkAsk(raw) ?? this.modelProblem(raw);
     if (problem) {
       this.logger.warn(`[${requestId}] ${problem}`);
       return { response: { status: 'error', error: { code: 'invalid_request', message: problem } }, invalid: true };
@@ -57,6 +61,13 @@ export class AskService {
       },
       invalid: false,
     };
+  }
+
+  /** A `model` this server's callers may not choose (checked arguments): nothing is sent to it. */
+  private modelProblem(raw: unknown): string | undefined {
+    const { model } = raw as { model?: { provider: string; model?: string } };
+    const refused = model && this.callerModels.problem(model);
+    return refused ? `invalid request: model ${refused}` : undefined;
   }
 }
 
