@@ -67,6 +67,8 @@ it(
       SYSTEM1_SYSTEMONE_MODEL: 'jev-1.14.0',
       SYSTEM1_SYSTEMONE_API_KEY: ENGINE_KEY,
       SYSTEM1_HTTP_TOKEN: TOKEN,
+      // The operator lets callers choose any model of the primary's engine: so a model it does not know reaches it.
+      SYSTEM1_HTTP_CALLER_MODELS: 'systemone:*',
       ANTHROPIC_API_KEY: OPERATOR_KEY,
       SYSTEM1_ANTHROPIC_ENDPOINT: offChain.url.origin,
     });
@@ -111,9 +113,12 @@ it(
     expect(notByPrimary).toEqual([]);
     expect(offChain.requests).toEqual([]);
     expect(heapAfter - heapBefore).toBeLessThan(HEAP_GROWTH_LIMIT);
-    // An unknown model is the engine's to refuse, on that question; a name over the cap and an engine outside
-    // the chain are refused whole before anything is sent.
-    expect(replies.map((codes) => [...codes])).toEqual([['provider_error'], ['provider_error'], ['invalid_request'], ['invalid_request']]);
+    // An unknown model is the engine's to refuse, on that question, and the three the caller repeats cool down
+    // (that model only: 'unavailable' to this caller); a name over the cap and an engine outside the chain are
+    // refused whole before anything is sent.
+    const [unknownModel, ...others] = replies.map((codes) => [...codes].sort());
+    expect(unknownModel).toEqual(['provider_error', 'unavailable']);
+    expect(others).toEqual([['provider_error'], ['invalid_request'], ['invalid_request']]);
   },
   ATTACK_MS + 60_000,
 );
