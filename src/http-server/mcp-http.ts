@@ -18,7 +18,7 @@ export type ServerFor = (requestId: string | undefined) => Server;
 export function mcpHttpHandler(serverFor: ServerFor, requestIdHeader: string, onerror: (error: Error) => void): McpHttpHandler {
   const requestIdOf = (headers: Headers | undefined) => headers?.get(requestIdHeader) ?? undefined;
   const modern = toNodeHandler(
-    createMcpHandler(({ requestInfo }) => serverFor(requestIdOf(requestInfo?.headers)), { legacy: 'reject', responseMode: 'json', onerror }),
+    createMcpHandler(({ requestInfo }) => serverFor(requestIdOf(requestInfo?.headers)), { legacy: 'reject', onerror }),
     { onerror },
   );
   return async (req, res, body) => {
