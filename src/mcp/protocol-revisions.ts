@@ -8,6 +8,3 @@ export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
 
 /** Every revision this server answers, newest first: the modern ones, then the 2025 era's `initialize` ones. */
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
-
-/** The `_meta` key a modern request names its revision under. */
-export const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';

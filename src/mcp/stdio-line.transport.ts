@@ -22,6 +22,7 @@ export class StdioLineTransport implements DrainableTransport {
 
   private outputGone = false;
   private closed = false;
+  private ended = false;
 
   constructor(
     private readonly input: Readable,
@@ -76,7 +77,7 @@ export class StdioLineTransport implements DrainableTransport {
     });
   }
 
-  private ended = false;
+  /** The input is over (stdin ended or closed, stdout gone, or closed here): the gate decides what follows. */
   private inputEnded(): void {
     if (this.ended) return;
     this.ended = true;
