@@ -78,6 +78,14 @@ it('the 1.x client still connects over stdio and over HTTP', async () => {
   await expectServed(overHttp as never);
 });
 
+it('system1_capabilities and system1_health name the MCP revisions served, newest first', async () => {
+  const client = client2('auto');
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  const served = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+  expect(structured(await client.callTool({ name: 'system1_capabilities', arguments: {} })).mcp_protocol_versions).toEqual(served);
+  expect(structured(await client.callTool({ name: 'system1_health', arguments: {} })).mcp_protocol_versions).toEqual(served);
+});
+
 /** Raw lines to `mcp` over stdio; resolves with every answer once each request has one and stdin is closed. */
 async function stdioExchange(messages: object[]): Promise<Json[]> {
   const child = spawn(process.execPath, [MAIN, 'mcp'], { env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }), stdio: ['pipe', 'pipe', 'ignore'] });
