@@ -1,5 +1,6 @@
 import type { DecisionService } from '../decisions/decision.service';
 import type { HealthService } from '../decisions/health.service';
+import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
 import { HttpGateway, REQUEST_ID_HEADER } from './http-gateway';
 import { listen } from './http-listener';
@@ -33,7 +34,8 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
   let gateway: HttpGateway | undefined;
   const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0);
   gateway = new HttpGateway({
-    mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${error.message}`)),
+    // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
+    mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),
     readiness: new ReadinessCheck(() => deps.health.health()),
     metrics,
     limits: options.limits,
