@@ -4,8 +4,8 @@
 // scenarios (all of them) against one replica, and against three behind haproxy when it is installed, each
 // scenario recorded as passed, failed, or not applicable to a server with tools only and no sessions (the
 // rule: bench/client-tools.js classifyScenario).
-// The clients are installed on demand from the npm registry into a temp prefix (bench/client-tools.js;
-// SYSTEM1_HTTP_CLIENTS_PREFIX to choose it), never into the package. Needs a build (npm run build).
+// The clients are pinned devDependencies (bench/client-tools.js; SYSTEM1_HTTP_CLIENTS_PREFIX to use another
+// install of the same pins, installed there when missing). Needs a build (npm run build).
 // Run: node bench/clients.js, or npm run bench -- clients (not part of the default run).
 'use strict';
 const { mkdtempSync, rmSync } = require('node:fs');

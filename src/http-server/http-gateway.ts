@@ -1,13 +1,13 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isRecord } from '../common/is-record';
-import { readMessage } from '../mcp/envelope';
-import type { McpServerService } from '../mcp/mcp-server.service';
+import { errorReply, INVALID_PARAMS, readMessage, usableId } from '../mcp/envelope';
+import { checkToolCall } from '../mcp/tool-call.guard';
 import { answerEarly } from '../common/http/early-answer';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
 import { bearerToken, SecretCheck } from '../common/http/secret-check';
 import type { HttpLimits } from './http-options';
+import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './metrics';
 import type { ReadinessCheck } from './readiness';
 import { BodyRefused, declaredTooLarge, readBody, tooLargeMessage } from './request-body';
@@ -24,8 +24,8 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
 
 export interface GatewayDeps {
-  /** Binds the tools to a new server on a transport (McpServerService.connect). */
-  connect: McpServerService['connect'];
+  /** Answers an MCP message of either era (mcp-http.ts). */
+  mcp: McpHttpHandler;
   readiness: Pick<ReadinessCheck, 'check'>;
   metrics: Pick<GatewayMetrics, 'httpRequestDone' | 'text' | 'contentType'>;
   limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight'>;
@@ -38,8 +38,8 @@ export interface GatewayDeps {
 }
 
 /**
- * The MCP tools over Streamable HTTP at `/mcp`, stateless (a new server and transport per request, so any
- * replica answers any request), with `/healthz`, `/readyz` and `/metrics` beside it. Every request passes
+ * The MCP tools over Streamable HTTP at `/mcp`, both eras (mcp-http.ts), stateless (no session: any replica
+ * answers any request), with `/healthz`, `/readyz` and `/metrics` beside it. Every request passes
  * the Host and Origin guards (DNS rebinding), then the token where one is needed, then the drain, the
  * in-flight cap and the body cap, each refusal a short JSON answer.
  */
@@ -139,15 +139,15 @@ export class HttpGateway {
   }
 
   private async answerMcp(req: IncomingMessage, res: ServerResponse, message: Record<string, unknown>, requestId: string): Promise<void> {
-    // JSON answers, not a stream: a decision is one answer, and a load balancer need not handle SSE.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const { server } = await this.deps.connect(transport, { requestId });
-    // The client leaving (or the answer written) ends this request's server; calls still running are cancelled.
-    res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await transport.handleRequest(req, res, message);
+    let body = message;
+    if (message.method === 'tools/call' && usableId(message.id)) {
+      const check = checkToolCall(message);
+      if ('invalid' in check) return sendJson(res, 200, errorReply(message.id, INVALID_PARAMS, check.invalid));
+      body = check.message;
+    }
+    // The id this request's calls are logged under, settled above from the body or the client's header.
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    await this.deps.mcp(req, res, body);
   }
 
   private async ready(res: ServerResponse): Promise<void> {

@@ -1,14 +1,16 @@
 import type { DecisionService } from '../decisions/decision.service';
 import type { HealthService } from '../decisions/health.service';
+import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
-import { HttpGateway } from './http-gateway';
+import { HttpGateway, REQUEST_ID_HEADER } from './http-gateway';
 import { listen } from './http-listener';
 import type { HttpServeOptions } from './http-options';
+import { mcpHttpHandler } from './mcp-http';
 import { GatewayMetrics } from './metrics';
 import { ReadinessCheck } from './readiness';
 
 export interface ServeHttpDeps {
-  mcp: Pick<McpServerService, 'connect' | 'drainBoundMs'>;
+  mcp: Pick<McpServerService, 'createServer' | 'drainBoundMs'>;
   decisions: Pick<DecisionService, 'observe'>;
   /** Every provider name the config can use, for the metrics' labels. */
   providerNames: readonly string[];
@@ -28,13 +30,14 @@ export interface RunningHttpServer {
 
 /**
  * Starts the MCP tools over Streamable HTTP with health, readiness and metrics beside them. Loaded only by
- * `serve-http` (the SDK's HTTP transport and prom-client would slow every other command's start).
+ * `serve-http` (the SDK's HTTP entries and prom-client would slow every other command's start).
  */
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
   const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames);
   gateway = new HttpGateway({
-    connect: (transport, binding) => deps.mcp.connect(transport, binding),
+    // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
+    mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),
     readiness: new ReadinessCheck(() => deps.health.health()),
     metrics,
     limits: options.limits,

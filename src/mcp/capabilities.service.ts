@@ -9,6 +9,7 @@ import { questionCapabilitiesOf } from '../decisions/question-capabilities';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { SchemaService } from './schema/schema.service';
 import { TOOL_NAMES } from './tool-names';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-revisions';
 import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
 import { REQUEST_LIMITS } from '../common/limits';
 import { MAX_IMAGES } from '../decisions/dto/request-parts.dto';
@@ -53,6 +54,7 @@ export class CapabilitiesService {
       schema_version: SCHEMA_VERSIONS.response,
       schema_versions: SCHEMA_VERSIONS,
       tools: [...TOOL_NAMES],
+      mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS],
       provider_chain: chain.map(({ name, role }) => ({ name, role })),
       timeout_s: this.config.gateway.timeout_s,
       min_confidence: this.config.gateway.min_confidence,

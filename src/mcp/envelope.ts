@@ -1,4 +1,4 @@
-import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, type StandardSchemaV1Sync } from '@modelcontextprotocol/server';
 import { isRecord } from '../common/is-record';
 
 /** JSON-RPC's own error codes. */
@@ -11,26 +11,24 @@ export type RequestId = string | number;
 /** What a JSON-RPC peer can answer under: a string or an integer (anything else is answered with id null). */
 export const usableId = (id: unknown): id is RequestId => typeof id === 'string' || Number.isInteger(id);
 
-/** The least a zod schema offers, without naming zod's types (the SDK brings its own copy). */
-export interface Parser {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
+/** A schema of the SDK's (`specTypeSchemas`), read through the Standard Schema interface it offers. */
+export type Parser = StandardSchemaV1Sync;
 
 /**
  * Why `value` does not fit `schema`, in one short line naming the first faulty field, or null when it fits.
- * zod itself throws on some input (a record with a `"constructor": null` member): that is a misfit too.
+ * A schema may throw on some input (a record with a `"constructor": null` member): that is a misfit too.
  */
 export function schemaProblem(schema: Parser, value: unknown): string | null {
-  let parsed: ReturnType<Parser['safeParse']>;
+  let issues: readonly { path?: readonly (PropertyKey | { key: PropertyKey })[]; message: string }[] | undefined;
   try {
-    parsed = schema.safeParse(value);
+    issues = schema['~standard'].validate(value).issues;
   } catch {
     return 'a member could not be read (a "constructor" or "__proto__" member where an object is expected)';
   }
-  if (parsed.success) return null;
-  const issue = parsed.error.issues[0];
+  if (issues === undefined) return null;
+  const issue = issues[0];
   if (!issue) return 'the message does not fit the protocol';
-  const where = issue.path.map((part) => String(part)).join('.');
+  const where = (issue.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
   return short(`${where === '' ? 'the message' : where}: ${issue.message}`);
 }
 
@@ -53,7 +51,7 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
  */
 export function envelopeFault(message: Record<string, unknown>): EnvelopeFault | null {
   if (!('method' in message) && ('result' in message || 'error' in message)) {
-    const problem = schemaProblem('result' in message ? JSONRPCResultResponseSchema : JSONRPCErrorResponseSchema, message);
+    const problem = schemaProblem('result' in message ? specTypeSchemas.JSONRPCResultResponse : specTypeSchemas.JSONRPCErrorResponse, message);
     return problem === null ? null : { drop: `dropped an unreadable response from the client (id ${describeId(message.id)}): ${problem}` };
   }
   const id = usableId(message.id) ? message.id : null;
@@ -76,7 +74,7 @@ export function envelopeFault(message: Record<string, unknown>): EnvelopeFault |
     if ('_meta' in params && !isRecord(params._meta)) return fault(INVALID_PARAMS, '"params._meta" must be an object');
   }
   // The SDK's own schema has the last word, so nothing it would drop gets past.
-  const problem = schemaProblem('id' in message ? JSONRPCRequestSchema : JSONRPCNotificationSchema, message);
+  const problem = schemaProblem('id' in message ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification, message);
   if (problem !== null) return fault(problem.startsWith('params') ? INVALID_PARAMS : INVALID_REQUEST, problem);
   return null;
 }

@@ -7,12 +7,12 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 export type { ErrorReply } from './envelope';
 
 /**
- * Sits between stdin and the MCP SDK, which answers nothing to a line that is not JSON, is a batch or is
- * not a JSON-RPC 2.0 message it can read (it logs a dump of its schema errors instead), and ends the
- * session when one line passes 10 MiB. Such lines are answered here with a JSON-RPC error (a response from
- * the client that does not fit is dropped with `drop`'s line: responses are never answered); every
- * well-formed message goes on to the SDK unchanged. An oversized line is discarded as it streams in, never
- * held whole in memory.
+ * Reads stdin line by line for the stdio transport (stdio-line.transport.ts). The MCP SDK answers nothing to
+ * a line that is not JSON, is a batch or is not a JSON-RPC 2.0 message it can read (it logs a dump of its
+ * schema errors instead), and ends the session when one line passes 10 MiB: such lines are answered here
+ * with a JSON-RPC error (a response from the client that does not fit is dropped with `drop`'s line:
+ * responses are never answered). Every well-formed message comes out of the returned object-mode stream
+ * parsed, once. An oversized line is discarded as it streams in, never held whole in memory.
  */
 export function guardStdin(
   input: Readable,
@@ -20,7 +20,7 @@ export function guardStdin(
   maxLineBytes = MAX_LINE_BYTES,
   drop: (why: string) => void = () => undefined,
 ): Readable {
-  const output = new PassThrough();
+  const output = new PassThrough({ objectMode: true });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let oversized = false;
@@ -36,7 +36,7 @@ export function guardStdin(
     const read = readMessage(text, 'line');
     if ('drop' in read) return drop(read.drop);
     if ('reply' in read) return reply(read.reply);
-    output.write(`${text}\n`);
+    output.write(read.message);
   };
 
   input.on('data', (chunk: Buffer) => {

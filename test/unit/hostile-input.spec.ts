@@ -74,7 +74,7 @@ describe('the stdin guard', () => {
     const replies: ErrorReply[] = [];
     const output = guardStdin(input, (reply) => replies.push(reply), maxLineBytes);
     const forwarded: string[] = [];
-    output.on('data', (chunk: Buffer) => forwarded.push(chunk.toString()));
+    output.on('data', (message: unknown) => forwarded.push(`${JSON.stringify(message)}\n`));
     const ended = new Promise((resolve) => output.on('end', resolve));
     for (const chunk of chunks) input.write(chunk);
     input.end();

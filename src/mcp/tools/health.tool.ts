@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthService } from '../../decisions/health.service';
 import { DecisionTally } from '../decision-tally';
+import { SERVED_PROTOCOL_VERSIONS } from '../protocol-revisions';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';
 
 @Injectable()
@@ -19,6 +20,6 @@ export class HealthTool implements McpTool {
   }
 
   async call() {
-    return { result: { ...(await this.health.health()), metrics: this.tally.summary() }, isError: false };
+    return { result: { ...(await this.health.health()), metrics: this.tally.summary(), mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS] }, isError: false };
   }
 }

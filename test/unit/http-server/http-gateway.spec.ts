@@ -20,7 +20,7 @@ afterEach(async () => {
 async function start(readiness: () => Promise<Readiness>): Promise<number> {
   logs = [];
   const gateway = new HttpGateway({
-    connect: () => Promise.reject(new Error('no MCP binding in this test')),
+    mcp: () => Promise.reject(new Error('no MCP binding in this test')),
     readiness: { check: readiness },
     metrics: { httpRequestDone: () => undefined, text: async () => '', contentType: 'text/plain' },
     limits: LIMITS,
