@@ -81,6 +81,8 @@ export const HTTP_KEYS = {
   max_connections: { type: integer({ min: 1, max: 100_000 }), default: 512 },
   headers_timeout_s: { type: decimal({ min: 0, max: 600, minExclusive: true }), default: 10 },
   request_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 30 },
+  // A body with no byte for this long is cut off: a client trickling a body must not hold a connection for long.
+  body_idle_timeout_s: { type: decimal({ min: 0, max: 600, minExclusive: true }), default: 5 },
   keep_alive_timeout_s: { type: decimal({ min: 0, max: 3600, minExclusive: true }), default: 5 },
   // What a caller may name in system1_ask's `model` besides the chain (its callers are strangers with a token,
   // and the engines run on the operator's keys): `provider`, `provider:model`, `provider:*`, or `*`.

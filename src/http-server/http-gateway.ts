@@ -28,7 +28,7 @@ export interface GatewayDeps {
   mcp: McpHttpHandler;
   readiness: Pick<ReadinessCheck, 'check'>;
   metrics: Pick<GatewayMetrics, 'httpRequestDone' | 'text' | 'contentType'>;
-  limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight'>;
+  limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight' | 'bodyIdleTimeoutMs'>;
   /** When set, /mcp and /metrics need it as a bearer token. */
   token?: string;
   /** One line per request, with its id; never a header value, a query string or a body. */
@@ -109,21 +109,22 @@ export class HttpGateway {
     if (route === '/readyz') return this.ready(res);
     if (route === '/metrics') return this.metrics(res);
 
+    if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
+    let body: Buffer;
+    try {
+      body = await readBody(req, res, this.deps.limits.maxBodyBytes, this.deps.limits.bodyIdleTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof BodyRefused)) throw error;
+      // A stalled client sends nothing more to drop: the answer is written and the connection closed.
+      return answerEarly(req, res, error.status, rpcError(error.message), {}, error.status === 408 ? 0 : undefined);
+    }
+    // A request takes a decision slot once its body is here: clients trickling bodies cannot hold them all.
     if (this.draining) return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
     if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
       return refuse(503, `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`, { 'retry-after': '1' });
     }
-    if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
     this.mcpInFlight++;
     res.once('close', () => this.answered());
-
-    let body: Buffer;
-    try {
-      body = await readBody(req, res, this.deps.limits.maxBodyBytes);
-    } catch (error) {
-      if (!(error instanceof BodyRefused)) throw error;
-      return refuse(error.status, error.message);
-    }
     const read = readMessage(body.toString('utf8'), 'request');
     const message = 'message' in read ? read.message : undefined;
     requestId = settleRequestId(message, req.headers[REQUEST_ID_HEADER], () => requestId);

@@ -17,6 +17,8 @@ export interface HttpLimits {
   maxConnections: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** A body with no byte for this long is cut off with 408. */
+  bodyIdleTimeoutMs: number;
   keepAliveTimeoutMs: number;
 }
 
@@ -69,6 +71,7 @@ export function settleHttpOptions(config: LoadedConfig, flags: ServeHttpFlags, e
         maxConnections: settings.max_connections,
         headersTimeoutMs,
         requestTimeoutMs,
+        bodyIdleTimeoutMs: settings.body_idle_timeout_s * 1000,
         keepAliveTimeoutMs: settings.keep_alive_timeout_s * 1000,
       },
     },

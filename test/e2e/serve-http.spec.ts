@@ -259,6 +259,33 @@ describe('serve-http security', () => {
     expect(JSON.parse(second.text).error.message).toContain('max_in_flight');
     expect((await first).status).toBe(200);
   });
+
+  it('gives clients trickling their bodies no decision slot, and cuts a body that stalls with a 408', async () => {
+    const server = await serve({ SYSTEM1_HTTP_MAX_IN_FLIGHT: '2', SYSTEM1_HTTP_BODY_IDLE_TIMEOUT_S: '1' });
+    const body = decideBody({ question: 'Trickled?' });
+    // As many tricklers as there are slots, each sending a byte at a time, well inside the idle time.
+    const tricklers = Array.from({ length: 2 }, () => new RawConnection(server.port));
+    await Promise.all(tricklers.map((connection) => connection.ready()));
+    for (const connection of tricklers) connection.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n{`);
+    let sent = 1;
+    const trickle = setInterval(() => {
+      if (sent < body.length - 1) tricklers.forEach((connection) => connection.write(body[sent]));
+      sent += 1;
+    }, 100);
+    try {
+      const whole = await send(server.port, { path: '/mcp', headers: MCP_HEADERS, body: decideBody({ question: 'Go?' }, 2) });
+      expect(whole.status).toBe(200);
+      expect(JSON.parse(whole.text).result.structuredContent).toMatchObject({ status: 'decided' });
+    } finally {
+      clearInterval(trickle);
+    }
+    // Now they stall: each gets a 408 naming the setting, and its connection is closed.
+    expect(await Promise.all(tricklers.map((connection) => connection.closedWithin(10_000)))).toEqual([true, true]);
+    for (const connection of tricklers) {
+      expect(connection.received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(connection.received).toContain('body_idle_timeout_s');
+    }
+  });
 });
 
 describe('serve-http metrics', () => {

@@ -20,6 +20,7 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * and a client still uploading (curl, Node's http) then loses the answer to EPIPE or ECONNRESET; so the
  * whole answer is written at once, what the client still sends is read and dropped (up to `maxDrainBytes`,
  * past which the socket is cut), and only then is the response ended, which closes the connection cleanly.
+ * `maxDrainBytes` 0 drops nothing and closes at once: for a client that has stopped sending.
  */
 export function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, maxDrainBytes = MAX_DRAIN_BYTES): void {
   const text = JSON.stringify(body);
@@ -34,7 +35,7 @@ export function answerEarly(req: IncomingMessage, res: ServerResponse, status: n
   res.writeHead(status, { ...answer, connection: 'close' });
   // A client still waiting for 100 Continue sends no body, so there is nothing left to drop.
   const waitingToSend = /100-continue/i.test(req.headers.expect ?? '') && !continued.has(req);
-  if (req.destroyed || waitingToSend) {
+  if (req.destroyed || waitingToSend || maxDrainBytes === 0) {
     res.end(text);
     return;
   }

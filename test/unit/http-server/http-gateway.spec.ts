@@ -8,7 +8,7 @@ import { listen, Listening } from '../../../src/http-server/http-listener';
 import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
 
-const LIMITS = { maxBodyBytes: 1024, maxInFlight: 4, maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000 };
+const LIMITS = { maxBodyBytes: 1024, maxInFlight: 4, maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 4000, bodyIdleTimeoutMs: 5_000, keepAliveTimeoutMs: 1000 };
 
 let listening: Listening | undefined;
 let logs: string[];
