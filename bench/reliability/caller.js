@@ -64,9 +64,12 @@ async function withServer(main, engines, env, probe, options) {
 
 const SYSTEMONE_CHAIN = (origins) => ({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: origins.typesafe, SYSTEM1_SYSTEMONE_MODEL: 'jev-1.14.0', SYSTEM1_SYSTEMONE_API_KEY: 'k' });
 
-/** Three asks naming the primary's provider with a model its engine does not know; then another caller decides. */
+/**
+ * Three asks naming the primary's provider with a model its engine does not know (the operator lets callers
+ * choose its models, so the asks reach it); then another caller decides.
+ */
 async function callerCooldown(main) {
-  return withServer(main, ['typesafe'], SYSTEMONE_CHAIN, async ({ origin }) => {
+  return withServer(main, ['typesafe'], (origins) => ({ ...SYSTEMONE_CHAIN(origins), SYSTEM1_HTTP_CALLER_MODELS: 'systemone:*' }), async ({ origin }) => {
     const asks = [];
     for (let i = 0; i < 3; i++) asks.push(outcomeOf(await call(origin, 'system1_ask', { state: 's', questions: [QUESTION], model: { provider: 'systemone', model: 'no-such-checkpoint' } })));
     const next = await call(origin, 'system1_decide', DECIDE);
