@@ -89,7 +89,8 @@ async function callerModelMemory(main) {
     }
     const alive = launched.child.exitCode === null && launched.child.signalCode === null;
     const after = alive ? await call(origin, 'system1_decide', DECIDE) : {};
-    return { outcomes, alive, decides_after: after.status ?? null, rss_mib: mib(launched.sample().rss_mib) };
+    const calls = Object.values(outcomes).reduce((sum, count) => sum + count, 0);
+    return { calls, refused_as_invalid_request: outcomes.invalid_request ?? 0, outcomes, alive, decides_after: after.status ?? null, rss_mib: mib(launched.sample().rss_mib) };
   });
 }
 
