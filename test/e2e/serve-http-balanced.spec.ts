@@ -2,7 +2,7 @@
  * `system1 serve-http` as a team runs it: three replicas of the built server on loopback behind a real load
  * balancer (haproxy from examples/haproxy.cfg, nginx from examples/nginx.conf, each with this test's ports),
  * decisions sent through it by the MCP SDK's Streamable HTTP client while one replica is killed (SIGKILL) and
- * restarted. Needs haproxy (and, for its part, nginx) installed: `.ci/run` installs haproxy with apt-get; a
+ * restarted. Needs haproxy (and, for its part, nginx) installed: `.ci/run` installs both with apt-get; a
  * machine without it skips these suites and says so. The long version is bench/http.js.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +15,7 @@ import { findExecutable, freePort, haproxyConfig, haproxyStats, nginxConfig, ser
 import { requireBuild, Sandbox } from './helpers/gateway';
 import { HttpServerProcess, structured } from './helpers/http-server-process';
 import { eventually, eventuallyRead } from '../helpers/eventually';
+import { describeUnless } from '../helpers/skip-unless';
 import { send } from '../helpers/router-harness';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 
@@ -167,7 +168,7 @@ function expectEachAnsweredOnce(run: Run, total: number): void {
 
 beforeAll(() => requireBuild());
 
-(haproxy ? describe : describe.skip)('serve-http: three replicas behind haproxy (examples/haproxy.cfg)', () => {
+describeUnless(haproxy ? undefined : 'haproxy is not installed (apt-get install haproxy; .ci/run does)')('serve-http: three replicas behind haproxy (examples/haproxy.cfg)', () => {
   const DECISIONS = 1000;
   const IN_FLIGHT = 32;
   /** The replica killed once this many decisions are answered, and restarted. */
@@ -277,7 +278,7 @@ async function startNginx(binary: string, dir: string, config: string, port: num
   }
 }
 
-(nginx ? describe : describe.skip)('serve-http: three replicas behind nginx (examples/nginx.conf)', () => {
+describeUnless(nginx ? undefined : 'nginx is not installed (apt-get install nginx; .ci/run does)')('serve-http: three replicas behind nginx (examples/nginx.conf)', () => {
   let dir: string;
   let replicas: Replicas | undefined;
   let server: ChildProcess | undefined;
