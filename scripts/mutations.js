@@ -61,8 +61,8 @@ const MUTATIONS = [
   {
     name: 'fits never applied',
     file: 'src/calibration/calibration.service.ts',
-    from: '    const fit = this.find(provider, model, question.text, question.options.length);\n    if (!fit) return unchanged;',
-    to: '    return unchanged;',
+    from: 'if (!fit) return unchanged;',
+    to: "if (!fit || question.text !== '(never asked)') return unchanged;",
     tests: ['test/unit/calibration/fit-store.spec.ts', 'test/unit/calibration/shipped-fits.spec.ts', 'test/unit/library/decide.spec.ts', 'test/e2e/calibrate.spec.ts'],
   },
   {
