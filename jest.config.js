@@ -17,4 +17,6 @@ module.exports = {
     ],
   },
   testTimeout: 30000,
+  // The default summary, then every skipped test and why (the run's last lines).
+  reporters: ['default', '<rootDir>/test/helpers/skipped-reporter.js'],
 };

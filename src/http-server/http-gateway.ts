@@ -169,7 +169,10 @@ export class HttpGateway {
   }
 
   private authorised(req: IncomingMessage): boolean {
-    return !this.tokenCheck || this.tokenCheck.matches(bearerToken(req.headers.authorization));
+    if (!this.tokenCheck) return true;
+    // Node reads the first of repeated Authorization headers, a proxy in front may read the last: two are refused.
+    const sent = req.headersDistinct.authorization ?? [];
+    return sent.length === 1 && this.tokenCheck.matches(bearerToken(sent[0]));
   }
 
   private answered(): void {

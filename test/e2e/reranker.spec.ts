@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { requireBuild, Resources, ROOT, runCli, runCommand } from './helpers/gateway';
 import { eventually } from '../helpers/eventually';
+import { describeUnless } from '../helpers/skip-unless';
 
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
@@ -20,7 +21,7 @@ if (!installed) {
       `Run: cd engines/reranker && npm ci (.ci/run does) ***\n`,
   );
 }
-const describeInstalled = installed ? describe : describe.skip;
+const describeInstalled = describeUnless(installed ? undefined : 'engines/reranker/node_modules is missing: cd engines/reranker && npm ci (.ci/run does)');
 
 /** The bearer token both sides are given, so the token rule runs end to end too. */
 const KEY = 'reranker-e2e-key-2f9c';

@@ -9,6 +9,7 @@ import { Resources, requireBuild, runCli, Sandbox } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 import { eventually, RawConnection, send } from '../helpers/router-harness';
 import { parsePrometheusText, sampleSum, sampleValue } from '../helpers/prometheus-text';
+import { eventuallyRead } from '../helpers/eventually';
 
 const TOKEN = 'e2e-http-token-7c1f0a9d2b';
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -39,10 +40,11 @@ async function clientOf(server: HttpServerProcess, headers: Record<string, strin
 
 /** Waits until the server counts `count` MCP requests in flight (its own gauge, read from /metrics). */
 async function inFlight(server: HttpServerProcess, count: number, headers: Record<string, string> = {}): Promise<void> {
-  for (;;) {
-    const metrics = parsePrometheusText((await send(server.port, { method: 'GET', path: '/metrics', headers })).text);
-    if (sampleValue(metrics, 'system1_http_requests_in_flight') === count) return;
-  }
+  await eventuallyRead(
+    async () => sampleValue(parsePrometheusText((await send(server.port, { method: 'GET', path: '/metrics', headers })).text), 'system1_http_requests_in_flight'),
+    (gauge) => gauge === count,
+    `${count} MCP request(s) in flight on port ${server.port}`,
+  );
 }
 
 /**

@@ -20,11 +20,33 @@ const hostileValue = fc.oneof(
   fc.array(fc.string(), { maxLength: 300 }),
 );
 const FIELDS = ['question', 'options', 'context', 'min_confidence', 'request_id', 'schema_version', '__proto__', 'constructor', 'prototype', 'toString'];
+/** Requests a client that follows the schema may send: every one must be answered (decided or abstained), never refused. */
+const wellFormedRequest = fc.record(
+  {
+    question: fc.string({ minLength: 1, maxLength: 40 }).filter((q) => /\S/.test(q)),
+    options: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 20 }).filter((o) => /\S/.test(o)), { minLength: 2, maxLength: 6 }),
+    context: fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+    // Half of them above the mock's confidence, so that abstaining is reached in bulk too.
+    min_confidence: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0.95, max: 1, noNaN: true })),
+    request_id: fc.string({ minLength: 1, maxLength: 40 }),
+  },
+  { requiredKeys: ['question'] },
+);
 const hostileRequest = fc.oneof(
   fc.anything({ maxDepth: 3 }),
   fc.dictionary(fc.constantFrom(...FIELDS), hostileValue, { maxKeys: 6 }),
   fc.record({ question: fc.string({ minLength: 1, maxLength: 40 }), options: hostileValue, context: hostileValue }, { requiredKeys: ['question'] }),
 );
+/** Half hostile, half well-formed: so both the refusal and the answering paths are reached in bulk. */
+const anyRequest = fc.oneof(
+  hostileRequest.map((request) => ({ wellFormed: false, request })),
+  wellFormedRequest.map((request) => ({ wellFormed: true, request })),
+);
+/** The mock's confidence in its first option (its default): the request abstains above it. */
+const MOCK_CONFIDENCE = 0.9;
+const RUNS = 400;
+/** The least share of runs that must reach each branch; about 48%, 26% and 25% reach them today. */
+const LEAST_SHARE = { error: 0.3, decided: 0.15, abstained: 0.15 };
 
 describe('hostile system1_decide arguments', () => {
   let app: TestingModule;
@@ -35,18 +57,39 @@ describe('hostile system1_decide arguments', () => {
   });
   afterAll(() => app.close());
 
-  it('always get a well-formed answer, and never pollute a prototype', async () => {
+  it(`always get a well-formed answer, never pollute a prototype, and reach every branch (of ${RUNS} runs: refused >= ${LEAST_SHARE.error * 100}%, decided >= ${LEAST_SHARE.decided * 100}%, abstained >= ${LEAST_SHARE.abstained * 100}%)`, async () => {
+    const reached = { error: 0, decided: 0, abstained: 0 };
     await fc.assert(
-      fc.asyncProperty(hostileRequest, async (request) => {
+      fc.asyncProperty(anyRequest, async ({ wellFormed, request }) => {
         const reply = await gateway.decide(request);
         expect(validResponse(reply) ? [] : validResponse.errors).toEqual([]);
-        expect(['decided', 'abstained', 'error']).toContain(reply.status);
-        if (reply.status === 'error') expect(reply.error!.code).toBe('invalid_request');
         expect(({} as Record<string, unknown>).question).toBeUndefined();
         expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+        const asked = request as { options?: string[]; min_confidence?: number };
+        switch (reply.status) {
+          case 'error':
+            expect(wellFormed).toBe(false);
+            expect(reply.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/\S/) });
+            expect(reply.decision).toBeNull();
+            break;
+          case 'decided':
+            expect(asked.options ?? ['yes', 'no']).toContain(reply.decision);
+            expect(reply.confidence).toBeGreaterThanOrEqual(asked.min_confidence ?? 0);
+            expect(reply.error).toBeNull();
+            break;
+          case 'abstained':
+            expect(asked.min_confidence).toBeGreaterThan(MOCK_CONFIDENCE);
+            expect(reply.decision).toBeNull();
+            break;
+          default:
+            throw new Error(`status outside the contract: ${String(reply.status)}`);
+        }
+        reached[reply.status]++;
       }),
-      { numRuns: 400 },
+      { numRuns: RUNS },
     );
+    const underReached = (Object.keys(reached) as (keyof typeof reached)[]).filter((branch) => reached[branch] / RUNS < LEAST_SHARE[branch]);
+    expect(underReached.map((branch) => `${branch}: ${reached[branch]} of ${RUNS}`)).toEqual([]);
   });
 
   it.each([

@@ -358,24 +358,16 @@ async function assertAgree(row: Row): Promise<Normalised> {
 // --- the suites ------------------------------------------------------------------------------------
 
 describe('system1_decide and createSystem1() agree on one-question requests', () => {
-  it('has at least ten rows', () => {
-    expect(ROWS.length).toBeGreaterThanOrEqual(10);
-  });
-
   it.each(ROWS.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
     await assertAgree(row);
   });
 
-  it('reaches every kind of outcome over the table (answer, belowThreshold, error, not-asked), so the agreement is not vacuous', async () => {
-    const counts: Record<string, number> = { answer: 0, belowThreshold: 0, error: 0, 'not-asked': 0 };
-    const families = new Set<string>();
-    for (const row of ROWS) {
-      const outcome = await assertAgree(row);
-      counts[kindOf(outcome)] += 1;
-      if (outcome.kind === 'error') families.add(outcome.family);
-    }
-    expect(Object.entries(counts).filter(([, count]) => count === 0)).toEqual([]);
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(ROWS.length);
+  // Each row above asserts that both surfaces reach the row's expected outcome: over the table, those cover
+  // every kind of outcome and every error family, so the agreement is not vacuous.
+  it('the rows expect every kind of outcome (answer, belowThreshold, error, not-asked) and every error family', () => {
+    const kinds = new Set(ROWS.map((row) => kindOf(row.expected)));
+    expect([...kinds].sort()).toEqual(['answer', 'belowThreshold', 'error', 'not-asked']);
+    const families = new Set(ROWS.flatMap((row) => (row.expected.kind === 'error' ? [row.expected.family] : [])));
     expect([...families].sort()).toEqual(['config', 'malformed', 'provider', 'timeout']);
   });
 });

@@ -2,7 +2,7 @@ import { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calibration.service';
+import { CalibrationService } from '../../../src/calibration/calibration.service';
 import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
@@ -34,16 +34,6 @@ describe('the fit store', () => {
     return app.get(DecideService);
   };
   const userFile = () => path.join(dir, 'calibration.json');
-
-  it('ships the Laya typed-decisions fits with their provenance and sample sizes', () => {
-    const { fits, problems } = readFitFile(SHIPPED_FITS);
-    expect(problems).toEqual([]);
-    expect(fits.map((f) => [f.provider, f.model, f.temperature, f.n])).toEqual([
-      ['laya', 'typed-decisions', 0.31, 45],
-      ['laya', 'typed-decisions', 0.27, 24],
-    ]);
-    for (const shipped of fits) expect(shipped.source).toMatch(/published study figures/);
-  });
 
   it('rescales confidence and probabilities with a matching fit and says calibrated: true', async () => {
     saveFits(userFile(), [fit({ question: QUESTION, temperature: 2 })]);

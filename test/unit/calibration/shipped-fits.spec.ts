@@ -25,13 +25,16 @@ describe('shipped fits and the trust floor', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('carry n, trusted and the page and section their figures come from', () => {
-    const shipped = readFitFile(SHIPPED_FITS).fits as (StoredFit & { trusted?: unknown })[];
-    expect(shipped.map((fit) => [fit.question, fit.temperature, fit.n, fit.trusted])).toEqual([
-      [ROUTING, 0.31, 45, true],
-      [DESTRUCTIVE, 0.27, 24, false],
+  it('are the Laya typed-decisions fits, and carry n, trusted and the page and section their figures come from', () => {
+    const { fits, problems } = readFitFile(SHIPPED_FITS);
+    expect(problems).toEqual([]);
+    const shipped = fits as (StoredFit & { trusted?: unknown })[];
+    expect(shipped.map((fit) => [fit.provider, fit.model, fit.question, fit.temperature, fit.n, fit.trusted])).toEqual([
+      ['laya', 'typed-decisions', ROUTING, 0.31, 45, true],
+      ['laya', 'typed-decisions', DESTRUCTIVE, 0.27, 24, false],
     ]);
     for (const fit of shipped) {
+      expect(fit.source).toMatch(/published study figures/);
       expect(fit.source).toContain(SPEC_PAGE);
       expect(fit.source).toContain('How routing and calibration work');
     }

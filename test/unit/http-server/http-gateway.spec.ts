@@ -7,22 +7,25 @@ import { HttpGateway } from '../../../src/http-server/http-gateway';
 import { listen, Listening } from '../../../src/http-server/http-listener';
 import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
+import { eventually } from '../../helpers/eventually';
 
 const LIMITS = { maxBodyBytes: 1024, maxInFlight: 4, maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 4000, bodyIdleTimeoutMs: 5_000, keepAliveTimeoutMs: 1000 };
 
 let listening: Listening | undefined;
+let gateway: HttpGateway;
 let logs: string[];
 afterEach(async () => {
   await listening?.drain(0);
   listening = undefined;
 });
 
-async function start(readiness: () => Promise<Readiness>): Promise<number> {
+async function start(readiness: () => Promise<Readiness>, token?: string): Promise<number> {
   logs = [];
-  const gateway = new HttpGateway({
+  gateway = new HttpGateway({
+    ...(token !== undefined && { token }),
     mcp: () => Promise.reject(new Error('no MCP binding in this test')),
     readiness: { check: readiness },
-    metrics: { httpRequestDone: () => undefined, text: async () => '', contentType: 'text/plain' },
+    metrics: { httpRequestDone: () => undefined, text: async () => 'system1_http_requests_in_flight 0\n', contentType: 'text/plain' },
     limits: LIMITS,
     log: (line) => logs.push(line),
     warn: (line) => logs.push(line),
@@ -30,6 +33,20 @@ async function start(readiness: () => Promise<Readiness>): Promise<number> {
   });
   listening = await listen(gateway, { host: '127.0.0.1', port: 0, allowedHosts: [], allowedOrigins: [], limits: LIMITS }, (line) => logs.push(line));
   return listening.port;
+}
+
+/** Writes `text` on a new connection; what came back once the server closed it or sent a whole answer head. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      if (/\r\n\r\n[^]*\}$/.test(received)) socket.destroy();
+    });
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
 }
 
 /** An HTTP/1.0 request without a Host header, as some load balancers' probes send. */
@@ -80,5 +97,63 @@ describe('the HTTP gateway', () => {
     expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error; see the server log' } });
     expect(answer.text).not.toContain('no MCP binding');
     expect(logs.join('\n')).toContain('no MCP binding in this test');
+  });
+
+  describe('with a token', () => {
+    const TOKEN = 'unit-gateway-token-61c2';
+    const metricsWith = (port: number, authorizations: string[]) =>
+      rawRequest(port, [`GET /metrics HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...authorizations.map((value) => `Authorization: ${value}`), 'Connection: close', '', ''].join('\r\n'));
+
+    it.each<[string, string[]]>([
+      ['none', []],
+      ['a wrong one', ['Bearer wrong']],
+      ['the token with a suffix', [`Bearer ${TOKEN}x`]],
+      ['the token under Basic', [`Basic ${TOKEN}`]],
+      ['two headers, the right one first', [`Bearer ${TOKEN}`, 'Bearer wrong']],
+      ['two headers, the wrong one first', ['Bearer wrong', `Bearer ${TOKEN}`]],
+      ['the right one twice', [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]],
+    ])('refuses /metrics with %s (401)', async (_case, authorizations) => {
+      const port = await start(async () => ({ ready: true, paused: false }), TOKEN);
+      const answer = await metricsWith(port, authorizations);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer).not.toContain('system1_http_requests_in_flight');
+    });
+
+    it.each([`Bearer ${TOKEN}`, `bearer ${TOKEN}`])('serves /metrics to %s', async (authorization) => {
+      const port = await start(async () => ({ ready: true, paused: false }), TOKEN);
+      const answer = await metricsWith(port, [authorization]);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toContain('system1_http_requests_in_flight');
+    });
+
+    it('refuses /mcp without the token before anything else runs', async () => {
+      const port = await start(async () => ({ ready: true, paused: false }), TOKEN);
+      const answer = await send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      expect(answer.status).toBe(401);
+      expect(logs.join('\n')).not.toContain('no MCP binding');
+    });
+  });
+
+  it('answers a body declared over the cap with 413 from Content-Length, before any of it arrives', async () => {
+    const port = await start(async () => ({ ready: true, paused: false }));
+    const answer = await rawRequest(port, [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', `Content-Length: ${LIMITS.maxBodyBytes + 1}`, '', ''].join('\r\n'));
+    expect(answer).toMatch(/^HTTP\/1\.1 413 [^]*connection: close/i);
+    expect(answer).toContain(`limit of ${LIMITS.maxBodyBytes} bytes`);
+  });
+
+  it('refuses MCP requests past max_in_flight with 503 and Retry-After, counting those whose body is still arriving', async () => {
+    const port = await start(async () => ({ ready: true, paused: false }));
+    // Each announces a body it never sends: in flight (being read) until the test ends it.
+    const held = Array.from({ length: LIMITS.maxInFlight }, () => connect(port, '127.0.0.1'));
+    try {
+      for (const socket of held) socket.write([`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Content-Length: 100', '', ''].join('\r\n'));
+      await eventually(() => gateway.inFlight === LIMITS.maxInFlight, 'every held request in flight');
+      const refused = await Promise.all(Array.from({ length: 3 }, () => send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{}' })));
+      for (const answer of refused) expect([answer.status, answer.headers['retry-after']]).toEqual([503, '1']);
+      expect(gateway.inFlight).toBe(LIMITS.maxInFlight);
+    } finally {
+      held.forEach((socket) => socket.destroy());
+    }
+    await eventually(() => gateway.inFlight === 0, 'every slot freed once its client left');
   });
 });

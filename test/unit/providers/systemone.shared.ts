@@ -87,8 +87,8 @@ export function faultGateway(outcome: FaultExpectation[1]): string {
 }
 
 /**
- * Checks one fault's attempt: its outcome and detail, that a timed-out attempt waited for the timeout, that
- * the mock then answered, and that the secret shows up nowhere. (That the timeout really cut the engine
+ * Checks one fault's attempt: its outcome and detail (a timed-out attempt's names the timeout), that the mock
+ * then answered, and that the secret shows up nowhere. (That the timeout really cut the engine
  * off is {@link expectCutOff}: the engine's side of it.)
  */
 export function expectFaultHandled(
@@ -99,8 +99,6 @@ export function expectFaultHandled(
 ): void {
   const matching = typeof detail === 'string' ? expect.stringContaining(detail) : expect.stringMatching(detail);
   expect(reply.attempts[0]).toEqual({ provider, outcome, latency_ms: expect.any(Number), detail: matching });
-  // Not cut short: timers never fire early, so this holds however busy the machine is.
-  if (outcome === 'timeout') expect(reply.attempts[0].latency_ms).toBeGreaterThanOrEqual(280);
   expect(reply.attempts[1]).toMatchObject({ provider: 'mock', outcome: 'ok' });
   expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: OPTIONS[0] });
   expect(JSON.stringify(reply)).not.toContain(secret);

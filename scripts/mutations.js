@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+// The suite audited by mutation: each mutation below breaks one rule of the product on purpose (an exact
+// snippet of src/ replaced), in a copy of this working tree, which is then built and tested with the test files
+// likely to catch it. It reports which tests failed (caught it) and exits 1 when a mutation is caught by
+// fewer than two tests, or when a snippet is no longer in its file (so a mutation never silently tests nothing).
+//
+//   node scripts/mutations.js [name ...]     all mutations, or the named ones
+//   node scripts/mutations.js --check        only checks that every snippet is still in its file
+//
+// CPU-heavy (a build and a few e2e files per mutation): not part of .ci/run.
+'use strict';
+const { execFileSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const LEAST_CATCHING_TESTS = 2;
+
+const COOLDOWN_TESTS = ['test/unit/cooldown.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/unit/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
+const HTTP_TESTS = ['test/unit/http-server/http-gateway.spec.ts', 'test/unit/http-server/guards.spec.ts', 'test/e2e/serve-http.spec.ts', 'test/e2e/serve-http-attacks.spec.ts'];
+const ASK_TESTS = ['test/unit/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
+
+/** Each mutation: the file, the exact snippet, what replaces it, and the tests to run. */
+const MUTATIONS = [
+  {
+    name: 'cooldown never starting',
+    file: 'src/decisions/cooldown.service.ts',
+    from: 'const cools = previous.trial === true || code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;',
+    to: 'const cools = false;',
+    tests: COOLDOWN_TESTS,
+  },
+  {
+    name: 'trial never claimed',
+    file: 'src/decisions/cooldown.service.ts',
+    from: 'this.store.write({ ...entries, [provider]: { failures: entry.failures, until: now + this.windowMs, trial: true } });',
+    to: '',
+    tests: COOLDOWN_TESTS,
+  },
+  {
+    name: 'refusals counted toward cooldown',
+    file: 'src/decisions/cooldown.service.ts',
+    from: 'if (this.windowMs === 0 || NOT_THE_ENGINE.has(code)) return;',
+    to: 'if (this.windowMs === 0 || (NOT_THE_ENGINE.has(code) && false)) return;',
+    tests: COOLDOWN_TESTS,
+  },
+  {
+    name: 'the host guard allowing all',
+    file: 'src/common/http/host-guard.ts',
+    from: '  allows(hostHeader: string | undefined): boolean {\n',
+    to: "  allows(hostHeader: string | undefined): boolean {\n    if (typeof hostHeader !== 'symbol') return true;\n",
+    tests: ['test/unit/http-server/guards.spec.ts', 'test/unit/structured/router-access.spec.ts', 'test/e2e/serve-http.spec.ts'],
+  },
+  {
+    name: '--write not saving',
+    file: 'src/commands/calibrate/calibrate.command.ts',
+    from: 'if (target && report.fits.length > 0) saveFits(target, report.fits);',
+    to: 'if (target && report.fits.length < 0) saveFits(target, report.fits);',
+    tests: ['test/unit/calibration/report-parts.spec.ts', 'test/e2e/calibrate.spec.ts', 'test/e2e/calibrate-figures.spec.ts'],
+  },
+  {
+    name: 'fits never applied',
+    file: 'src/calibration/calibration.service.ts',
+    from: 'if (!fit) return unchanged;',
+    to: "if (!fit || question.text !== '(never asked)') return unchanged;",
+    tests: ['test/unit/calibration/fit-store.spec.ts', 'test/unit/calibration/shipped-fits.spec.ts', 'test/unit/library/decide.spec.ts', 'test/e2e/calibrate.spec.ts'],
+  },
+  {
+    name: 'system1_ask dropping a question',
+    file: 'src/mcp/ask/ask.service.ts',
+    from: 'for (const { id, ...question } of request.questions) {',
+    to: 'for (const { id, ...question } of request.questions.slice(0, -1)) {',
+    tests: ASK_TESTS,
+  },
+  {
+    name: 'system1_ask dropping its images',
+    file: 'src/mcp/ask/ask.service.ts',
+    from: '...(request.images && { images: request.images }),',
+    to: '',
+    tests: ASK_TESTS,
+  },
+  {
+    name: 'system1_ask dropping longContext',
+    file: 'src/mcp/ask/ask.service.ts',
+    from: '...(request.longContext && { longContext: true }),',
+    to: '',
+    tests: ASK_TESTS,
+  },
+  {
+    name: 'system1_ask dropping fallbacks',
+    file: 'src/mcp/ask/ask.service.ts',
+    from: '...(meta.attempts && { fallbacks: meta.attempts }),',
+    to: '',
+    tests: ASK_TESTS,
+  },
+  {
+    name: 'the token check passing all',
+    file: 'src/http-server/http-gateway.ts',
+    from: 'return sent.length === 1 && this.tokenCheck.matches(bearerToken(sent[0]));',
+    to: 'return sent.length >= 0 || this.tokenCheck.matches(bearerToken(sent[0]));',
+    tests: HTTP_TESTS,
+  },
+  {
+    name: '/metrics without the token',
+    file: 'src/http-server/http-gateway.ts',
+    from: "if ((route === MCP_PATH || route === '/metrics') && !this.authorised(req)) {",
+    to: 'if (route === MCP_PATH && !this.authorised(req)) {',
+    tests: HTTP_TESTS,
+  },
+  {
+    name: 'the pause ignored',
+    file: 'src/decisions/decision.service.ts',
+    from: 'if (this.pause.isPaused()) return {',
+    to: 'if (this.pause.isPaused() && false) return {',
+    tests: ['test/unit/gateway.service.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/pause.spec.ts'],
+  },
+  {
+    name: 'the threshold never abstaining',
+    file: 'src/decisions/decision.service.ts',
+    from: 'belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,',
+    to: 'belowThreshold: false,',
+    tests: ['test/unit/gateway.service.spec.ts', 'test/unit/hostile-input.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/threshold.spec.ts'],
+  },
+  {
+    name: 'the early 413 disabled',
+    file: 'src/http-server/http-gateway.ts',
+    from: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return',
+    to: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes) && false) return',
+    tests: HTTP_TESTS,
+  },
+  {
+    name: 'the in-flight cap disabled',
+    file: 'src/http-server/http-gateway.ts',
+    from: 'if (this.mcpInFlight >= this.deps.limits.maxInFlight) {',
+    to: 'if (this.mcpInFlight < 0) {',
+    tests: HTTP_TESTS,
+  },
+];
+
+/** Replaces the one occurrence of `from` in `text`; throws when there is none, or more than one. */
+function mutate(text, { name, file, from, to }) {
+  const at = text.indexOf(from);
+  if (at < 0) throw new Error(`mutation "${name}": its snippet is no longer in ${file}; update scripts/mutations.js:\n${from}`);
+  if (text.indexOf(from, at + 1) >= 0) throw new Error(`mutation "${name}": its snippet occurs more than once in ${file}`);
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
+
+/** This working tree (tracked and new files, not ignored ones) copied to a temp dir, node_modules linked. */
+function copyTree() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'system1-mutations-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT }).toString().split('\0').filter(Boolean);
+  for (const file of files) {
+    const source = path.join(ROOT, file);
+    if (!fs.existsSync(source)) continue; // deleted in the working tree
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.copyFileSync(source, path.join(dir, file));
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const reranker = path.join(ROOT, 'engines', 'reranker', 'node_modules');
+  if (fs.existsSync(reranker)) fs.symlinkSync(reranker, path.join(dir, 'engines', 'reranker', 'node_modules'));
+  return dir;
+}
+
+function run(dir, command, args) {
+  const result = spawnSync(command, args, { cwd: dir, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  return { code: result.status ?? 1, output: `${result.stdout}${result.stderr}` };
+}
+
+/** The full names of the tests that failed (and files that failed to load), from jest's JSON results. */
+function failedTests(resultsFile) {
+  if (!fs.existsSync(resultsFile)) return ['(jest wrote no results)'];
+  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  const failed = [];
+  for (const suite of results.testResults) {
+    const file = path.relative(path.dirname(resultsFile), suite.name);
+    const tests = suite.assertionResults.filter((test) => test.status === 'failed');
+    if (suite.status === 'failed' && suite.assertionResults.length === 0) failed.push(`${file}: (the file failed to load)`);
+    for (const test of tests) failed.push(`${file}: ${test.fullName}`);
+  }
+  return failed;
+}
+
+function main() {
+  const check = process.argv.includes('--check');
+  const wanted = process.argv.slice(2).filter((arg) => arg !== '--check');
+  const chosen = wanted.length === 0 ? MUTATIONS : MUTATIONS.filter((mutation) => wanted.includes(mutation.name));
+  const known = new Set(MUTATIONS.map((mutation) => mutation.name));
+  const unknown = wanted.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`no mutation named ${unknown.join(', ')}; known: ${[...known].join('; ')}`);
+  // Every snippet is checked before any build, so a stale one fails at once.
+  for (const mutation of chosen) mutate(fs.readFileSync(path.join(ROOT, mutation.file), 'utf8'), mutation);
+  if (check) return console.log(`${chosen.length} mutation snippets found, each once`);
+
+  const dir = copyTree();
+  const summary = [];
+  try {
+    const fakes = run(dir, process.execPath, [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.fakes.json']);
+    if (fakes.code !== 0) throw new Error(`the fakes do not build:\n${fakes.output}`);
+    for (const mutation of chosen) {
+      const file = path.join(dir, mutation.file);
+      const original = fs.readFileSync(file, 'utf8');
+      fs.writeFileSync(file, mutate(original, mutation));
+      try {
+        const build = run(dir, 'npm', ['run', 'build', '--silent']);
+        // A mutation that does not compile tests nothing: reported as broken (the run fails), never as caught.
+        if (build.code !== 0) {
+          summary.push({ name: mutation.name, caught: [], broken: build.output.split('\n').filter((line) => line.includes('error')).join('; ') });
+          console.log(`\n${mutation.name}: DOES NOT BUILD: ${summary[summary.length - 1].broken}`);
+          continue;
+        }
+        const resultsFile = path.join(dir, '.mutation-results.json');
+        fs.rmSync(resultsFile, { force: true });
+        run(dir, process.execPath, [path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--json', `--outputFile=${resultsFile}`, '--runInBand', ...mutation.tests]);
+        const caught = failedTests(resultsFile);
+        summary.push({ name: mutation.name, caught });
+        console.log(`\n${mutation.name}: caught by ${caught.length} test(s)${caught.length < LEAST_CATCHING_TESTS ? '  <-- FEWER THAN TWO' : ''}`);
+        for (const test of caught) console.log(`  ${test}`);
+      } finally {
+        fs.writeFileSync(file, original);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  console.log('\nsummary:');
+  for (const { name, caught, broken } of summary) console.log(`  ${broken ? 'BROKEN' : String(caught.length).padStart(6)}  ${name}`);
+  const weak = summary.filter(({ caught }) => caught.length < LEAST_CATCHING_TESTS);
+  if (weak.length > 0) {
+    console.log(`\n${weak.length} mutation(s) caught by fewer than ${LEAST_CATCHING_TESTS} tests: ${weak.map(({ name }) => name).join('; ')}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`\nevery mutation caught by at least ${LEAST_CATCHING_TESTS} tests`);
+  }
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}
