@@ -19,11 +19,14 @@ afterEach(async () => {
   listening = undefined;
 });
 
-async function start(readiness: () => Promise<Readiness>, token?: string): Promise<number> {
+/** The MCP handler of these tests: none, unless a test gives one. */
+const noMcp = () => Promise.reject(new Error('no MCP binding in this test'));
+
+async function start(readiness: () => Promise<Readiness>, token?: string, mcp: ConstructorParameters<typeof HttpGateway>[0]['mcp'] = noMcp): Promise<number> {
   logs = [];
   gateway = new HttpGateway({
     ...(token !== undefined && { token }),
-    mcp: () => Promise.reject(new Error('no MCP binding in this test')),
+    mcp,
     readiness: { check: readiness },
     metrics: { httpRequestDone: () => undefined, text: async () => 'system1_http_requests_in_flight 0\n', contentType: 'text/plain' },
     limits: LIMITS,
@@ -141,18 +144,29 @@ describe('the HTTP gateway', () => {
     expect(answer).toContain(`limit of ${LIMITS.maxBodyBytes} bytes`);
   });
 
-  it('refuses MCP requests past max_in_flight with 503 and Retry-After, counting those whose body is still arriving', async () => {
-    const port = await start(async () => ({ ready: true, paused: false }));
-    // Each announces a body it never sends: in flight (being read) until the test ends it.
-    const held = Array.from({ length: LIMITS.maxInFlight }, () => connect(port, '127.0.0.1'));
+  it('refuses MCP requests past max_in_flight with 503 and Retry-After, counting only those whose body has arrived', async () => {
+    // The MCP handler holds every request it gets until the test lets them go.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const port = await start(async () => ({ ready: true, paused: false }), undefined, async (_req, res) => {
+      await released;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    // More clients than slots announce a body and send none: being read, they hold no slot.
+    const trickling = Array.from({ length: LIMITS.maxInFlight + 2 }, () => connect(port, '127.0.0.1'));
+    const mcpRequest = () => send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     try {
-      for (const socket of held) socket.write([`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Content-Length: 100', '', ''].join('\r\n'));
-      await eventually(() => gateway.inFlight === LIMITS.maxInFlight, 'every held request in flight');
-      const refused = await Promise.all(Array.from({ length: 3 }, () => send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{}' })));
+      for (const socket of trickling) socket.write([`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Content-Length: 100', '', '{'].join('\r\n'));
+      const held = Array.from({ length: LIMITS.maxInFlight }, mcpRequest);
+      await eventually(() => gateway.inFlight === LIMITS.maxInFlight, 'every whole request in flight');
+      const refused = await Promise.all(Array.from({ length: 3 }, mcpRequest));
       for (const answer of refused) expect([answer.status, answer.headers['retry-after']]).toEqual([503, '1']);
       expect(gateway.inFlight).toBe(LIMITS.maxInFlight);
+      release();
+      expect((await Promise.all(held)).map((answer) => answer.status)).toEqual(Array(LIMITS.maxInFlight).fill(200));
     } finally {
-      held.forEach((socket) => socket.destroy());
+      release();
+      trickling.forEach((socket) => socket.destroy());
     }
     await eventually(() => gateway.inFlight === 0, 'every slot freed once its client left');
   });
