@@ -20,9 +20,31 @@ const LEAST_CATCHING_TESTS = 2;
 const COOLDOWN_TESTS = ['test/unit/cooldown.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/unit/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
 const HTTP_TESTS = ['test/unit/http-server/http-gateway.spec.ts', 'test/unit/http-server/guards.spec.ts', 'test/e2e/serve-http.spec.ts', 'test/e2e/serve-http-attacks.spec.ts'];
 const ASK_TESTS = ['test/unit/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
+const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/chosen-models.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
 
 /** Each mutation: the file, the exact snippet, what replaces it, and the tests to run. */
 const MUTATIONS = [
+  {
+    name: 'a caller may choose any model (round three)',
+    file: 'src/decisions/caller-models.ts',
+    from: 'if (rule.allowed.includes(ANY_MODEL)) return undefined;',
+    to: 'return undefined;',
+    tests: CALLER_TESTS,
+  },
+  {
+    name: 'a request-side problem cools the engine down (round three)',
+    file: 'src/decisions/decision.service.ts',
+    from: "if (policy.cooldown !== false && !('notSent' in attempt) && !request.signal?.aborted)",
+    to: 'if (policy.cooldown !== false && !request.signal?.aborted)',
+    tests: [...CALLER_TESTS, ...COOLDOWN_TESTS],
+  },
+  {
+    name: 'a request holds a decision slot while its body arrives (round three)',
+    file: 'src/http-server/http-gateway.ts',
+    from: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));',
+    to: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));\n    this.mcpInFlight++;\n    res.once(\'close\', () => this.answered());',
+    tests: HTTP_TESTS,
+  },
   {
     name: 'cooldown never starting',
     file: 'src/decisions/cooldown.service.ts',
@@ -33,8 +55,8 @@ const MUTATIONS = [
   {
     name: 'trial never claimed',
     file: 'src/decisions/cooldown.service.ts',
-    from: 'this.store.write({ ...entries, [provider]: { failures: entry.failures, until: now + this.windowMs, trial: true } });',
-    to: '',
+    from: 'if (left < 0) this.store.set(provider, { failures: entry!.failures, until: this.now() + this.windowMs, trial: true });',
+    to: 'if (left < 0) void 0;',
     tests: COOLDOWN_TESTS,
   },
   {
