@@ -301,7 +301,7 @@ function proxyHeaders(main) {
       await send(`${url}/chat/completions`, { body: STRUCTURED, headers: { [name]: value } });
       if (slow.hits.length > before) sentSlow.push(name);
     }
-    return { headers: Object.keys(added).length, sent_to_slow_model: sentSlow };
+    return { headers: Object.keys(added).length, sent_slow: sentSlow.length, sent_to_slow_model: sentSlow };
   });
 }
 
