@@ -20,7 +20,7 @@ const LEAST_CATCHING_TESTS = 2;
 const COOLDOWN_TESTS = ['test/unit/cooldown.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/unit/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
 const HTTP_TESTS = ['test/unit/http-server/http-gateway.spec.ts', 'test/unit/http-server/guards.spec.ts', 'test/e2e/serve-http.spec.ts', 'test/e2e/serve-http-attacks.spec.ts'];
 const ASK_TESTS = ['test/unit/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
-const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/chosen-models.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
+const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/chosen-models.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
 
 /** Each mutation: the file, the exact snippet, what replaces it, and the tests to run. */
 const MUTATIONS = [

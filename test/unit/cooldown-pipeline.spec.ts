@@ -3,7 +3,8 @@
  * system1_health's HealthService over DecisionService and CooldownService, with mock engines that hang.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { CooldownService } from '../../src/decisions/cooldown.service';
+import { CooldownService, cooldownKey } from '../../src/decisions/cooldown.service';
+import { DecisionService } from '../../src/decisions/decision.service';
 import { HealthService } from '../../src/decisions/health.service';
 import { DecideService } from '../../src/mcp/decide/decide.service';
 import type { DecideResponseDto } from '../../src/mcp/dto/decide-response.dto';
@@ -191,6 +192,19 @@ describe('what does not cool, and the one trial after a window', () => {
     const fits = await decide.decide({ question: 'Which one?', options: ['a', 'b'] });
     expect(fits).toMatchObject({ status: 'decided', provider: 'small' });
     expect(fits.attempts).toEqual([{ provider: 'small', outcome: 'ok', latency_ms: expect.any(Number), detail: null }]);
+  });
+
+  it('a model the call names that the provider cannot use is never sent, and never cools that provider or model', async () => {
+    const gateway = await app('[gateway]\nprovider = "mock"\n');
+    const decisions = gateway.get(DecisionService);
+    const chosen = { provider: 'mock', model: 'no-such-checkpoint' };
+    for (let i = 0; i < 4; i++) {
+      const { answers, attempts } = await decisions.decide({ questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } }, model: chosen });
+      expect(answers.q).toMatchObject({ status: 'error', error: { code: 'unavailable', message: expect.stringContaining('is not usable') } });
+      expect(attempts).toHaveLength(1);
+    }
+    const cooldown = gateway.get(CooldownService);
+    expect([cooldown.peekMs(cooldownKey(chosen)), cooldown.peekMs(cooldownKey({ provider: 'mock' }))]).toEqual([0, 0]);
   });
 
   // cooldown.service.ts: "once the window is over one call tries it again". remainingMs() returns 0 to
