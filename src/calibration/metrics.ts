@@ -198,32 +198,35 @@ export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5
 }
 
 /**
- * The fold of each item, stratified as scikit-learn's StratifiedKFold(shuffle=True) does: the items sorted
- * by stratum and dealt to the folds in turn (so each fold holds its share of every stratum, give or take
- * one), the members of a stratum shuffled (seeded) first. An unstratified split of a small sample moves the
- * label shares of a fold's training and test parts in opposite directions, and a fit judged so is judged
- * on the split, not on itself.
+ * The fold of each item, allocated as scikit-learn's StratifiedKFold(shuffle=True) does: strata numbered in
+ * order of first appearance, the sorted stratum numbers dealt to the folds in turn (so each fold holds its
+ * share of every stratum, give or take one), then each stratum's fold numbers shuffled (seeded) over its
+ * items in order. An unstratified split of a small sample moves the label shares of a fold's training and
+ * test parts in opposite directions, and a fit judged so is judged on the split, not on itself.
  */
 export function stratifiedFolds<T>(items: readonly T[], stratum: (item: T) => string | number, folds = 5, seed = 13): number[] {
   const random = seededRandom(seed);
-  const strata = new Map<string | number, number[]>();
-  items.forEach((item, i) => {
+  const numbers = new Map<string | number, number>();
+  const strata = items.map((item) => {
     const key = stratum(item);
-    const members = strata.get(key);
-    if (members) members.push(i);
-    else strata.set(key, [i]);
+    if (!numbers.has(key)) numbers.set(key, numbers.size);
+    return numbers.get(key)!;
   });
-  const keys = [...strata.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // allocation[s][fold]: how many of stratum s the fold gets, from dealing the sorted stratum numbers.
+  const allocation = Array.from({ length: numbers.size }, () => new Array<number>(folds).fill(0));
+  [...strata].sort((a, b) => a - b).forEach((s, position) => (allocation[s][position % folds] += 1));
   const foldOf = new Array<number>(items.length);
-  let position = 0;
-  for (const key of keys) {
-    const members = strata.get(key)!;
-    for (let i = members.length - 1; i > 0; i--) {
+  allocation.forEach((perFold, s) => {
+    const foldNumbers = perFold.flatMap((count, fold) => new Array<number>(count).fill(fold));
+    for (let i = foldNumbers.length - 1; i > 0; i--) {
       const j = floor(random() * (i + 1));
-      [members[i], members[j]] = [members[j], members[i]];
+      [foldNumbers[i], foldNumbers[j]] = [foldNumbers[j], foldNumbers[i]];
     }
-    for (const member of members) foldOf[member] = position++ % folds;
-  }
+    let next = 0;
+    strata.forEach((itemStratum, i) => {
+      if (itemStratum === s) foldOf[i] = foldNumbers[next++];
+    });
+  });
   return foldOf;
 }
 
