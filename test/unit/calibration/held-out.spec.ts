@@ -7,38 +7,13 @@
  */
 import { reportGroup } from '../../../src/calibration/calibration-report';
 import { seededRandom } from '../../../src/calibration/random';
+import { EngineSample, halfRightAtSeventy, syntheticEngine } from '../../helpers/synthetic-engine';
 import { heldOutScores, scores, scaled, mlTemperature } from '../../helpers/independent-calibration';
 
 /** The product's documented floor on probabilities before the log. */
 const FLOOR = 5e-5;
 
-interface Sample {
-  probabilities: number[][];
-  labels: number[];
-}
-
-/**
- * A 3-option engine with known truth: each answer's true probabilities softmax(2z), z standard normal, the
- * label drawn from them; the engine reports truth^distortion renormalised, to 4 decimals. Above 1 it is
- * over-confident, below 1 under-confident, at 1 calibrated.
- */
-function engine(n: number, distortion: number, seed: number): Sample {
-  const random = seededRandom(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const sample: Sample = { probabilities: [], labels: [] };
-  for (let i = 0; i < n; i++) {
-    const weights = [0, 1, 2].map(() => Math.exp(2 * normal()));
-    const truth = weights.map((w) => w / weights.reduce((s, x) => s + x, 0));
-    let label = 0;
-    for (let r = random(), acc = truth[0]; r > acc && label < 2; acc += truth[++label]);
-    const powered = truth.map((p) => Math.pow(p, distortion));
-    sample.probabilities.push(powered.map((p) => Math.round((p / powered.reduce((s, x) => s + x, 0)) * 1e4) / 1e4));
-    sample.labels.push(label);
-  }
-  return sample;
-}
-
-const report = ({ probabilities, labels }: Sample) => reportGroup(probabilities.map((p, i) => ({ probabilities: p, label: labels[i] })), 0.8);
+const report = ({ probabilities, labels }: EngineSample) => reportGroup(probabilities.map((p, i) => ({ probabilities: p, label: labels[i] })), 0.8);
 
 const ENGINES = { 'over-confident': 3, 'under-confident': 1 / 3, 'well-calibrated': 1 } as const;
 const SIZES = [40, 60, 120, 400];
@@ -48,7 +23,7 @@ describe('held-out figures match an independent stratified 5-fold computation', 
   const cases = Object.entries(ENGINES).flatMap(([name, distortion]) => SIZES.map((n) => [name, n, distortion] as const));
   it.each(cases)('%s engine, n = %i: held-out ECE within 0.05, log loss within 0.02', (_, n, distortion) => {
     for (const seed of SEEDS.slice(0, 3)) {
-      const sample = engine(n, distortion, seed);
+      const sample = syntheticEngine(n, distortion, seed);
       const product = report(sample);
       const independent = heldOutScores(sample.probabilities, sample.labels, seededRandom(13), 5, FLOOR);
       expect(Math.abs(product.ece_held_out! - independent.ece)).toBeLessThanOrEqual(0.05);
@@ -59,7 +34,7 @@ describe('held-out figures match an independent stratified 5-fold computation', 
 });
 
 describe('the trust verdict rests on held-out log loss and Brier score', () => {
-  const verdicts = (distortion: number, n: number) => SEEDS.map((seed) => report(engine(n, distortion, seed)));
+  const verdicts = (distortion: number, n: number) => SEEDS.map((seed) => report(syntheticEngine(n, distortion, seed)));
 
   it.each(SIZES)('a well-calibrated engine at n = %i: never trusted, its fit judged not needed or harmless', (n) => {
     const reports = verdicts(1, n);
@@ -100,7 +75,7 @@ describe("the issue's example: an engine that always says 0.7 for an answer righ
   ];
 
   it.each(labelsInOrder.map((labels, i) => [i + 1, labels] as const))('order %i: trusted, T = 2.49, held-out ECE 0.015 as the independent folds give', (_, labels) => {
-    const sample = { probabilities: labels.map(() => [0.7, 0.2, 0.1]), labels };
+    const sample = halfRightAtSeventy(labels);
     const product = report(sample);
     const t = mlTemperature(sample.probabilities, labels, FLOOR);
     expect(t).toBeCloseTo(2.49, 2);
