@@ -45,7 +45,8 @@ function routingLog(dir: string): Fixture {
   for (let i = 0; i < 40; i++) {
     const draw = (what: string) => seededUniform('label-loop', String(i), what);
     const truthHere: Labels = { read_only: draw('read_only') < 0.35, design: draw('design') < 0.3, review: draw('review') < 0.2, specified: draw('specified') < 0.5 };
-    const prompt = `Task ${i}: please look at the module named part-${i} and work through what it needs today`;
+    // Long prompts (as pasted logs make them) give each rewrite a window the hook can land appends in.
+    const prompt = `Task ${i}: please look at the module named part-${i} and work through what it needs today\n${'log line of the failing build\n'.repeat(2000)}`;
     truth.set(prompt, truthHere);
     labels.set(`p${i}`, { ...truthHere, tier: routeTier(truthHere) });
     const ran = TIERS[Math.floor(draw('tier') * 3)];
@@ -63,24 +64,32 @@ function routingLog(dir: string): Fixture {
 
 /**
  * A hook process appending routed prompts through the product's own append (routing-log.ts, as the
- * UserPromptSubmit hook does), a few milliseconds apart; it holds its last line until `release` exists, so
- * it is still appending when the applies are done.
+ * UserPromptSubmit hook does): 50 a few milliseconds apart; then, the moment it sees a rewrite's temp file
+ * beside the log, 100 back to back (into the rewrite's window, between its read and its rename); then 49
+ * more; the last only once `release` exists. It says on stdout when it saw the rewrite.
  */
 function startHook(log: string, release: string) {
   const script = `
     const { appendLogLine } = require(${JSON.stringify(path.join(ROOT, 'dist', 'routing', 'routing-log.js'))});
-    const { existsSync } = require('node:fs');
+    const { existsSync, readdirSync } = require('node:fs');
     const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-    for (let i = 0; i < ${HOOK_LINES}; i++) {
-      if (i === ${HOOK_LINES - 1}) while (!existsSync(${JSON.stringify(release)})) pause(5);
-      appendLogLine(${JSON.stringify(log)}, { ts: new Date().toISOString(), source: 'routing', prompt_id: 'hook-' + i, prompt: 'appended by the hook ' + i, provider: 'laya', tier: 'sonnet' });
-      pause(3);
-    }`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const append = (i) => appendLogLine(${JSON.stringify(log)}, { ts: new Date().toISOString(), source: 'routing', prompt_id: 'hook-' + i, prompt: 'appended by the hook ' + i, provider: 'laya', tier: 'sonnet' });
+    const rewriting = () => readdirSync(${JSON.stringify(path.dirname(log))}).some((name) => name.endsWith('.rewrite'));
+    let i = 0;
+    for (; i < 50; i++, pause(2)) append(i);
+    while (!rewriting()) if (existsSync(${JSON.stringify(release)})) process.exit(3);
+    process.stdout.write('seen\\n');
+    for (; i < 150; i++) append(i);
+    for (; i < ${HOOK_LINES - 1}; i++, pause(2)) append(i);
+    while (!existsSync(${JSON.stringify(release)})) pause(5);
+    append(i);`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { exited, stderr: () => stderr };
+  return { exited, stderr: () => stderr, sawRewrite: () => stdout.includes('seen') };
 }
 
 const entriesOf = (log: string): Json[] => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
@@ -122,13 +131,17 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
   writeFileSync(goodFile, good.map((item) => JSON.stringify(item)).join('\n') + '\n');
   const release = path.join(sandbox.dir, 'release-hook');
   const hook = startHook(fixture.log, release);
-  await eventually(() => hookLinesIn(fixture.log) > 0, 'the hook appended its first line');
-  for (let round = 0; round < 3; round++) {
+  await eventually(() => hookLinesIn(fixture.log) >= 50, 'the hook appended its first 50 lines');
+  // Applied again (the same labels) until the hook has caught a rewrite in progress: at most 10 times.
+  let applies = 0;
+  while (!hook.sawRewrite() && applies < 10) {
     const applied = await runCli(['label', 'apply', goodFile], env);
     expect([applied.code, applied.stderr]).toEqual([0, '']);
     expect(applied.stdout).toContain('Labelled 40 routed prompts');
+    applies += 1;
   }
-  // The hook was still appending when the applies were done (it waits at its last line for this).
+  // The race was run: the hook appended into a rewrite's window, and was still appending after it.
+  expect(hook.sawRewrite()).toBe(true);
   expect(hookLinesIn(fixture.log)).toBeLessThan(HOOK_LINES);
   writeFileSync(release, '');
   expect(await hook.exited).toBe(0);
