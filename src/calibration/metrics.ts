@@ -207,14 +207,19 @@ export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5
 export function stratifiedFolds<T>(items: readonly T[], stratum: (item: T) => string | number, folds = 5, seed = 13): number[] {
   const random = seededRandom(seed);
   const numbers = new Map<string | number, number>();
-  const strata = items.map((item) => {
+  const members: number[][] = [];
+  items.forEach((item, i) => {
     const key = stratum(item);
-    if (!numbers.has(key)) numbers.set(key, numbers.size);
-    return numbers.get(key)!;
+    if (!numbers.has(key)) {
+      numbers.set(key, members.length);
+      members.push([]);
+    }
+    members[numbers.get(key)!].push(i);
   });
   // allocation[s][fold]: how many of stratum s the fold gets, from dealing the sorted stratum numbers.
-  const allocation = Array.from({ length: numbers.size }, () => new Array<number>(folds).fill(0));
-  [...strata].sort((a, b) => a - b).forEach((s, position) => (allocation[s][position % folds] += 1));
+  const allocation = members.map(() => new Array<number>(folds).fill(0));
+  let position = 0;
+  members.forEach((inStratum, s) => inStratum.forEach(() => (allocation[s][position++ % folds] += 1)));
   const foldOf = new Array<number>(items.length);
   allocation.forEach((perFold, s) => {
     const foldNumbers = perFold.flatMap((count, fold) => new Array<number>(count).fill(fold));
@@ -222,10 +227,7 @@ export function stratifiedFolds<T>(items: readonly T[], stratum: (item: T) => st
       const j = floor(random() * (i + 1));
       [foldNumbers[i], foldNumbers[j]] = [foldNumbers[j], foldNumbers[i]];
     }
-    let next = 0;
-    strata.forEach((itemStratum, i) => {
-      if (itemStratum === s) foldOf[i] = foldNumbers[next++];
-    });
+    members[s].forEach((item, k) => (foldOf[item] = foldNumbers[k]));
   });
   return foldOf;
 }

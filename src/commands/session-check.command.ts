@@ -48,8 +48,9 @@ export class SessionCheckCommand extends CommandRunner {
   }
 
   /**
-   * Entries waiting for labels (the rule `system1 label list` lists by) in the log's last part (the hook's budget is 10 s, and a log can be
-   * gigabytes): `partial` when the log began before it, so the count is a floor.
+   * Entries waiting for labels (by the rule `system1 label list` lists by) in the log's last part (the
+   * hook's budget is 10 s, and a log can be gigabytes): `partial` when the log began before it, so the
+   * count is a floor.
    */
   private unlabelledPrompts(): { count: number; partial: boolean } {
     const file = this.config.routing.log_file;
