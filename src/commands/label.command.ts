@@ -62,6 +62,7 @@ export class LabelCommand extends CommandRunner {
       this.output.err([...problems.map(({ line, problem }) => `${file}:${line}: ${problem}`), `label: nothing written: fix the ${problems.length} lines above and run again`]);
       return this.output.fail(1);
     }
+    if (labels.size === 0) return this.stop(`${file} holds no labels: one {"id", "read_only", "design", "review", "specified", "tier"} per line`, 1);
     try {
       const written = applyLabels(log, labels);
       this.output.out(`Labelled ${written} routed prompts in ${log} (${labels.size} labels given).`);

@@ -125,6 +125,10 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
   expect(refused.stderr).toContain(`${badFile}:22: unknown id "p999": no routed prompt in the log has it`);
   expect(refused.stderr).toContain('nothing written');
   expect(readFileSync(fixture.log).equals(before)).toBe(true);
+  const empty = path.join(sandbox.dir, 'empty.jsonl');
+  writeFileSync(empty, '\n');
+  expect(await runCli(['label', 'apply', empty], env)).toMatchObject({ code: 1, stderr: expect.stringContaining(`${empty} holds no labels`) });
+  expect(readFileSync(fixture.log).equals(before)).toBe(true);
 
   // Good labels (JSONL), applied three times over while the hook appends 200 entries.
   const goodFile = path.join(sandbox.dir, 'labels.jsonl');
