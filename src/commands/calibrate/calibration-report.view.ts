@@ -17,7 +17,7 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
       `${rows.without_probabilities ? `, ${rows.without_probabilities} without probabilities` : ''}; ${rows.lines_skipped.length} lines skipped`,
   ];
   if (rows.stopped_because) lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
-  lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated.`);
+  lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.`);
 
   if (report.overall) {
     const used = report.overall_fits;
