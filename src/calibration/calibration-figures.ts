@@ -1,5 +1,5 @@
 import { GroupReport, reportApplied, reportGroup } from './calibration-report';
-import { fitChooser, isTrusted } from './fit-choice';
+import { fitChooser, isTrusted, MIN_TRUSTED_N } from './fit-choice';
 import { fitTemperature, LabelledAnswer } from './fit';
 import { mergeFits, StoredFit } from './fit-store';
 import { crossValidated, reliabilityBins, scorePrediction } from './metrics';
@@ -102,7 +102,7 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
   const decisionFit = fitChooser(afterSaving(inPlace, fits));
   const chosen = rows.map((row) => decisionFit({ provider, model, question: row.question, optionCount: row.optionCount }));
   const applied = rows.map((answer, i) => ({ answer, temperature: chosen[i]?.temperature ?? 1 }));
-  const heldOut = crossValidated(rows, (train, test) => {
+  const heldOut = crossValidated(rows, foldStratum(byQuestion), (train, test) => {
     // Saved as the run saves: trusted fits only, so an untrusted one never displaces a fit in place.
     const foldFit = fitChooser(afterSaving(inPlace, unjudgedFits(train, made).filter(isTrusted)));
     return test.map((row) => scorePrediction(row, foldFit({ provider, model, question: row.question, optionCount: row.optionCount })?.temperature ?? 1));
@@ -119,6 +119,14 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
     fits,
     held_back,
   };
+}
+
+/**
+ * The stratum a row's fold keeps the shares of: its label within its question when the question has
+ * answers enough to be fitted in a fold, else within its option count (whose fit it would take).
+ */
+function foldStratum(byQuestion: Map<string, CalibrationRow[]>): (row: CalibrationRow) => string {
+  return (row) => JSON.stringify([(byQuestion.get(row.question)?.length ?? 0) >= MIN_TRUSTED_N ? row.question : row.optionCount, row.label]);
 }
 
 /** The fits a decision sees once `fits` are saved where this run would save them, in precedence order. */

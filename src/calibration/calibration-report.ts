@@ -1,5 +1,6 @@
 import { fitTemperature, LabelledAnswer, TemperatureFit } from './fit';
 import { MIN_TRUSTED_N } from './fit-choice';
+import { PROBABILITY_FLOOR } from './temperature';
 import {
   accuracy,
   auroc,
@@ -27,10 +28,15 @@ export interface GroupReport {
   ece_before_ci: [number, number] | null;
   ece_after: number;
   ece_after_ci: [number, number] | null;
-  /** ECE after calibration on answers each fold's fit did not see (5-fold). */
+  /** ECE after calibration on answers each fold's fit did not see (5 stratified folds): a figure, not the judge. */
   ece_held_out: number | null;
   /** The ECE a perfectly calibrated engine would show at this n and these confidences. */
   ece_noise_floor: { mean: number; p95: number };
+  /** Log loss and Brier score on the same held-out answers: the judge, against log_loss_before and brier_before. */
+  log_loss_held_out: number | null;
+  brier_held_out: number | null;
+  /** The standard error of the held-out log-loss gain (per answer, raw minus held-out fit): its noise. */
+  log_loss_gain_se: number | null;
   /** AUROC of the engine's own confidence as a score for "this answer is right". */
   auroc: number | null;
   auroc_ci: [number, number] | null;
@@ -45,6 +51,8 @@ export interface GroupReport {
   recommended_threshold: ThresholdRow | null;
   /** No warnings: the fit is saved and applied (fit-choice.ts). */
   trusted: boolean;
+  /** One line on why the fit is trusted or not. */
+  verdict: string;
   /** Plain words on why the fit should not be trusted (empty when it can be). */
   warnings: string[];
   /** What to keep in mind about the fit even so (it is trusted all the same). */
@@ -102,6 +110,9 @@ function describe(
     ece_after_ci: bootstrapInterval(after, (sample) => expectedCalibrationError(sample)),
     ece_held_out: heldOut ? expectedCalibrationError(heldOut) : null,
     ece_noise_floor: eceNoiseFloor(after.map((p) => p.confidence)),
+    log_loss_held_out: heldOut ? meanLogLoss(heldOut) : null,
+    brier_held_out: heldOut ? brierScore(heldOut) : null,
+    log_loss_gain_se: heldOut ? pairedStandardError(before, heldOut) : null,
     auroc: auroc(before),
     auroc_ci: bootstrapInterval(before, auroc),
     auroc_after: auroc(after),
@@ -112,20 +123,34 @@ function describe(
     thresholds,
     recommended_threshold: recommendThreshold(thresholds, targetAccuracy),
     trusted: true,
+    verdict: '',
     warnings: [],
     caveats: [],
   };
   report.warnings = trustWarnings(report);
   report.caveats = trustCaveats(report);
   report.trusted = report.warnings.length === 0;
+  report.verdict = trustVerdict(report);
   return report;
 }
 
-type TrustFigures = Pick<GroupReport, 'n' | 'at_bound' | 'temperature' | 'ece_held_out' | 'ece_before' | 'ece_after' | 'ece_noise_floor'>;
+type TrustFigures = Pick<
+  GroupReport,
+  'n' | 'at_bound' | 'temperature' | 'ece_held_out' | 'ece_before' | 'ece_after' | 'ece_noise_floor' | 'log_loss_before' | 'log_loss_held_out' | 'brier_before' | 'brier_held_out' | 'log_loss_gain_se'
+>;
+
+/** "log loss 1.156 -> 1.045 and Brier 0.690 -> 0.628": the raw engine's scores, then the held-out fit's. */
+function heldOutScores(report: TrustFigures): string {
+  return `log loss ${report.log_loss_before.toFixed(3)} -> ${report.log_loss_held_out!.toFixed(3)} and Brier ${report.brier_before.toFixed(3)} -> ${report.brier_held_out!.toFixed(3)}`;
+}
 
 /**
  * Plain words on why a fit should not be trusted (and so is neither saved nor applied); none when it can
- * be: too few answers, no finite optimum, no held-out check, or a fit that hurts on answers it did not see.
+ * be: too few answers, no finite optimum, no held-out check, or a fit that does not beat the raw engine on
+ * answers it did not see by both proper scoring rules, its log-loss gain beyond one standard error (a
+ * well-calibrated engine's fit wins by chance one time in four; by more than its noise, rarely). Each
+ * answer is held out once, so the raw engine's scores on the held-out answers are its scores on all of
+ * them. Binned ECE does not judge: on a small sample it measures the split and the bins as much as the fit.
  */
 export function trustWarnings(report: TrustFigures): string[] {
   const warnings: string[] = [];
@@ -133,20 +158,41 @@ export function trustWarnings(report: TrustFigures): string[] {
   if (report.at_bound) {
     warnings.push(`the temperature landed on a bound (${report.temperature.toFixed(3)}): with (almost) every answer right or wrong there is no finite optimum`);
   }
-  if (report.ece_held_out === null) warnings.push('too few answers for a held-out check');
-  else if (report.ece_held_out > report.ece_before) warnings.push('on held-out answers the fit makes calibration worse, not better');
+  const { log_loss_held_out: logLoss, brier_held_out: brier, log_loss_gain_se: noise } = report;
+  if (logLoss === null || brier === null || noise === null) warnings.push('too few answers for a held-out check');
+  else if (!(logLoss < report.log_loss_before && brier < report.brier_before)) {
+    warnings.push(`not needed: on held-out answers the fit does not beat the raw engine (${heldOutScores(report)})`);
+  } else if (report.log_loss_before - logLoss <= noise) {
+    warnings.push(
+      `harmless but not shown to help: on held-out answers ${heldOutScores(report)}, a log-loss gain within its noise (${noise.toFixed(3)})`,
+    );
+  }
   return warnings;
 }
 
 /**
- * A caveat, not a reason to refuse the fit: it still helps on held-out answers, only less than its own data
- * suggests. Refusing every fit whose held-out ECE is above the noise floor's 95% point would refuse at least
- * one sound fit in twenty by chance alone (the 400-answer groups of the calibrate e2e hit it).
+ * A caveat, not a reason to refuse the fit: it beats the raw engine on held-out answers, but its held-out
+ * ECE stays above the noise floor's 95% point while its own data's is below it.
  */
 export function trustCaveats(report: TrustFigures): string[] {
-  const { ece_held_out: heldOut, ece_before: before, ece_after: after, ece_noise_floor: floor } = report;
-  if (heldOut === null || heldOut > before) return [];
-  return heldOut > floor.p95 && after <= floor.p95 ? ['the fit looks calibrated on its own data but not on held-out answers'] : [];
+  const { ece_held_out: heldOut, ece_after: after, ece_noise_floor: floor } = report;
+  if (heldOut === null || trustWarnings(report).length > 0) return [];
+  return heldOut > floor.p95 && after <= floor.p95 ? ['the fit looks calibrated on its own data but less so on held-out answers'] : [];
+}
+
+/** The one line a report gives each fit: trusted because it beats the raw engine on held-out answers, or why not. */
+export function trustVerdict(report: TrustFigures): string {
+  const warnings = trustWarnings(report);
+  if (warnings.length) return `not trusted: ${warnings.join('; ')}`;
+  return `trusted: on held-out answers (5 stratified folds) it beats the raw engine, ${heldOutScores(report)} (log-loss noise ${report.log_loss_gain_se!.toFixed(3)})`;
+}
+
+/** The standard error of the mean per-answer log-loss gain of `after` over `before` (paired by answer). */
+function pairedStandardError(before: readonly ScoredPrediction[], after: readonly ScoredPrediction[]): number {
+  const gains = before.map((p, i) => Math.log(Math.max(after[i].labelProbability, PROBABILITY_FLOOR)) - Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)));
+  const mean = gains.reduce((sum, g) => sum + g, 0) / gains.length;
+  const variance = gains.reduce((sum, g) => sum + (g - mean) ** 2, 0) / Math.max(gains.length - 1, 1);
+  return Math.sqrt(variance / gains.length);
 }
 
 export { BINNING };

@@ -172,18 +172,22 @@ export function bootstrapInterval(
 }
 
 /**
- * ECE after calibration measured on answers the fit did not see: k folds, each scaled with a temperature
- * fitted on the others. A fit judged on its own data always looks better than it is.
+ * ECE after calibration measured on answers the fit did not see: k stratified folds, each scaled with a
+ * temperature fitted on the others. A fit judged on its own data always looks better than it is.
  */
 export function heldOutEce(answers: readonly LabelledAnswer[], folds = 5, seed = 13): number | null {
   const heldOut = heldOutPredictions(answers, folds, seed);
   return heldOut ? expectedCalibrationError(heldOut) : null;
 }
 
-/** Each answer scaled by a temperature fitted without it (k folds); null when there are too few answers. */
+/**
+ * Each answer scaled by a temperature fitted without it (k folds that keep the label shares), in the
+ * answers' order; null when there are too few answers.
+ */
 export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5, seed = 13): ScoredPrediction[] | null {
   return crossValidated(
     answers,
+    (answer) => answer.label,
     (train, test) => {
       const { temperature } = fitTemperature(train);
       return test.map((answer) => scorePrediction(answer, temperature));
@@ -194,27 +198,60 @@ export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5
 }
 
 /**
- * k-fold cross-validation: a seeded shuffle into k folds, and each fold predicted by `predictFold` from
- * the other folds alone. Null when there are fewer than two items per fold.
+ * The fold of each item, allocated as scikit-learn's StratifiedKFold(shuffle=True) does: strata numbered in
+ * order of first appearance, the sorted stratum numbers dealt to the folds in turn (so each fold holds its
+ * share of every stratum, give or take one), then each stratum's fold numbers shuffled (seeded) over its
+ * items in order. An unstratified split of a small sample moves the label shares of a fold's training and
+ * test parts in opposite directions, and a fit judged so is judged on the split, not on itself.
+ */
+export function stratifiedFolds<T>(items: readonly T[], stratum: (item: T) => string | number, folds = 5, seed = 13): number[] {
+  const random = seededRandom(seed);
+  const numbers = new Map<string | number, number>();
+  const members: number[][] = [];
+  items.forEach((item, i) => {
+    const key = stratum(item);
+    if (!numbers.has(key)) {
+      numbers.set(key, members.length);
+      members.push([]);
+    }
+    members[numbers.get(key)!].push(i);
+  });
+  // allocation[s][fold]: how many of stratum s the fold gets, from dealing the sorted stratum numbers.
+  const allocation = members.map(() => new Array<number>(folds).fill(0));
+  let position = 0;
+  members.forEach((inStratum, s) => inStratum.forEach(() => (allocation[s][position++ % folds] += 1)));
+  const foldOf = new Array<number>(items.length);
+  allocation.forEach((perFold, s) => {
+    const foldNumbers = perFold.flatMap((count, fold) => new Array<number>(count).fill(fold));
+    for (let i = foldNumbers.length - 1; i > 0; i--) {
+      const j = floor(random() * (i + 1));
+      [foldNumbers[i], foldNumbers[j]] = [foldNumbers[j], foldNumbers[i]];
+    }
+    members[s].forEach((item, k) => (foldOf[item] = foldNumbers[k]));
+  });
+  return foldOf;
+}
+
+/**
+ * Stratified k-fold cross-validation: each fold predicted by `predictFold` from the other folds alone, the
+ * predictions returned in the items' order (so each pairs with the same answer unscaled). Null when there
+ * are fewer than two items per fold.
  */
 export function crossValidated<T>(
   items: readonly T[],
+  stratum: (item: T) => string | number,
   predictFold: (train: T[], test: T[]) => ScoredPrediction[],
   folds = 5,
   seed = 13,
 ): ScoredPrediction[] | null {
   if (items.length < folds * 2) return null;
-  const random = seededRandom(seed);
-  const order = items.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  const heldOut: ScoredPrediction[] = [];
+  const foldOf = stratifiedFolds(items, stratum, folds, seed);
+  const heldOut = new Array<ScoredPrediction>(items.length);
   for (let fold = 0; fold < folds; fold++) {
-    const test = order.filter((_, position) => position % folds === fold).map((i) => items[i]);
-    const train = order.filter((_, position) => position % folds !== fold).map((i) => items[i]);
-    heldOut.push(...predictFold(train, test));
+    const testIndices = items.map((_, i) => i).filter((i) => foldOf[i] === fold);
+    const train = items.filter((_, i) => foldOf[i] !== fold);
+    const predicted = predictFold(train, testIndices.map((i) => items[i]));
+    testIndices.forEach((index, k) => (heldOut[index] = predicted[k]));
   }
   return heldOut;
 }

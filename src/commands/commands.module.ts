@@ -5,6 +5,7 @@ import { StructuredModule } from '../openai-router/structured.module';
 import { CalibrateCommand } from './calibrate/calibrate.command';
 import { CalibrationRunner } from './calibrate/calibration-runner.service';
 import { EvaluateCommand } from './evaluate.command';
+import { LabelCommand } from './label.command';
 import { McpCommand } from './mcp.command';
 import { OutcomesCommand } from './outcomes.command';
 import { OutputWriter } from './output.writer';
@@ -19,6 +20,6 @@ import { UsageReportCommand } from './usage-report.command';
 
 @Module({
   imports: [McpModule, StructuredModule],
-  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand],
+  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, LabelCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand],
 })
 export class CommandsModule {}

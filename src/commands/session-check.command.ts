@@ -1,11 +1,13 @@
 import { Inject, Logger } from '@nestjs/common';
 import { Command, CommandRunner } from 'nest-commander';
+import { isRecord } from '../common/is-record';
 import { readLinesSync, type LineReadStats } from '../common/line-reader';
 import { readFailureCode, readFailureReason } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { HealthService } from '../decisions/health.service';
+import { isWaitingForLabels } from '../routing/routing-labels';
 import { ROUTING_LIMITS } from '../routing/routing-limits';
 import { OutputWriter } from './output.writer';
 
@@ -46,8 +48,9 @@ export class SessionCheckCommand extends CommandRunner {
   }
 
   /**
-   * Routing entries without labels in the log's last part (the hook's budget is 10 s, and a log can be
-   * gigabytes): `partial` when the log began before it, so the count is a floor.
+   * Entries waiting for labels (by the rule `system1 label list` lists by) in the log's last part (the
+   * hook's budget is 10 s, and a log can be gigabytes): `partial` when the log began before it, so the
+   * count is a floor.
    */
   private unlabelledPrompts(): { count: number; partial: boolean } {
     const file = this.config.routing.log_file;
@@ -55,12 +58,22 @@ export class SessionCheckCommand extends CommandRunner {
     let count = 0;
     try {
       for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes, tailBytes: ROUTING_LIMITS.sessionCheckTailBytes }, stats)) {
-        if (line.includes('"source":"routing"') && !line.includes('"labels"')) count += 1;
+        if (line.includes('"routing"') && isWaitingForLabels(parsedEntry(line))) count += 1;
       }
     } catch (error) {
       if (readFailureCode(error) !== 'ENOENT') this.logger.warn(`cannot read the routing log ${file} (${readFailureReason(error)})`);
       return { count: 0, partial: false };
     }
     return { count, partial: stats.partial };
+  }
+}
+
+/** A log line's entry, or an empty one for a line cut off at a crash. */
+function parsedEntry(line: string): Record<string, unknown> {
+  try {
+    const entry = JSON.parse(line) as unknown;
+    return isRecord(entry) ? entry : {};
+  } catch {
+    return {};
   }
 }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { escapeControlCharacters } from '../logging/control-characters';
 import { appendToLog } from '../logging/log-file';
+import { withLogLock } from '../logging/log-lock';
 import { capLoggedText } from './routing-limits';
 
 /** Whether Claude Code's working directory is one of `log_dirs` or below one (the opt-in per repository). */
@@ -17,7 +18,7 @@ export function insideLogDirs(cwd: string | undefined, logDirs: readonly string[
  * One entry as one line of JSON: text fields capped (a prompt can be megabytes), and DEL, C1 and U+2028/9,
  * which JSON.stringify leaves raw, escaped too, so `cat` or `tail -f` on the log shows no terminal escapes.
  */
-function logLine(entry: Record<string, unknown>): string {
+export function logLine(entry: Record<string, unknown>): string {
   const capped = Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, typeof value === 'string' ? capLoggedText(value) : value]));
   return `${escapeControlCharacters(JSON.stringify(capped))}\n`;
 }
@@ -31,7 +32,11 @@ export function appendLogLine(file: string, entry: Record<string, unknown>): voi
   appendLogLines(file, [entry]);
 }
 
-/** Several lines in one write, so a failing disk leaves all of them out rather than some. */
+/**
+ * Several lines in one write, so a failing disk leaves all of them out rather than some. Under the log's
+ * lock, so a rewrite (`system1 label apply`) never renames its copy over a line appended after its read.
+ */
 export function appendLogLines(file: string, entries: readonly Record<string, unknown>[]): void {
-  appendToLog(file, entries.map(logLine).join(''));
+  const text = entries.map(logLine).join('');
+  withLogLock(file, () => appendToLog(file, text));
 }

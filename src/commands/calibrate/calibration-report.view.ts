@@ -17,7 +17,7 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
       `${rows.without_probabilities ? `, ${rows.without_probabilities} without probabilities` : ''}; ${rows.lines_skipped.length} lines skipped`,
   ];
   if (rows.stopped_because) lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
-  lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated.`);
+  lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.`);
 
   if (report.overall) {
     const used = report.overall_fits;
@@ -40,7 +40,7 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
     for (const count of report.option_counts) {
       lines.push(
         `  ${count.option_count} options: n ${count.n}, T=${f(count.temperature)}${count.at_bound ? ' (at a bound)' : ''}, ECE ${f(count.ece_before)} -> ${f(count.ece_after)}, ` +
-          `held out ${f(count.ece_held_out)}${count.trusted ? '' : `; NOT TRUSTED: ${count.warnings.join('; ')}`}` +
+          `held out ${f(count.ece_held_out)}; ${count.verdict}` +
           `${count.caveats.length ? `; ${count.caveats.join('; ')}` : ''}`,
       );
     }
@@ -51,7 +51,7 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
     lines.push(
       ...listed(
         untrusted,
-        (q) => `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.warnings.join('; ')}`,
+        (q) => `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.verdict}`,
         'untrusted question fits',
       ),
     );
@@ -79,6 +79,7 @@ function group(report: GroupReport, target: number, ownFit = true): string[] {
   const lines = [
     `  n ${report.n}   accuracy ${f(report.accuracy)}${ci(report.accuracy_ci)}   AUROC ${f(report.auroc)}${ci(report.auroc_ci)} (after ${f(report.auroc_after)})`,
     `  ${ownFit ? `temperature ${f(report.temperature)}${report.at_bound ? ' (at a bound)' : ''}` : 'temperature per answer'}   log loss ${f(report.log_loss_before)} -> ${f(report.log_loss_after)}   Brier ${f(report.brier_before)} -> ${f(report.brier_after)}`,
+    `  held out: log loss ${f(report.log_loss_held_out)}   Brier ${f(report.brier_held_out)}`,
     `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
       `noise floor at this n ${f(report.ece_noise_floor.mean)} (95%: ${f(report.ece_noise_floor.p95)})`,
     '  threshold  coverage  accuracy     n',
@@ -87,7 +88,7 @@ function group(report: GroupReport, target: number, ownFit = true): string[] {
       ? `  recommended min_confidence for ${percent(target)} accuracy: ${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, accuracy ${f(report.recommended_threshold.accuracy)})`
       : `  no threshold reaches ${percent(target)} accuracy`,
   ];
-  for (const warning of report.warnings) lines.push(`  ! ${warning}`);
+  if (ownFit) lines.push(`  ${report.verdict}`);
   for (const caveat of report.caveats) lines.push(`  ~ ${caveat} (trusted all the same: it still helps on held-out answers)`);
   return lines;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { calibrationFigures, FitsInPlace } from '../../../src/calibration/calibration-figures';
-import { reportApplied, trustCaveats, trustWarnings } from '../../../src/calibration/calibration-report';
+import { reportApplied, trustCaveats, trustVerdict, trustWarnings } from '../../../src/calibration/calibration-report';
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from '../../../src/calibration/fit-choice';
 import { accuracy, auroc, bootstrapInterval, eceNoiseFloor, Prediction, reliabilityBins } from '../../../src/calibration/metrics';
 import { seededRandom } from '../../../src/calibration/random';
@@ -91,7 +91,10 @@ describe('reportApplied: each answer scaled by its own temperature', () => {
   });
 });
 
-/** A fit with nothing to say against it: 200 answers, held-out ECE under the noise floor's 95% point. */
+/**
+ * A fit with nothing to say against it: 200 answers, held-out log loss and Brier below the raw engine's,
+ * the log-loss gain (0.05) beyond its noise (0.02), held-out ECE under the noise floor's 95% point.
+ */
 const sound: Parameters<typeof trustWarnings>[0] = {
   n: 200,
   at_bound: false,
@@ -100,24 +103,45 @@ const sound: Parameters<typeof trustWarnings>[0] = {
   ece_after: 0.02,
   ece_held_out: 0.03,
   ece_noise_floor: { mean: 0.02, p95: 0.04 },
+  log_loss_before: 0.6,
+  log_loss_held_out: 0.55,
+  brier_before: 0.4,
+  brier_held_out: 0.38,
+  log_loss_gain_se: 0.02,
 };
 
 describe('trustWarnings', () => {
-
-  it('says nothing of a sound fit', () => expect(trustWarnings(sound)).toEqual([]));
+  it('says nothing of a sound fit, and its verdict says why it is trusted', () => {
+    expect(trustWarnings(sound)).toEqual([]);
+    expect(trustVerdict(sound)).toBe(
+      'trusted: on held-out answers (5 stratified folds) it beats the raw engine, log loss 0.600 -> 0.550 and Brier 0.400 -> 0.380 (log-loss noise 0.020)',
+    );
+  });
   it('too few answers', () => expect(trustWarnings({ ...sound, n: 29 })).toEqual(['only 29 labelled answers: too few to trust a fit (30 or more)']));
   it('a temperature on a bound', () =>
     expect(trustWarnings({ ...sound, at_bound: true, temperature: 0.05 })).toEqual([
       'the temperature landed on a bound (0.050): with (almost) every answer right or wrong there is no finite optimum',
     ]));
-  it('no held-out check', () => expect(trustWarnings({ ...sound, ece_held_out: null })).toEqual(['too few answers for a held-out check']));
-  it('worse on held-out answers than before', () =>
-    expect(trustWarnings({ ...sound, ece_held_out: 0.13 })).toEqual(['on held-out answers the fit makes calibration worse, not better']));
-  it('every reason at once', () => expect(trustWarnings({ ...sound, n: 3, at_bound: true, ece_held_out: null })).toHaveLength(3));
+  it('no held-out check', () =>
+    expect(trustWarnings({ ...sound, ece_held_out: null, log_loss_held_out: null, brier_held_out: null, log_loss_gain_se: null })).toEqual([
+      'too few answers for a held-out check',
+    ]));
+  it('a held-out log loss or Brier score no better than the raw engine: not needed', () => {
+    const notNeeded = 'not needed: on held-out answers the fit does not beat the raw engine';
+    expect(trustWarnings({ ...sound, log_loss_held_out: 0.6 })).toEqual([`${notNeeded} (log loss 0.600 -> 0.600 and Brier 0.400 -> 0.380)`]);
+    expect(trustWarnings({ ...sound, brier_held_out: 0.41 })).toEqual([`${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`]);
+    expect(trustVerdict({ ...sound, brier_held_out: 0.41 })).toBe(`not trusted: ${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`);
+  });
+  it('a gain within its noise: harmless, not trusted as an improvement', () =>
+    expect(trustWarnings({ ...sound, log_loss_gain_se: 0.06 })).toEqual([
+      'harmless but not shown to help: on held-out answers log loss 0.600 -> 0.550 and Brier 0.400 -> 0.380, a log-loss gain within its noise (0.060)',
+    ]));
+  it('held-out ECE above the ECE before does not judge', () => expect(trustWarnings({ ...sound, ece_held_out: 0.13 })).toEqual([]));
+  it('every reason at once', () => expect(trustWarnings({ ...sound, n: 3, at_bound: true, log_loss_held_out: null })).toHaveLength(3));
 });
 
 describe('trustCaveats', () => {
-  const OWN_DATA_ONLY = 'the fit looks calibrated on its own data but not on held-out answers';
+  const OWN_DATA_ONLY = 'the fit looks calibrated on its own data but less so on held-out answers';
 
   it('none for a sound fit', () => expect(trustCaveats(sound)).toEqual([]));
   it('calibrated on its own data only: a caveat, not a warning', () => {
@@ -125,8 +149,8 @@ describe('trustCaveats', () => {
     expect(trustWarnings({ ...sound, ece_held_out: 0.05 })).toEqual([]);
   });
   it("none when even the fit's own data is above the noise floor", () => expect(trustCaveats({ ...sound, ece_after: 0.045, ece_held_out: 0.05 })).toEqual([]));
-  it('none when the held-out check is a warning already', () => {
-    expect(trustCaveats({ ...sound, ece_held_out: 0.13 })).toEqual([]);
+  it('none when the fit is not trusted anyway', () => {
+    expect(trustCaveats({ ...sound, ece_held_out: 0.05, log_loss_held_out: 0.7 })).toEqual([]);
     expect(trustCaveats({ ...sound, ece_held_out: null })).toEqual([]);
   });
 });
@@ -214,7 +238,7 @@ describe('the rule that picks a fit', () => {
 
 describe('the headline counts the fits already in place, in the order decisions see them', () => {
   const Q = 'Rerun or block?';
-  const answers = (n: number) => Array.from({ length: n }, (_, i) => ({ question: Q, optionCount: 2, probabilities: [0.7, 0.3], label: i % 4 === 0 ? 1 : 0 }));
+  const answers = (n: number, top = 0.7) => Array.from({ length: n }, (_, i) => ({ question: Q, optionCount: 2, probabilities: [top, 1 - top], label: i % 4 === 0 ? 1 : 0 }));
   const inPlaceFit = (fields: object) => ({ provider: 'mock', model: null, temperature: 2, n: 100, at_bound: false, source: 'test', fitted_at: '2026-12-01', file: '/home/me/.system1-gateway/calibration.json', ...fields });
   const run = (rows: ReturnType<typeof answers>, inPlace: FitsInPlace) =>
     calibrationFigures(rows, { provider: 'mock', model: null, targetAccuracy: 0.8, source: 'test', fittedAt: 'now', inPlace });
@@ -230,10 +254,11 @@ describe('the headline counts the fits already in place, in the order decisions 
 
   it("this run's trusted fit replaces the user's under --write, but not under --ship (the user's file comes first)", () => {
     const user = [inPlaceFit({ question: Q, temperature: 2 })];
-    const written = run(answers(80), { user, shipped: [], saveInto: 'user' });
+    // An engine plainly over-confident (0.95 for answers right 3 times in 4), so this run's fit is trusted.
+    const written = run(answers(80, 0.95), { user, shipped: [], saveInto: 'user' });
     expect(written.fits.map((fit) => fit.question ?? fit.option_count)).toEqual([Q, 2]);
     expect(written.overall_fits.fits).toEqual([expect.objectContaining({ question: Q, from: 'this run', answers: 80 })]);
-    const shipped = run(answers(80), { user, shipped: [], saveInto: 'shipped' });
+    const shipped = run(answers(80, 0.95), { user, shipped: [], saveInto: 'shipped' });
     expect(shipped.overall_fits.fits).toEqual([expect.objectContaining({ question: Q, temperature: 2, from: '/home/me/.system1-gateway/calibration.json' })]);
   });
 });
