@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AnthropicFake } from '../fakes/anthropic.fake';
 import { TypeSafeFake } from '../fakes/typesafe.fake';
 import { requireBuild, Resources } from './helpers/gateway';
-import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
+import { COLLECTABLE_ENV, HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 import { send } from '../helpers/router-harness';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 
@@ -18,7 +18,9 @@ const OPERATOR_KEY = 'sk-ant-operator-key-never-sent';
 const ENGINE_KEY = 'engine-key-3f8a';
 const ATTACK_MS = 20_000;
 const IN_FLIGHT = 8;
-const HEAP_GROWTH_LIMIT = 100 * 1024 * 1024;
+// Retained, after a full collection: about 2.5 MB here. Keeping each 900 KB name the attack sends would pass
+// this within 36 rounds, and the attack plays hundreds.
+const HEAP_GROWTH_LIMIT = 32 * 1024 * 1024;
 
 const resources = Resources.perTest();
 let servers: HttpServerProcess[] = [];
@@ -71,6 +73,7 @@ it(
       SYSTEM1_HTTP_CALLER_MODELS: 'systemone:*',
       ANTHROPIC_API_KEY: OPERATOR_KEY,
       SYSTEM1_ANTHROPIC_ENDPOINT: offChain.url.origin,
+      ...COLLECTABLE_ENV,
     });
     servers.push(server);
     const [polite, hostile] = await Promise.all([server.client(AUTH), server.client(AUTH)]);
@@ -79,7 +82,7 @@ it(
     const decide = async (id: number) => structured(await polite.callTool({ name: 'system1_decide', arguments: { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'], request_id: `polite-${id}` } }));
     // Warm up before the heap's baseline is read: the first decisions load and compile what every later one uses.
     for (let i = 0; i < 50; i++) await decide(-i);
-    const heapBefore = await heapUsed(server);
+    const heapBefore = await heapRetained(server);
 
     // What each kind of attack got back: the request's error code, or its question's.
     const replies = attacks(0).map(() => new Set<string>());
@@ -106,7 +109,7 @@ it(
       }
     };
     await Promise.all([hostileLoop(), ...Array.from({ length: IN_FLIGHT }, politeLoop)]);
-    const heapAfter = await heapUsed(server);
+    const heapAfter = await heapRetained(server);
 
     expect(outcomes.length).toBeGreaterThan(IN_FLIGHT);
     const notByPrimary = outcomes.filter((outcome) => outcome.status !== 'decided' || outcome.provider !== 'systemone');

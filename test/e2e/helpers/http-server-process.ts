@@ -1,14 +1,19 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Env, Json, MAIN, Sandbox } from './gateway';
 
 /**
  * `system1 serve-http` as a user (or a load balancer's supervisor) starts it, in a sandbox, on a port the
  * system picks; it resolves once the server prints where it listens.
  */
+/** Env for a server whose garbage a test may collect on demand (see `collectGarbage`). */
+export const COLLECTABLE_ENV = { NODE_OPTIONS: `--expose-gc --require ${join(__dirname, 'gc-on-signal.cjs')}` };
+
 export class HttpServerProcess {
   private stderrText = '';
+  private collections = 0;
   /** The exit code (null when killed by a signal), once the process has ended. */
   readonly exited: Promise<number | null>;
 
@@ -68,6 +73,13 @@ export class HttpServerProcess {
     while (!pattern.test(this.stderrText) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     if (!pattern.test(this.stderrText)) throw new Error(`serve-http never logged ${pattern}:\n${this.stderrText}`);
     return this.stderrText;
+  }
+
+  /** A full collection in a server started with `COLLECTABLE_ENV`, awaited: heap figures then show what it retains. */
+  async collectGarbage(): Promise<void> {
+    const collection = ++this.collections;
+    this.child.kill('SIGUSR2');
+    await this.waitForStderr(new RegExp(`test-gc: collection ${collection} done`));
   }
 
   /** An MCP client connected over Streamable HTTP, as Claude Code or an agent connects. */

@@ -113,9 +113,9 @@ const BREAKS: Record<string, (request: ValidRequest, name: string, value: unknow
     const id = firstId(request);
     return { request: replaceQuestion(request, id, withOwn({ ...request.questions[id] }, [[name, value]])), refused: { naming: [`questions.${id}.${name}`] } };
   },
-  'a reserved question id': (request, name, value) => {
+  'a reserved question id': (request, name) => {
     const reserved = name === '__proto__' ? '__proto__' : 'constructor';
-    return { request: { ...request, questions: withOwn({ ...request.questions }, [[reserved, { type: 'noul', instructions: String(value) }]]) }, refused: { naming: ['questions', reserved] } };
+    return { request: { ...request, questions: withOwn({ ...request.questions }, [[reserved, { type: 'noul', instructions: 'Is this id reserved?' }]]) }, refused: { naming: ['questions', reserved] } };
   },
   'a prototype name in the model': (request, name, value) => ({ request: { ...request, model: withOwn({ provider: 'mock' }, [[name, value]]) }, refused: { naming: [`model.${name}`] } }),
   'a prototype name in an image': (request, name, value) => ({
