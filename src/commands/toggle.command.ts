@@ -33,6 +33,7 @@ export class ToggleCommand extends CommandRunner {
       this.output.err(`system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} (${code}); System-1 was not switched ${action}`);
       return this.output.fail(1);
     }
+    if (action !== 'status') await this.pause.settled();
     this.output.out(this.describe());
   }
 

@@ -6,8 +6,15 @@ import { ensureDir } from '../config/ensure-dir';
 import { system1Config } from '../config/system1.config';
 
 /**
+ * How long another process's switch may go unseen. A stat per decision was 3-4% of a busy server's time,
+ * so a server looks at the file at most this often; `system1 toggle` waits this long after switching
+ * (`settled`), so every call that starts after it returns sees the new state.
+ */
+export const PAUSE_SEEN_WITHIN_MS = 100;
+
+/**
  * The pause switch is a file in the install dir, so `system1 toggle` in one process pauses every running
- * server from its next call, with no restart. Checking it is one stat per decision.
+ * server from its next call, with no restart.
  */
 @Injectable()
 export class PauseState {
@@ -17,16 +24,27 @@ export class PauseState {
     this.file = path.join(config.installDir, 'paused');
   }
 
+  private seen?: { paused: boolean; at: number };
+
   isPaused(): boolean {
-    return existsSync(this.file);
+    const now = performance.now();
+    if (this.seen === undefined || now - this.seen.at >= PAUSE_SEEN_WITHIN_MS) this.seen = { paused: existsSync(this.file), at: now };
+    return this.seen.paused;
   }
 
   pause(): void {
+    this.seen = undefined;
     ensureDir(path.dirname(this.file));
     writeFileSync(this.file, `paused at ${new Date().toISOString()}\n`);
   }
 
   resume(): void {
+    this.seen = undefined;
     rmSync(this.file, { force: true });
+  }
+
+  /** Resolves once every running server sees the switch just made. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, PAUSE_SEEN_WITHIN_MS));
   }
 }

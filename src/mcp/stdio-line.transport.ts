@@ -23,6 +23,8 @@ export class StdioLineTransport implements DrainableTransport {
   private outputGone = false;
   private closed = false;
   private ended = false;
+  private corked = false;
+  private drained?: Promise<void>;
 
   constructor(
     private readonly input: Readable,
@@ -69,11 +71,37 @@ export class StdioLineTransport implements DrainableTransport {
 
   private write(message: unknown): Promise<void> {
     if (!this.writable) return Promise.resolve();
+    this.batchThisTick();
+    // The line is queued either way; waiting for 'drain' only paces a client that reads slowly.
+    if (this.output.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    return (this.drained ??= this.untilDrained());
+  }
+
+  /** One wait for every answer written while stdout is full (a batch can pass the buffer's mark by itself). */
+  private untilDrained(): Promise<void> {
     return new Promise((resolve) => {
-      // The line is queued either way; waiting for 'drain' only paces a client that reads slowly.
-      if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
-      this.output.once('drain', resolve);
-      this.output.once('close', resolve);
+      const done = () => {
+        this.output.off('drain', done);
+        this.output.off('close', done);
+        this.drained = undefined;
+        resolve();
+      };
+      this.output.on('drain', done);
+      this.output.on('close', done);
+    });
+  }
+
+  /**
+   * Answers finished in the same tick leave in one write: stdout to a pipe is synchronous on Linux, and a
+   * write call per answer was a sixth of the server's time at 64 in flight.
+   */
+  private batchThisTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.output.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.output.uncork();
     });
   }
 
