@@ -55,7 +55,9 @@ const attacks = (round: number) => [
   { state: 's', questions: [QUESTION], model: { provider: 'anthropic', model: 'claude-opus-4' } },
 ];
 
-async function heapUsed(server: HttpServerProcess): Promise<number> {
+/** What the server's heap retains: read after a full collection, so garbage not yet reached is not counted. */
+async function heapRetained(server: HttpServerProcess): Promise<number> {
+  await server.collectGarbage();
   const metrics = parsePrometheusText((await send(server.port, { method: 'GET', path: '/metrics', headers: AUTH })).text);
   return sampleValue(metrics, 'nodejs_heap_size_used_bytes') ?? NaN;
 }
