@@ -4,7 +4,10 @@
 //   http       one `system1 serve-http` replica, the SDK's Streamable HTTP client (one client, requests in
 //              parallel over its connection pool), as a team's clients reach one gateway;
 //   haproxy_3  three replicas behind haproxy (examples/haproxy.cfg), the same client (skipped, with a note
-//              in the results file, when haproxy is not installed).
+//              in the results file, when haproxy is not installed);
+//   sdk_http   the floor: an SDK-only server (bench/minimal-server-2x.js, the 2.x SDK's createMcpHandler on
+//              node:http, stateless, one tool answering at once), the same client;
+//   baseline_http  one replica of the baseline build (BENCH_BASELINE_MAIN), the same client.
 // Per level, ROUNDS rounds in which every way runs PER_ROUND decisions in turn (the order rotated each
 // round); the rate is the median of the rounds, the latencies are over every decision of every round.
 // On a 2-core machine three replicas and haproxy share the cores with the client: the figure says what
@@ -16,8 +19,8 @@ const { execFileSync } = require('node:child_process');
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
-const { isolatedEnv, gateway, drive, save, sized, median, rotated, summary } = require('./lib');
-const { findExecutable, freePort, haproxyConfig, startHaproxy, startReplica, waitForStates, writeConfig } = require('./load-balancer');
+const { BASELINE_MAIN, isolatedEnv, gateway, drive, save, sized, median, rotated, summary } = require('./lib');
+const { findExecutable, freePort, haproxyConfig, startHaproxy, startListening, startReplica, waitForStates, writeConfig } = require('./load-balancer');
 
 const ROUNDS = 5;
 const PER_ROUND = sized(1000, 100);
@@ -38,6 +41,15 @@ const way = (client) => ({
     drive(total, inFlight, async () => {
       const result = await client.callTool({ name: 'system1_decide', arguments: ARGUMENTS });
       if (result.structuredContent?.status !== 'decided') throw new Error(`a decision failed: ${JSON.stringify(result.structuredContent ?? result)}`);
+    }),
+});
+
+/** The SDK-only floor's one tool, `decide`. */
+const floorWay = (client) => ({
+  run: (total, inFlight) =>
+    drive(total, inFlight, async () => {
+      const result = await client.callTool({ name: 'decide', arguments: ARGUMENTS });
+      if (result.isError) throw new Error(`the floor failed: ${JSON.stringify(result)}`);
     }),
 });
 
@@ -70,7 +82,17 @@ async function main() {
   const haproxy = findExecutable('haproxy');
   const behind = haproxy ? await balanced(haproxy, dir) : undefined;
   const viaHaproxy = behind ? await httpClient(behind.url) : undefined;
-  const ways = { stdio: way(stdio.client), http: way(http), ...(viaHaproxy && { haproxy_3: way(viaHaproxy) }) };
+  const floor = await startListening([path.join(__dirname, 'minimal-server-2x.js')], { ...env, MINIMAL_HTTP_PORT: '0' });
+  const viaFloor = await httpClient(floor.url);
+  const baselineReplica = BASELINE_MAIN && (await startReplica(env, 0, BASELINE_MAIN));
+  const viaBaseline = baselineReplica && (await httpClient(baselineReplica.url));
+  const ways = {
+    stdio: way(stdio.client),
+    http: way(http),
+    sdk_http: floorWay(viaFloor),
+    ...(viaBaseline && { baseline_http: way(viaBaseline) }),
+    ...(viaHaproxy && { haproxy_3: way(viaHaproxy) }),
+  };
   try {
     for (const each of Object.values(ways)) await each.run(sized(200, 50), 16);
     const levels = {};
@@ -102,11 +124,15 @@ async function main() {
       rounds: ROUNDS,
       decisions_per_round: PER_ROUND,
       levels,
+      // One replica against the SDK-only floor, per level: decisions per second (higher is better) and p50 latency.
+      ratio_to_sdk_http: Object.fromEntries(
+        LEVELS.map((level) => [level, { decisions_per_s: levels[level].http.median / levels[level].sdk_http.median, p50: levels[level].http.p50_ms / levels[level].sdk_http.p50_ms }]),
+      ),
       haproxy: behind ? { version: behind.version, replicas: REPLICAS, config: 'examples/haproxy.cfg' } : { skipped: 'haproxy is not installed (apt-get install haproxy): the balanced figures were not measured' },
     });
   } finally {
-    await Promise.all([stdio.close(), http.close(), viaHaproxy?.close()]);
-    await replica.stop();
+    await Promise.all([stdio.close(), http.close(), viaHaproxy?.close(), viaFloor.close(), viaBaseline?.close()]);
+    await Promise.all([replica.stop(), floor.stop(), baselineReplica?.stop()]);
     await behind?.stop();
     rmSync(dir, { recursive: true, force: true });
   }

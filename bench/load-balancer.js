@@ -160,14 +160,19 @@ function startHaproxy(binary, configFile) {
  * URL, its port, its access log so far, and `stop()` (SIGTERM, resolves on exit).
  */
 function startReplica(env, port = 0, main = MAIN) {
-  const child = spawn(process.execPath, [main, 'serve-http', '--port', String(port)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  return startListening([main, 'serve-http', '--port', String(port)], env);
+}
+
+/** Spawns `node <args>` and resolves once it prints where it listens (`listening on http://.../mcp`). */
+function startListening(args, env) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   let started = false;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve-http did not start:\n${stderr}`));
+      reject(new Error(`${args.join(' ')} did not start:\n${stderr}`));
     }, 30_000);
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
@@ -183,7 +188,7 @@ function startReplica(env, port = 0, main = MAIN) {
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      if (!started) reject(new Error(`serve-http exited with ${code}:\n${stderr}`));
+      if (!started) reject(new Error(`${args.join(' ')} exited with ${code}:\n${stderr}`));
     });
   });
 }
@@ -206,6 +211,7 @@ module.exports = {
   serverStates,
   waitForStates,
   startHaproxy,
+  startListening,
   startReplica,
   writeConfig,
 };

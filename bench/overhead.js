@@ -19,11 +19,14 @@ async function main() {
   const baseline = BASELINE_MAIN && (await gateway(env, BASELINE_MAIN));
   const minimal = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url });
   const minimalHttp = await connect([path.join(__dirname, 'minimal-server.js')], { ...env, ENGINE_URL: url, MINIMAL_CLIENT: 'http' });
+  // The floor on the SDK the gateway runs on (2.x, zod 4), forwarding with node:http and a kept-alive socket.
+  const minimal2x = await connect([path.join(__dirname, 'minimal-server-2x.js')], { ...env, ENGINE_URL: url });
   const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } } });
   const ways = {
     direct: () => fetch(`${url}/v1/systemone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json()),
     minimal: () => minimal.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
     minimal_http: () => minimalHttp.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
+    minimal_2x: () => minimal2x.client.callTool({ name: 'decide', arguments: { question: QUESTION, options: OPTIONS } }),
     gateway: () => gw.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }),
     ...(baseline && { baseline: () => baseline.client.callTool({ name: 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } }) }),
   };
@@ -49,9 +52,13 @@ async function main() {
       overhead_gateway: over('gateway'),
       overhead_minimal: over('minimal'),
       overhead_minimal_http: over('minimal_http'),
+      overhead_minimal_2x: over('minimal_2x'),
       // The gateway's overhead over the SDK-only floor's, with each floor's client (fetch, node:http kept alive).
       ratio_to_minimal: ratio('gateway', 'minimal'),
       ratio_to_minimal_http: ratio('gateway', 'minimal_http'),
+      ratio_to_minimal_2x: ratio('gateway', 'minimal_2x'),
+      // Latency over the 2.x floor's, per percentile: steadier than a ratio of two overheads near zero.
+      latency_ratio_to_minimal_2x: Object.fromEntries(['p50', 'p99'].map((p) => [p, stats.gateway[p] / stats.minimal_2x[p]])),
       ...(baseline && { overhead_baseline: over('baseline') }),
     });
   }
@@ -59,6 +66,7 @@ async function main() {
   if (baseline) await baseline.close();
   await minimal.close();
   await minimalHttp.close();
+  await minimal2x.close();
   await engine.stop();
 
   console.log(`overhead against a ${ENGINE_MS} ms engine (ms; overhead = latency minus the direct HTTP call's)`);
@@ -67,13 +75,14 @@ async function main() {
     for (const name of names) rows[`${name} @${inFlight}`] = { p50: ms(level[name].p50), p90: ms(level[name].p90), p99: ms(level[name].p99) };
     rows[`overhead minimal @${inFlight}`] = mapMs(level.overhead_minimal);
     rows[`overhead minimal_http @${inFlight}`] = mapMs(level.overhead_minimal_http);
+    rows[`overhead minimal_2x @${inFlight}`] = mapMs(level.overhead_minimal_2x);
     rows[`overhead gateway @${inFlight}`] = mapMs(level.overhead_gateway);
     if (level.overhead_baseline) rows[`overhead baseline @${inFlight}`] = mapMs(level.overhead_baseline);
   }
   console.table(rows);
   for (const [inFlight, level] of Object.entries(result.levels)) {
     const show = (r) => `p50 ${r.p50.toFixed(2)}x, p99 ${r.p99.toFixed(2)}x`;
-    console.log(`@${inFlight}: gateway overhead / SDK-only floor: fetch floor ${show(level.ratio_to_minimal)}; node:http floor ${show(level.ratio_to_minimal_http)}`);
+    console.log(`@${inFlight}: gateway overhead / SDK-only floor: fetch floor ${show(level.ratio_to_minimal)}; node:http floor ${show(level.ratio_to_minimal_http)}; 2.x floor ${show(level.ratio_to_minimal_2x)}`);
   }
   save('overhead', result);
 }

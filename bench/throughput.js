@@ -26,28 +26,70 @@ async function inRounds(ways, perRound, inFlight) {
   return Object.fromEntries(names.map((name) => [name, { median: median(rounds[name]), by_round: rounds[name] }]));
 }
 
-/** Decisions per second through the MCP server, and through the minimal server as the floor. */
-async function stdioSessions() {
-  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock' });
-  const gw = await gateway(env);
-  const baseline = BASELINE_MAIN && (await gateway(env, BASELINE_MAIN));
-  const minimal = await connect([path.join(__dirname, 'minimal-server.js')], env);
-  const call = (server, name) => ({ run: (total, inFlight) => drive(total, inFlight, () => server.client.callTool({ name, arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } })) });
-  const ways = {
-    gateway: call(gw, 'system1_decide'),
-    minimal: call(minimal, 'decide'),
-    ...(baseline && { baseline: call(baseline, 'system1_decide') }),
-  };
+const call = (server, name) => ({
+  run: (total, inFlight) =>
+    drive(total, inFlight, async () => {
+      const result = await server.client.callTool({ name, arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } });
+      if (result.isError || (result.structuredContent && result.structuredContent.status !== 'decided')) throw new Error(`a decision failed: ${JSON.stringify(result)}`);
+    }),
+});
+
+/** Each way at each level, in rounds; printed as a table titled `title`. */
+async function atEachLevel(ways, title) {
   for (const way of Object.values(ways)) await way.run(sized(200, 50), 16);
   const levels = {};
   for (const inFlight of LEVELS) levels[inFlight] = await inRounds(ways, PER_ROUND, inFlight);
-  await gw.close();
-  if (baseline) await baseline.close();
-  await minimal.close();
-  console.log(`decisions per second through one stdio session (mock provider), median of ${ROUNDS} rounds of ${PER_ROUND}`);
+  console.log(`${title}, median of ${ROUNDS} rounds of ${PER_ROUND}`);
   console.table(Object.fromEntries(Object.keys(ways).map((name) => [name, Object.fromEntries(LEVELS.map((level) => [level, Math.round(levels[level][name].median)]))])));
   return levels;
 }
+
+/**
+ * Decisions per second through the MCP server with the mock provider, and through the minimal servers
+ * answering at once: the 1.x SDK's (`minimal`) and the 2.x SDK's the gateway now uses (`minimal_2x`).
+ */
+async function stdioSessions() {
+  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock' });
+  const servers = {
+    gateway: await gateway(env),
+    minimal: await connect([path.join(__dirname, 'minimal-server.js')], env),
+    minimal_2x: await connect([path.join(__dirname, 'minimal-server-2x.js')], env),
+    ...(BASELINE_MAIN && { baseline: await gateway(env, BASELINE_MAIN) }),
+  };
+  const tool = (name) => (name.startsWith('minimal') ? 'decide' : 'system1_decide');
+  const ways = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, call(server, tool(name))]));
+  try {
+    return await atEachLevel(ways, 'decisions per second through one stdio session (mock provider)');
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => server.close()));
+  }
+}
+
+/**
+ * The same with an engine: every server forwards each decision to one fake System One engine (the
+ * gateway as provider `systemone`, the 2.x SDK-only floor with node:http and a kept-alive socket), the
+ * engine answering at once, so what differs is what each server does around the engine call.
+ */
+async function stdioSessionsWithEngine() {
+  const engine = fake('systemone');
+  const url = (await engine.start()).origin;
+  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: url, ENGINE_URL: url });
+  const servers = {
+    gateway: await gateway(env),
+    minimal_2x: await connect([path.join(__dirname, 'minimal-server-2x.js')], env),
+    ...(BASELINE_MAIN && { baseline: await gateway(env, BASELINE_MAIN) }),
+  };
+  const ways = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, call(server, name === 'minimal_2x' ? 'decide' : 'system1_decide')]));
+  try {
+    return await atEachLevel(ways, 'decisions per second through one stdio session, forwarded to a fake engine');
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => server.close()));
+    await engine.stop();
+  }
+}
+
+/** The gateway's rate over the floor's, per level (0.8 = the gateway does 80% of the floor's decisions a second). */
+const ratios = (levels, floor) => Object.fromEntries(LEVELS.map((level) => [level, levels[level].gateway.median / levels[level][floor].median]));
 
 const READINGS = sized(200, 40);
 const READINGS_IN_FLIGHT = 16;
@@ -133,8 +175,16 @@ async function routingFeatures() {
 
 async function main() {
   const levels = await stdioSessions();
+  const withEngine = await stdioSessionsWithEngine();
   const routing = await routingFeatures();
-  save('throughput', { rounds: ROUNDS, decisions_per_round: PER_ROUND, levels, routing_features: routing });
+  save('throughput', {
+    rounds: ROUNDS,
+    decisions_per_round: PER_ROUND,
+    levels,
+    ratio_to_minimal_2x: ratios(levels, 'minimal_2x'),
+    with_engine: { levels: withEngine, ratio_to_minimal_2x: ratios(withEngine, 'minimal_2x') },
+    routing_features: routing,
+  });
 }
 
 main();
