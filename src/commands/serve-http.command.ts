@@ -8,7 +8,7 @@ import { CallerModels } from '../decisions/caller-models.service';
 import { DecisionService } from '../decisions/decision.service';
 import { HealthService } from '../decisions/health.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
-import { HTTP_TOKEN_VARIABLE, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
+import { HTTP_TOKEN_VARIABLE, HttpServeOptions, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
 import { McpServerService } from '../mcp/mcp-server.service';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
@@ -66,7 +66,7 @@ export class ServeHttpCommand extends CommandRunner {
       return this.output.fail(1);
     }
     const notes = [
-      options.token ? `bearer token required (${HTTP_TOKEN_VARIABLE})` : 'no token (loopback only)',
+      accessNote(options),
       options.allowedHosts.length > 0 ? `also answers to ${options.allowedHosts.join(', ')}` : '',
     ];
     this.output.err(`system1 serve-http: listening on ${running.url}; ${notes.filter(Boolean).join('; ')}`);
@@ -99,4 +99,13 @@ export class ServeHttpCommand extends CommandRunner {
     if (port > 65535) throw new InvalidArgumentError(`must be a port number from 0 to 65535, got ${value}`);
     return port;
   }
+}
+
+/** How callers authenticate, for the line that says where the server listens (names, never tokens). */
+function accessNote(options: HttpServeOptions): string {
+  const ways = [
+    ...(options.tokens.none ? [] : [`bearer tokens of ${options.tokens.names.length} caller(s): ${options.tokens.names.join(', ')} (${HTTP_TOKEN_VARIABLE}[_<NAME>])`]),
+    ...(options.oauth ? [`OAuth access tokens of ${options.oauth.issuer} for ${options.oauth.audience}`] : []),
+  ];
+  return ways.length > 0 ? ways.join(' or ') : 'no token (loopback only)';
 }

@@ -87,6 +87,40 @@ export const HTTP_KEYS = {
   // What a caller may name in system1_ask's `model` besides the chain (its callers are strangers with a token,
   // and the engines run on the operator's keys): `provider`, `provider:model`, `provider:*`, or `*`.
   caller_models: { type: list(','), default: [] as string[] },
+  // The tools a caller may call (`*` = all four); a caller's own [http.callers.<name>] table narrows or widens it.
+  tools: { type: list(','), default: ['*'] as string[] },
+  // Decisions (system1_decide and system1_ask calls) per minute per caller, a token bucket; 0 = no limit.
+  rate_per_minute: { type: decimal({ min: 0, max: 1_000_000 }), default: 0 },
+  // How many decisions a caller may make at once above its rate before it is held to it.
+  burst: { type: integer({ min: 1, max: 1_000_000 }), default: 20 },
+} satisfies Record<string, KeySpec>;
+
+/**
+ * `[http.callers.<name>]`: one named caller's policy on serve-http (the caller is named by its token's variable,
+ * SYSTEM1_HTTP_TOKEN_<NAME>, or by the OAuth claim). Each key left out is the `[http]` key's value.
+ */
+export const HTTP_CALLER_KEYS = {
+  tools: HTTP_KEYS.tools,
+  caller_models: HTTP_KEYS.caller_models,
+  rate_per_minute: HTTP_KEYS.rate_per_minute,
+  burst: HTTP_KEYS.burst,
+} satisfies Record<string, KeySpec>;
+
+/**
+ * `[http.oauth]`: serve-http as an OAuth 2.1 resource server. Present with an issuer, JWT access tokens of
+ * that issuer, issued for `audience`, are accepted beside the static tokens.
+ */
+export const HTTP_OAUTH_KEYS = {
+  // The authorization server's issuer URL; its metadata (RFC 8414, else OpenID discovery) names its JWKS.
+  issuer: { type: text(), default: '' },
+  // This server's resource URI (RFC 8707), e.g. https://system1.example.com/mcp: a token must be issued for it.
+  audience: { type: text(), default: '' },
+  // The claim that names the caller in logs, metrics and [http.callers.<name>].
+  caller_claim: { type: text({ nonEmpty: true }), default: 'sub' },
+  // Scopes are <prefix>decide, <prefix>ask and <prefix>read (health and capabilities).
+  scope_prefix: { type: text({ nonEmpty: true }), default: 'system1:' },
+  // Clocks of the issuer and this server may disagree this much on exp and nbf.
+  clock_skew_s: { type: decimal({ min: 0, max: 600 }), default: 30 },
 } satisfies Record<string, KeySpec>;
 
 export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS, http: HTTP_KEYS } as const;
@@ -101,8 +135,11 @@ export type RoutingSettings = Values<typeof ROUTING_KEYS>;
 export type SkillsSettings = Values<typeof SKILLS_KEYS>;
 export type RouterSettings = Values<typeof ROUTER_KEYS>;
 export type HttpSettings = Values<typeof HTTP_KEYS>;
+export type HttpCallerSettings = Values<typeof HTTP_CALLER_KEYS>;
+export type HttpOAuthSettings = Values<typeof HTTP_OAUTH_KEYS>;
 
-export function envName(section: SectionName, key: string): string {
-  const prefix = section === 'gateway' ? 'SYSTEM1_' : `SYSTEM1_${section.toUpperCase()}_`;
+/** `SYSTEM1_<KEY>` for `[gateway]`, `SYSTEM1_<SECTION>_<KEY>` for the others (`http.oauth` -> `SYSTEM1_HTTP_OAUTH_`). */
+export function envName(section: string, key: string): string {
+  const prefix = section === 'gateway' ? 'SYSTEM1_' : `SYSTEM1_${section.toUpperCase().replace(/\./g, '_')}_`;
   return prefix + key.toUpperCase();
 }

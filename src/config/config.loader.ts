@@ -7,6 +7,10 @@ import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-err
 import {
   envName,
   GatewaySettings,
+  HTTP_CALLER_KEYS,
+  HTTP_OAUTH_KEYS,
+  HttpCallerSettings,
+  HttpOAuthSettings,
   HttpSettings,
   KeySpec,
   RouterSettings,
@@ -28,6 +32,10 @@ export interface LoadedConfig {
   skills: SkillsSettings;
   router: RouterSettings;
   http: HttpSettings;
+  /** `[http.callers.<name>]`: named callers' policies, each key left out filled from `[http]`. */
+  httpCallers: Record<string, HttpCallerSettings>;
+  /** `[http.oauth]`, when the table is there. */
+  httpOAuth?: HttpOAuthSettings;
   /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
   providerTables: Record<string, Record<string, unknown>>;
   /** Keys of `[providers.<name>]` that held a secret (values dropped): the registry reports them, since only
@@ -68,7 +76,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   }
 
   const section = <K extends Record<string, KeySpec>>(name: SectionName, keys: K) =>
-    readSection(name, keys, tableAt(document, name, label, errors), label, env, errors);
+    readSection(name, keys, tableAt(document, name, label, errors), label, env, errors, SUB_TABLES[name]);
   const gateway = section('gateway', SECTIONS.gateway) as GatewaySettings;
   const routing = section('routing', SECTIONS.routing) as RoutingSettings;
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
@@ -82,6 +90,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   routing.log_file = expandHome(routing.log_file ?? path.join(install, 'logs', 'routing.jsonl'), home);
   routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir, home)));
   router.shadow_log = expandHome(router.shadow_log ?? path.join(install, 'logs', 'router-shadow.jsonl'), home);
+  const httpTable = ownValue(document, 'http');
 
   return {
     configFile: file,
@@ -91,6 +100,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
     skills,
     router,
     http,
+    ...readHttpAccess(isTable(httpTable) ? httpTable : {}, http, label, env, errors),
     ...readProviderTables(document, label, errors),
     errors,
   };
@@ -124,24 +134,29 @@ function readDocument(
 
 const firstLine = (message: string) => message.split('\n')[0].replace(/^Invalid TOML document: /, '');
 
-function tableAt(document: Table, name: string, file: string, errors: ConfigError[]): Table {
+function tableAt(document: Table, name: string, file: string, errors: ConfigError[], shownAs = name): Table {
   const value = ownValue(document, name);
   if (value === undefined) return {};
   if (isTable(value)) return value;
-  errors.push(configError(file, name, 'must be a table ([' + name + '])'));
+  errors.push(configError(file, shownAs, 'must be a table ([' + shownAs + '])'));
   return {};
 }
 
+/** Tables inside a section, read on their own (see readHttpAccess), so not unknown keys of it. */
+const SUB_TABLES: Partial<Record<SectionName, readonly string[]>> = { http: ['callers', 'oauth'] };
+
 function readSection(
-  name: SectionName,
+  name: string,
   keys: Record<string, KeySpec>,
   table: Table,
   file: string,
   env: Env,
   errors: ConfigError[],
+  subTables: readonly string[] = [],
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const key of Object.keys(table)) {
+    if (subTables.includes(key)) continue;
     if (looksSecret(key)) errors.push(secretInFile(file, `${name}.${key}`));
     else if (!Object.hasOwn(keys, key)) errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
   }
@@ -165,6 +180,36 @@ function readSection(
     }
   }
   return values;
+}
+
+/** A caller's name as a config table names it: printable, short, no control characters. */
+const CALLER_NAME = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * `[http.callers.<name>]` (no variables: the names are the operator's own) and `[http.oauth]` (with
+ * SYSTEM1_HTTP_OAUTH_<KEY> variables, for a container's environment). A caller's missing keys are `[http]`'s.
+ */
+function readHttpAccess(httpTable: Table, http: HttpSettings, file: string, env: Env, errors: ConfigError[]): Pick<LoadedConfig, 'httpCallers' | 'httpOAuth'> {
+  const httpCallers = keyedMap<HttpCallerSettings>();
+  for (const [name, table] of Object.entries(tableAt(httpTable, 'callers', file, errors, 'http.callers'))) {
+    const key = `http.callers.${name}`;
+    if (!CALLER_NAME.test(name)) {
+      errors.push(configError(file, 'http.callers', `${JSON.stringify(name.slice(0, 40))} is not a caller name (printable characters without spaces, at most 128)`));
+      continue;
+    }
+    if (!isTable(table)) {
+      errors.push(configError(file, key, `must be a table ([${key}])`));
+      continue;
+    }
+    const given = readSection(key, HTTP_CALLER_KEYS, table, file, {}, errors);
+    const inherited = Object.fromEntries(Object.keys(HTTP_CALLER_KEYS).map((setting) => [setting, Object.hasOwn(table, setting) ? given[setting] : http[setting as keyof HttpSettings]]));
+    httpCallers[name] = inherited as HttpCallerSettings;
+  }
+  const oauthTable = ownValue(httpTable, 'oauth');
+  const oauthVariables = Object.keys(HTTP_OAUTH_KEYS).some((key) => env[envName('http.oauth', key)] !== undefined);
+  if (oauthTable === undefined && !oauthVariables) return { httpCallers };
+  const httpOAuth = readSection('http.oauth', HTTP_OAUTH_KEYS, tableAt(httpTable, 'oauth', file, errors, 'http.oauth'), file, env, errors) as HttpOAuthSettings;
+  return { httpCallers, httpOAuth };
 }
 
 function readProviderTables(

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
+import { callerScope } from './caller-scope';
 import { callerModelEntryProblems, callerModelProblem, configuredModel } from './caller-models';
 import { DecisionService } from './decision.service';
 import { ProviderRegistry } from './provider-registry.service';
@@ -31,9 +32,10 @@ export class CallerModels {
     return callerModelEntryProblems(this.allowed, (name) => this.registry.knows(name)).map((problem) => `[http] caller_models: ${problem}`);
   }
 
-  /** Why a caller may not name `ref`; undefined when it may. */
+  /** Why a caller may not name `ref`; undefined when it may. A named serve-http caller is held to its own list. */
   problem(ref: ModelRef): string | undefined {
-    const rule = { allowed: this.allowed, chain: this.decisions.chainFor(undefined), widenedBy: this.widenedBy };
+    const scope = callerScope.getStore();
+    const rule = { allowed: scope?.callerModels ?? this.allowed, chain: this.decisions.chainFor(undefined), widenedBy: scope?.widenedBy ?? this.widenedBy };
     return callerModelProblem(ref, rule, (provider) => configuredModel(this.decisions, provider));
   }
 }

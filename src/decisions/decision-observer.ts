@@ -6,6 +6,8 @@ export interface DecisionEvent {
   /** The surface that asked, `other` when it did not say. */
   surface: DecisionSurface | 'other';
   outcome: DecisionOutcome;
+  /** The caller serve-http made it for (see caller-scope.ts); undefined on the other surfaces. */
+  caller?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
+import { callerScope } from './caller-scope';
 import { ConfigStatus } from './config-status.service';
 import { cooldownKey, CooldownService } from './cooldown.service';
 import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
@@ -76,9 +77,10 @@ export class DecisionService {
 
   async decide(request: DecisionRequest, policy: DecisionPolicy = {}): Promise<DecisionOutcome> {
     const outcome = await this.run(request, policy);
+    const caller = callerScope.getStore()?.name;
     for (const observer of this.observers) {
       try {
-        observer({ surface: policy.surface ?? 'other', outcome });
+        observer({ surface: policy.surface ?? 'other', outcome, ...(caller !== undefined && { caller }) });
       } catch {
         // Counting must never cost a caller its answer.
       }

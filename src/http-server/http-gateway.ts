@@ -5,7 +5,8 @@ import { errorReply, INVALID_PARAMS, readMessage, usableId } from '../mcp/envelo
 import { checkToolCall } from '../mcp/tool-call.guard';
 import { answerEarly } from '../common/http/early-answer';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
-import { bearerToken, SecretCheck } from '../common/http/secret-check';
+import { callerScope } from '../decisions/caller-scope';
+import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
 import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './metrics';
@@ -29,8 +30,8 @@ export interface GatewayDeps {
   readiness: Pick<ReadinessCheck, 'check'>;
   metrics: Pick<GatewayMetrics, 'httpRequestDone' | 'text' | 'contentType'>;
   limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight' | 'bodyIdleTimeoutMs'>;
-  /** When set, /mcp and /metrics need it as a bearer token. */
-  token?: string;
+  /** Who is calling and what they may do (tokens, OAuth, tools, rates): /mcp and /metrics ask it. */
+  access: Pick<CallerAccess, 'identify' | 'permit' | 'mayReadMetrics' | 'scopeOf' | 'oauth'>;
   /** One line per request, with its id; never a header value, a query string or a body. */
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -44,16 +45,13 @@ export interface GatewayDeps {
  * in-flight cap and the body cap, each refusal a short JSON answer.
  */
 export class HttpGateway {
-  private readonly tokenCheck?: SecretCheck;
   private hosts?: Pick<HostGuard, 'allows'>;
   private origins?: Pick<OriginGuard, 'allows'>;
   private mcpInFlight = 0;
   private draining = false;
   private readonly idleWaiters = new Set<() => void>();
 
-  constructor(private readonly deps: GatewayDeps) {
-    if (deps.token) this.tokenCheck = new SecretCheck(deps.token);
-  }
+  constructor(private readonly deps: GatewayDeps) {}
 
   /** The guards are known once the port is bound (0 picks one); until then every request is refused. */
   guard(hosts: Pick<HostGuard, 'allows'>, origins: Pick<OriginGuard, 'allows'>): void {
@@ -80,15 +78,18 @@ export class HttpGateway {
     const route = ROUTES.has(path) ? path : 'other';
     let requestId = settleRequestId(undefined, req.headers[REQUEST_ID_HEADER], randomUUID);
     let call = '';
+    let caller: Caller | undefined;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     if (this.draining) res.setHeader('connection', 'close');
     res.once('close', () => {
       const status = res.writableFinished ? res.statusCode : 0;
       this.deps.metrics.httpRequestDone(route, status);
       const shown = route === 'other' ? clipped(path) : route;
-      this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)`);
+      const by = caller ? ` caller=${clipped(caller.name)}` : '';
+      this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)${by}`);
     });
     const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerEarly(req, res, status, rpcError(message), headers);
+    const refuseWith = (refusal: Refusal) => refuse(refusal.status, refusal.message, refusal.headers);
 
     const probe = PROBES.has(path) && method === 'GET';
     if (!(probe && req.headers.host === undefined) && !this.hosts?.allows(req.headers.host)) {
@@ -97,17 +98,26 @@ export class HttpGateway {
     if (!this.origins?.allows(req.headers.origin)) {
       return refuse(403, 'the Origin header names a site this server does not answer to (a guard against DNS rebinding); add it to [http] allowed_origins to use it');
     }
+    const resource = this.deps.access.oauth?.resource;
+    if (resource?.metadataPaths.includes(path)) {
+      if (method !== 'GET') return refuse(405, `${path} takes GET only`, { allow: 'GET' });
+      return sendJson(res, 200, resource.metadata());
+    }
+    // RFC 6750 allows a token in the query; MCP's authorization does not (URLs end up in logs and histories).
+    if (hasQueryToken(req.url)) return refuse(400, 'an access token is taken only in the Authorization header, never in the URL');
     if (route === 'other') return refuse(404, `nothing here: the MCP endpoint is ${MCP_PATH}; /healthz, /readyz and /metrics are beside it`);
     const allowed = route === MCP_PATH ? 'POST' : 'GET';
     // Stateless: no session to resume or delete, and no stream of server-sent requests to open with GET.
     if (method !== allowed) return refuse(405, `${route} takes ${allowed} only`, { allow: allowed });
-    if ((route === MCP_PATH || route === '/metrics') && !this.authorised(req)) {
-      const error = req.headers.authorization === undefined ? '' : ', error="invalid_token"';
-      return refuse(401, 'this server needs its token: send "Authorization: Bearer <token>" (the value of SYSTEM1_HTTP_TOKEN)', { 'www-authenticate': `Bearer realm="system1"${error}` });
-    }
     if (route === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (route === '/readyz') return this.ready(res);
-    if (route === '/metrics') return this.metrics(res);
+    const identified = await this.deps.access.identify(req);
+    if ('status' in identified) return refuseWith(identified);
+    caller = identified;
+    if (route === '/metrics') {
+      const refused = this.deps.access.mayReadMetrics(caller);
+      return refused ? refuseWith(refused) : this.metrics(res);
+    }
 
     if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
     let body: Buffer;
@@ -136,7 +146,10 @@ export class HttpGateway {
       res.writeHead(202).end();
       return;
     }
-    await this.answerMcp(req, res, read.message, requestId);
+    const refused = this.deps.access.permit(caller, toolOf(read.message));
+    if (refused) return refuseWith(refused);
+    // The caller's scope follows every decision this request makes (its models, its name in the metrics).
+    await callerScope.run(this.deps.access.scopeOf(caller), () => this.answerMcp(req, res, read.message, requestId));
   }
 
   private async answerMcp(req: IncomingMessage, res: ServerResponse, message: Record<string, unknown>, requestId: string): Promise<void> {
@@ -168,13 +181,6 @@ export class HttpGateway {
     res.end(text);
   }
 
-  private authorised(req: IncomingMessage): boolean {
-    if (!this.tokenCheck) return true;
-    // Node reads the first of repeated Authorization headers, a proxy in front may read the last: two are refused.
-    const sent = req.headersDistinct.authorization ?? [];
-    return sent.length === 1 && this.tokenCheck.matches(bearerToken(sent[0]));
-  }
-
   private answered(): void {
     this.mcpInFlight--;
     if (this.mcpInFlight === 0) for (const wake of [...this.idleWaiters]) wake();
@@ -192,6 +198,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 function pathOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0];
   return path === '' ? '/' : path;
+}
+
+/** `?access_token=...` (RFC 6750 section 2.3), in any case. */
+function hasQueryToken(url: string | undefined): boolean {
+  const query = (url ?? '').split('?')[1];
+  return query !== undefined && new URLSearchParams(query).has('access_token');
+}
+
+/** The tool a `tools/call` names; undefined for any other message. */
+function toolOf(message: Record<string, unknown>): string | undefined {
+  const params = isRecord(message.params) ? message.params : undefined;
+  return message.method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
 }
 
 const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);

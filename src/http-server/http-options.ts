@@ -1,7 +1,12 @@
+import type { HttpOAuthSettings } from '../config/config-keys';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { MAX_LINE_BYTES } from '../mcp/stdin-guard';
 import { isLoopbackHost } from '../providers/http/endpoint';
+import { CallerPolicies } from './callers/caller-policy';
+import { CallerTokens, HTTP_TOKEN_VARIABLE } from './callers/caller-tokens';
+
+export { HTTP_TOKEN_VARIABLE };
 
 /** `serve-http`'s flags; each overrides its `[http]` key. */
 export interface ServeHttpFlags {
@@ -29,13 +34,12 @@ export interface HttpServeOptions {
   allowedHosts: string[];
   /** Browser origins allowed besides the server's own address. */
   allowedOrigins: string[];
-  /** When set, /mcp and /metrics need it as a bearer token. Never logged. */
-  token?: string;
+  /** The callers' static tokens (digests only: never logged), their policies, and `[http.oauth]` when set. */
+  tokens: CallerTokens;
+  policies: CallerPolicies;
+  oauth?: HttpOAuthSettings;
   limits: HttpLimits;
 }
-
-/** The only place the server's token is read: an environment variable, never the file or a flag. */
-export const HTTP_TOKEN_VARIABLE = 'SYSTEM1_HTTP_TOKEN';
 
 /**
  * The server's settings from `[http]`, its SYSTEM1_HTTP_* variables and the flags. Problems are returned as
@@ -45,12 +49,11 @@ export function settleHttpOptions(config: LoadedConfig, flags: ServeHttpFlags, e
   const problems = config.errors.filter(({ key }) => key.startsWith('http.') || key.startsWith('SYSTEM1_HTTP_')).map(({ message }) => message);
   const settings = config.http;
   const host = flags.host ?? settings.host;
-  const token = env[HTTP_TOKEN_VARIABLE];
-  // Set but blank is a mistake (an empty secret from a template or a script), not a request to turn the check off.
-  if (token !== undefined && token.trim() === '') problems.push(`${HTTP_TOKEN_VARIABLE} is set but blank; give it a token, or unset it to run on loopback without one`);
-  const usableToken = token?.trim() ? token.trim() : undefined;
-  if (!isLoopbackHost(host) && !usableToken) {
-    problems.push(`host ${host} is not this machine: other machines could ask your engines without a token; set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>"), or bind 127.0.0.1`);
+  const { tokens, problems: tokenProblems } = CallerTokens.fromEnv(env);
+  const policies = new CallerPolicies(settings, config.httpCallers);
+  problems.push(...tokenProblems, ...policies.problems, ...oauthProblems(config.httpOAuth));
+  if (!isLoopbackHost(host) && tokens.none && !config.httpOAuth) {
+    problems.push(`host ${host} is not this machine: other machines could ask your engines without a token; set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>") or [http.oauth], or bind 127.0.0.1`);
   }
   const headersTimeoutMs = settings.headers_timeout_s * 1000;
   const requestTimeoutMs = settings.request_timeout_s * 1000;
@@ -64,7 +67,9 @@ export function settleHttpOptions(config: LoadedConfig, flags: ServeHttpFlags, e
       port: flags.port ?? settings.port,
       allowedHosts: settings.allowed_hosts,
       allowedOrigins: settings.allowed_origins,
-      ...(usableToken && { token: usableToken }),
+      tokens,
+      policies,
+      ...(config.httpOAuth && { oauth: config.httpOAuth }),
       limits: {
         maxBodyBytes: settings.max_body_bytes || MAX_LINE_BYTES,
         maxInFlight: settings.max_in_flight,
@@ -76,4 +81,21 @@ export function settleHttpOptions(config: LoadedConfig, flags: ServeHttpFlags, e
       },
     },
   };
+}
+
+/** `[http.oauth]` needs an issuer and an audience, both URLs, https unless on this machine (OAuth 2.1 needs TLS). */
+function oauthProblems(oauth: HttpOAuthSettings | undefined): string[] {
+  if (!oauth) return [];
+  return (['issuer', 'audience'] as const).flatMap((key) => {
+    const value = oauth[key];
+    if (value === '') return [`[http.oauth] ${key} is missing: an authorizing server needs the issuer's URL and its own resource URI`];
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return [`[http.oauth] ${key} must be a URL, got ${JSON.stringify(value.slice(0, 80))}`];
+    }
+    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return [];
+    return [`[http.oauth] ${key} must be an https URL (http only on this machine), got ${JSON.stringify(value.slice(0, 80))}`];
+  });
 }

@@ -43,8 +43,8 @@ export class GatewayMetrics {
 
   private readonly decisions = new Counter({
     name: 'system1_decisions_total',
-    help: 'Decisions made by the pipeline, by surface, status (answered, abstained, error) and the provider that answered (none when none did).',
-    labelNames: ['surface', 'status', 'provider'] as const,
+    help: 'Decisions made by the pipeline, by surface, status (answered, abstained, error), the provider that answered (none when none did) and the caller (named in the config, else other).',
+    labelNames: ['surface', 'status', 'provider', 'caller'] as const,
     registers: [this.registry],
   });
   private readonly duration = new Histogram({
@@ -83,7 +83,13 @@ export class GatewayMetrics {
    * `inFlight`: the server's own count of MCP requests being answered, read at each scrape; `providers`: the
    * names the config can use (chain, tables, built-ins), each always counted under its own label.
    */
-  constructor(decisions: Pick<DecisionService, 'observe'>, inFlight: () => number, providers: readonly string[] = []) {
+  constructor(
+    decisions: Pick<DecisionService, 'observe'>,
+    inFlight: () => number,
+    providers: readonly string[] = [],
+    /** A caller's label value, bounded by the configured callers (see CallerAccess.label). */
+    private readonly callerLabel: (caller: string) => string = () => 'other',
+  ) {
     this.providers = new CappedLabel(new Set(providers));
     new Gauge({
       name: 'system1_http_requests_in_flight',
@@ -97,10 +103,10 @@ export class GatewayMetrics {
     this.unsubscribe = decisions.observe((event) => this.record(event));
   }
 
-  private record({ surface: rawSurface, outcome }: DecisionEvent): void {
+  private record({ surface: rawSurface, outcome, caller }: DecisionEvent): void {
     const surface = this.surfaces.value(rawSurface);
     const provider = outcome.executed ? this.providers.value(outcome.executed.provider) : 'none';
-    this.decisions.inc({ surface, status: decisionStatus(outcome), provider });
+    this.decisions.inc({ surface, status: decisionStatus(outcome), provider, caller: caller === undefined ? 'none' : this.callerLabel(caller) });
     this.duration.observe({ surface }, outcome.durationMs / 1000);
     for (const attempt of outcome.attempts) {
       const name = this.providers.value(attempt.provider);

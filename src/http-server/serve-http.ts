@@ -8,6 +8,12 @@ import type { HttpServeOptions } from './http-options';
 import { mcpHttpHandler } from './mcp-http';
 import { GatewayMetrics } from './metrics';
 import { ReadinessCheck } from './readiness';
+import { CallerAccess, type OAuthAccess } from './callers/caller-access';
+import { RateLimiter } from './callers/rate-limiter';
+import { ProtectedResource } from './oauth/protected-resource';
+import { TokenVerifier } from './oauth/token-verifier';
+import type { HttpOAuthSettings } from '../config/config-keys';
+import { performance } from 'node:perf_hooks';
 
 export interface ServeHttpDeps {
   mcp: Pick<McpServerService, 'createServer' | 'drainBoundMs'>;
@@ -34,14 +40,15 @@ export interface RunningHttpServer {
  */
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
-  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames);
+  const access = new CallerAccess(options.tokens, options.policies, new RateLimiter(() => performance.now()), options.oauth && oauthAccess(options.oauth));
+  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames, (caller) => access.label(caller));
   gateway = new HttpGateway({
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
     mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),
     readiness: new ReadinessCheck(() => deps.health.health()),
     metrics,
     limits: options.limits,
-    ...(options.token && { token: options.token }),
+    access,
     log: deps.log,
     warn: deps.warn,
     now: () => Date.now(),
@@ -63,4 +70,8 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
       return cutOff;
     },
   };
+}
+
+function oauthAccess(settings: HttpOAuthSettings): OAuthAccess {
+  return { verifier: new TokenVerifier(settings), resource: new ProtectedResource(settings) };
 }

@@ -3,11 +3,22 @@
  * metrics faked: what a load balancer's probe, a stray client and a broken check each get.
  */
 import { connect } from 'node:net';
+import { loadConfig } from '../../../src/config/config.loader';
+import { CallerAccess } from '../../../src/http-server/callers/caller-access';
+import { CallerPolicies } from '../../../src/http-server/callers/caller-policy';
+import { CallerTokens } from '../../../src/http-server/callers/caller-tokens';
+import { RateLimiter } from '../../../src/http-server/callers/rate-limiter';
 import { HttpGateway } from '../../../src/http-server/http-gateway';
 import { listen, Listening } from '../../../src/http-server/http-listener';
 import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
 import { eventually } from '../../helpers/eventually';
+
+/** The access rules of a server with these token variables and `[http]` defaults. */
+function accessWith(env: Record<string, string>): CallerAccess {
+  const config = loadConfig({ env: { HOME: '/test/home', SYSTEM1_CONFIG: '/test/config.toml' }, readFile: () => '' });
+  return new CallerAccess(CallerTokens.fromEnv(env).tokens, new CallerPolicies(config.http, {}), new RateLimiter(() => 0));
+}
 
 const LIMITS = { maxBodyBytes: 1024, maxInFlight: 4, maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 4000, bodyIdleTimeoutMs: 5_000, keepAliveTimeoutMs: 1000 };
 
@@ -25,7 +36,7 @@ const noMcp = () => Promise.reject(new Error('no MCP binding in this test'));
 async function start(readiness: () => Promise<Readiness>, token?: string, mcp: ConstructorParameters<typeof HttpGateway>[0]['mcp'] = noMcp): Promise<number> {
   logs = [];
   gateway = new HttpGateway({
-    ...(token !== undefined && { token }),
+    access: accessWith(token === undefined ? {} : { SYSTEM1_HTTP_TOKEN: token }),
     mcp,
     readiness: { check: readiness },
     metrics: { httpRequestDone: () => undefined, text: async () => 'system1_http_requests_in_flight 0\n', contentType: 'text/plain' },

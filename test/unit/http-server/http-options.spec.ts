@@ -13,7 +13,8 @@ describe('serve-http options', () => {
     const { options, problems } = settle();
     expect(problems).toEqual([]);
     expect(options).toMatchObject({ host: '127.0.0.1', port: 8750, allowedHosts: [], allowedOrigins: [], limits: { maxBodyBytes: MAX_LINE_BYTES, maxInFlight: 128 } });
-    expect(options?.token).toBeUndefined();
+    expect(options?.tokens.none).toBe(true);
+    expect(options?.oauth).toBeUndefined();
   });
 
   it('takes [http] keys from the file, SYSTEM1_HTTP_* variables over them, and flags over both', () => {
@@ -27,7 +28,8 @@ describe('serve-http options', () => {
     expect(open.options).toBeUndefined();
     expect(open.problems).toEqual([expect.stringContaining('host 0.0.0.0 is not this machine')]);
     expect(settle({}, '[http]\nhost = "10.0.0.5"\n').problems).toEqual([expect.stringContaining('SYSTEM1_HTTP_TOKEN')]);
-    expect(settle({ SYSTEM1_HTTP_TOKEN: 'tok-123' }, '', { host: '0.0.0.0' }).options).toMatchObject({ host: '0.0.0.0', token: 'tok-123' });
+    const withToken = settle({ SYSTEM1_HTTP_TOKEN: 'tok-123' }, '', { host: '0.0.0.0' }).options;
+    expect([withToken?.host, withToken?.tokens.identify('tok-123'), withToken?.tokens.identify('tok-12')]).toEqual(['0.0.0.0', 'default', undefined]);
     expect(settle({}, '', { host: '[::1]' }).problems).toEqual([]);
   });
 

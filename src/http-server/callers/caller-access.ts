@@ -1,0 +1,132 @@
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { bearerToken } from '../../common/http/secret-check';
+import type { CallerScope } from '../../decisions/caller-scope';
+import { TOOL_NAMES, type ToolName } from '../../mcp/tool-names';
+import type { ProtectedResource } from '../oauth/protected-resource';
+import type { TokenVerifier } from '../oauth/token-verifier';
+import type { CallerPolicies, CallerPolicy } from './caller-policy';
+import { CallerTokens, DEFAULT_CALLER, HTTP_TOKEN_VARIABLE } from './caller-tokens';
+import type { RateLimiter } from './rate-limiter';
+
+/** Who sent a request, what it may do, and (for an OAuth token) the scopes it was granted. */
+export interface Caller {
+  name: string;
+  policy: CallerPolicy;
+  scopes?: ReadonlySet<string>;
+}
+
+/** A request turned away: its status, the words of its JSON-RPC error, and headers (a challenge, Retry-After). */
+export interface Refusal {
+  status: number;
+  message: string;
+  headers?: OutgoingHttpHeaders;
+}
+
+export interface OAuthAccess {
+  verifier: Pick<TokenVerifier, 'verify'>;
+  resource: ProtectedResource;
+}
+
+/** The tools that ask an engine: each call is one decision against the caller's rate. */
+const DECISION_TOOLS: ReadonlySet<string> = new Set<ToolName>(['system1_decide', 'system1_ask']);
+
+/** The metrics label of every caller the config does not name (OAuth callers are the issuer's to add). */
+const OTHER_CALLERS = 'other';
+
+/**
+ * The one place serve-http decides who is calling and what they may do: named static tokens
+ * (SYSTEM1_HTTP_TOKEN_<NAME>; SYSTEM1_HTTP_TOKEN is the caller `default`), JWT access tokens of the
+ * `[http.oauth]` issuer, each caller's tools (and OAuth scopes) and its decisions per minute.
+ */
+export class CallerAccess {
+  private readonly labelled: ReadonlySet<string>;
+
+  constructor(
+    private readonly tokens: CallerTokens,
+    private readonly policies: CallerPolicies,
+    private readonly limiter: RateLimiter,
+    readonly oauth?: OAuthAccess,
+  ) {
+    this.labelled = new Set([DEFAULT_CALLER, ...tokens.names, ...policies.configured]);
+  }
+
+  /** Whether /mcp and /metrics need a token (off only on loopback with no token and no issuer set). */
+  get required(): boolean {
+    return !this.tokens.none || this.oauth !== undefined;
+  }
+
+  /** The caller's value of the `caller` label: its name when the config names it, else `other` (bounded). */
+  label(caller: string): string {
+    return this.labelled.has(caller) ? caller : OTHER_CALLERS;
+  }
+
+  /** Who sent `req`: a static token's caller, an OAuth token's, or a refusal (401) saying how to authenticate. */
+  async identify(req: IncomingMessage): Promise<Caller | Refusal> {
+    if (!this.required) return this.caller(DEFAULT_CALLER);
+    // Node reads the first of repeated Authorization headers, a proxy in front may read the last: two are refused.
+    const sent = req.headersDistinct.authorization ?? [];
+    const token = sent.length === 1 ? bearerToken(sent[0]) : undefined;
+    const named = token === undefined ? undefined : this.tokens.identify(token);
+    if (named !== undefined) return this.caller(named);
+    if (this.oauth && token !== undefined) {
+      const check = await this.oauth.verifier.verify(token);
+      if (check.ok) return { ...this.caller(check.caller), scopes: check.scopes };
+      return this.unauthorised(check.why);
+    }
+    return this.unauthorised(sent.length === 0 ? undefined : 'the token is not one this server knows');
+  }
+
+  /**
+   * Whether `caller` may call `tool` now: the tool must be in its policy (and, for an OAuth token, its scope
+   * granted), and a decision must fit its rate. Other methods (tools/list, discovery) need only a caller.
+   */
+  permit(caller: Caller, tool: string | undefined): Refusal | undefined {
+    if (tool === undefined || !(TOOL_NAMES as readonly string[]).includes(tool)) return undefined;
+    if (!caller.policy.tools.has(tool)) {
+      return { status: 403, message: `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ${[...caller.policy.tools].join(', ') || 'no tool'}); the operator sets this in [http.callers.<name>] tools` };
+    }
+    const scope = caller.scopes && this.oauth?.resource.scopeFor(tool as ToolName);
+    if (scope !== undefined && !caller.scopes!.has(scope)) {
+      const description = `${tool} needs the scope ${scope}`;
+      return { status: 403, message: `insufficient scope: ${description}`, headers: { 'www-authenticate': this.oauth!.resource.challenge({ code: 'insufficient_scope', description, scope }) } };
+    }
+    if (!DECISION_TOOLS.has(tool)) return undefined;
+    const waitMs = this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst);
+    if (waitMs === 0) return undefined;
+    return {
+      status: 429,
+      message: `the caller ${JSON.stringify(caller.name)} is over its rate (${caller.policy.ratePerMinute} decisions a minute, burst ${caller.policy.burst}); retry after the Retry-After seconds`,
+      headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) },
+    };
+  }
+
+  /** /metrics is read with a token; an OAuth caller needs the read scope. */
+  mayReadMetrics(caller: Caller): Refusal | undefined {
+    const scope = this.oauth?.resource.scopeFor('system1_health');
+    if (!caller.scopes || scope === undefined || caller.scopes.has(scope)) return undefined;
+    return { status: 403, message: `insufficient scope: /metrics needs the scope ${scope}`, headers: { 'www-authenticate': this.oauth!.resource.challenge({ code: 'insufficient_scope', description: `/metrics needs the scope ${scope}`, scope }) } };
+  }
+
+  /** The scope a caller's decisions run in: its name and the models it may choose. */
+  scopeOf(caller: Caller): CallerScope {
+    const own = this.policies.configured.includes(caller.name);
+    return { name: caller.name, callerModels: caller.policy.callerModels, widenedBy: own ? `[http.callers.${caller.name}] caller_models` : '[http] caller_models' };
+  }
+
+  private caller(name: string): Caller {
+    return { name, policy: this.policies.for(name) };
+  }
+
+  private unauthorised(why: string | undefined): Refusal {
+    if (this.oauth) {
+      const challenge = this.oauth.resource.challenge(why === undefined ? undefined : { code: 'invalid_token', description: why });
+      return { status: 401, message: `this server needs an access token${why ? ` (${why})` : ''}: see ${this.oauth.resource.metadataUrl}`, headers: { 'www-authenticate': challenge } };
+    }
+    const error = why === undefined ? '' : ', error="invalid_token"';
+    return {
+      status: 401,
+      message: `this server needs its token: send "Authorization: Bearer <token>" (the value of ${HTTP_TOKEN_VARIABLE}, or of your caller's SYSTEM1_HTTP_TOKEN_<NAME>)`,
+      headers: { 'www-authenticate': `Bearer realm="system1"${error}` },
+    };
+  }
+}

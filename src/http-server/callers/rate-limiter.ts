@@ -1,0 +1,36 @@
+import { LRUCache } from 'lru-cache';
+
+/** Callers whose buckets are kept; OAuth callers are named by a claim, so their number is the issuer's. */
+const BUCKETS_KEPT = 10_000;
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * One token bucket per caller (decisions per minute, and a burst above it): a caller at full speed is held
+ * to its rate and the others keep theirs. A forgotten bucket (the least recent, past the bound) starts full,
+ * which only ever favours a caller that has been quiet.
+ */
+export class RateLimiter {
+  private readonly buckets = new LRUCache<string, Bucket>({ max: BUCKETS_KEPT });
+
+  constructor(private readonly now: () => number) {}
+
+  /** Takes one decision from `caller`'s bucket: 0 when it may go ahead, else the milliseconds until it may. */
+  take(caller: string, perMinute: number, burst: number): number {
+    if (perMinute <= 0) return 0;
+    const now = this.now();
+    const perMs = perMinute / 60_000;
+    const bucket = this.buckets.get(caller) ?? { tokens: burst, at: now };
+    const tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);
+    if (tokens >= 1) {
+      this.buckets.set(caller, { tokens: tokens - 1, at: now });
+      return 0;
+    }
+    this.buckets.set(caller, { tokens, at: now });
+    // The epsilon keeps float noise (0.999 tokens) from adding a whole millisecond.
+    return Math.max(1, Math.ceil((1 - tokens) / perMs - 1e-6));
+  }
+}
