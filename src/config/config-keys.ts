@@ -37,6 +37,9 @@ export const ROUTING_KEYS = {
   log_dirs: { type: list(delimiter), default: [] as string[] },
   log_file: { type: text({ nonEmpty: true }), default: undefined },
   min_confidence: { type: threshold, default: undefined },
+  // The route hook's whole time, start-up included: Claude Code waits on it before every prompt (its hook
+  // timeout is 3 s); a slow machine may give it more, and it says nothing when the time is up.
+  budget_ms: { type: integer({ min: 200, max: 10_000 }), default: 1500 },
 } satisfies Record<string, KeySpec>;
 
 export const SKILLS_KEYS = {

@@ -6,8 +6,8 @@ import { readHookInput } from './hook-input';
 import { createHookServices, type HookServices } from './hook-services.factory';
 import { LeanStart, logCodeCache } from './lean-start';
 
-/** The hook's whole budget, start-up included: Claude Code waits on it before every prompt. */
-const HOOK_BUDGET_MS = 1500;
+/** The hook's budget until the config is read (`[routing] budget_ms`, whose default this is). */
+const START_BUDGET_MS = 1500;
 
 /**
  * The Claude Code hooks (`route-hook`: UserPromptSubmit; `spawn-hook`: PreToolUse on the Agent tool). Each
@@ -17,11 +17,15 @@ const HOOK_BUDGET_MS = 1500;
 function claudeHook(overCap: string, handle: (services: HookServices, input: unknown, budgetMs: number) => Promise<string | null>) {
   return async (start: LeanStart): Promise<void> => {
     const started = Date.now() - process.uptime() * 1000;
-    const hardStop = setTimeout(() => process.exit(0), Math.max(0, HOOK_BUDGET_MS - (Date.now() - started)));
+    const stopAt = (budgetMs: number) => setTimeout(() => process.exit(0), Math.max(0, budgetMs - (Date.now() - started)));
+    let hardStop = stopAt(START_BUDGET_MS);
     try {
       const input = await readHookInput(process.stdin, ROUTING_LIMITS.hookInputBytes);
       if (input.kind === 'not-json') return;
       const services = createHookServices();
+      const budgetMs = services.config.routing.budget_ms;
+      clearTimeout(hardStop);
+      hardStop = stopAt(budgetMs);
       logCodeCache(start);
       if (input.kind === 'over-cap') {
         // The "no decision" answer (nothing on stdout), and why where the user's logs go.
@@ -29,7 +33,7 @@ function claudeHook(overCap: string, handle: (services: HookServices, input: unk
         return;
       }
       // What is left of the budget, less a margin to print and exit.
-      const output = await handle(services, input.value, HOOK_BUDGET_MS - (Date.now() - started) - 100);
+      const output = await handle(services, input.value, budgetMs - (Date.now() - started) - 100);
       if (output) process.stdout.write(`${output}\n`);
     } catch (error) {
       gatewayLogger.error(`hook: ${error instanceof Error ? error.message : String(error)}`, 'Hook');

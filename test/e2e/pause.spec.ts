@@ -44,7 +44,8 @@ it('pauses and resumes one running server, which keeps the same process througho
   expect((await runCli(['toggle', 'status'], gateway.env)).stdout).not.toMatch(/paused/i);
 
   expect(gateway.pid).toBe(pid);
-});
+  // Six CLI starts beside a running server: on a loaded 2-core machine that is more than the default 30 s.
+}, 90_000);
 
 it('rejects an unknown toggle action with a non-zero exit', async () => {
   const sandbox = resources.sandbox();

@@ -54,7 +54,8 @@ it('runs the installed copy: a review prompt gets a hint, the spawn is recorded,
     const config = sandbox.writeConfig(
       `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${endpoint}"\n[routing]\nenabled = true\nlog_dirs = ["/home/dev/work"]\nlog_file = "${logFile}"\n`,
     );
-    const env = sandbox.env({ SYSTEM1_CONFIG: config });
+    // The hook's whole budget raised to 10 s: this checks what it says, not how fast (a loaded machine is slow).
+    const env = sandbox.env({ SYSTEM1_CONFIG: config, SYSTEM1_ROUTING_BUDGET_MS: '10000' });
     const hinted = await run('route-hook', env, PROMPT_FIXTURE);
     expect(hinted.code).toBe(0);
     expect(JSON.parse(hinted.stdout).hookSpecificOutput).toMatchObject({ hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') });

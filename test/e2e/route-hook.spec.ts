@@ -17,6 +17,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.fault = 'none';
+  fake.slowMs = 5000;
   fake.requests.length = 0;
 });
 
@@ -99,6 +100,17 @@ it('gives up at its own 1.5 s budget, not at the engine timeout of 30 s, when th
   // How soon, start-up included, is bench/'s to measure; a loaded CI machine must not turn it into a failure.
   const result = await hook(env, { cwd: repo, prompt: DESIGN }, 25_000);
   expect(result).toMatchObject({ code: 0, stdout: '' });
+});
+
+it('waits as long as [routing] budget_ms says: an engine answering after 2 s gives no hint at the default 1.5 s and a hint with 10 s', async () => {
+  fake.fault = 'slow';
+  fake.slowMs = 2000;
+  const hurried = setUp(resources.sandbox(), { gateway: 'timeout_s = 30' });
+  expect(await hook(hurried.env, { cwd: hurried.repo, prompt: DESIGN }, 25_000)).toMatchObject({ code: 0, stdout: '' });
+  // A sandbox of its own: the first hook's give-up cooled the engine in its install dir's cooldown file.
+  const { repo, env } = setUp(resources.sandbox(), { gateway: 'timeout_s = 30' });
+  const patient = await hook({ ...env, SYSTEM1_ROUTING_BUDGET_MS: '10000' }, { cwd: repo, prompt: DESIGN }, 25_000);
+  expect(patient).toMatchObject({ code: 0, stdout: expect.stringContaining('pass model: \\"opus\\"') });
 });
 
 it('logs a prompt only when Claude Code works inside one of log_dirs', async () => {

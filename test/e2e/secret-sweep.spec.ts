@@ -88,7 +88,8 @@ it('finds none of the keys in anything the gateway writes', async () => {
     const prompt = 'Design the architecture for the new billing service and decide between a queue and cron jobs';
     for (const fault of ['none', 'status-401'] as const) {
       fake.fault = fault;
-      const hook = await runCli(['route-hook'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: routed, SYSTEM1_LOG_LEVEL: 'DEBUG' }), 20_000, {
+      // A whole budget of 10 s: on a loaded machine the first call could time out and cool the engine for the second.
+      const hook = await runCli(['route-hook'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: routed, SYSTEM1_LOG_LEVEL: 'DEBUG', SYSTEM1_ROUTING_BUDGET_MS: '10000' }), 20_000, {
         session_id: 's-1',
         hook_event_name: 'UserPromptSubmit',
         cwd: repo,

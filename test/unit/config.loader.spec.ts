@@ -43,6 +43,7 @@ describe('config loader', () => {
       log_dirs: [],
       log_file: path.join('/home/u/.system1-gateway', 'logs', 'routing.jsonl'),
       min_confidence: 0.6,
+      budget_ms: 1500,
     });
     expect(config.skills).toEqual({ enabled: false, hint: false, min_confidence: 0.8 });
     expect(config.router).toEqual({
@@ -56,6 +57,16 @@ describe('config loader', () => {
       allowed_hosts: [],
     });
     expect(config.installDir).toBe('/home/u/.system1-gateway');
+  });
+
+  it("reads [http.callers.<name>] with each missing key taken from [http], and [http.oauth] from the file or its variables", () => {
+    const config = load('[http]\nrate_per_minute = 100\nburst = 5\n[http.callers.alice]\ntools = ["system1_health"]\n[http.callers."team agent"]\nburst = 1\n');
+    expect(config.httpCallers).toEqual({ alice: { tools: ['system1_health'], caller_models: [], rate_per_minute: 100, burst: 5 } });
+    expect(config.errors.map((error) => error.message)).toEqual([expect.stringContaining('http.callers "team agent" is not a caller name')]);
+    expect(config.httpOAuth).toBeUndefined();
+    const oauth = loadConfig({ env: { HOME: '/h', SYSTEM1_CONFIG: '/c.toml', SYSTEM1_HTTP_OAUTH_AUDIENCE: 'https://s1.example/mcp' }, readFile: () => '[http.oauth]\nissuer = "https://idp.example"\nbogus = 1\n' });
+    expect(oauth.httpOAuth).toEqual({ issuer: 'https://idp.example', audience: 'https://s1.example/mcp', caller_claim: 'sub', scope_prefix: 'system1:', clock_skew_s: 30 });
+    expect(oauth.errors.map((error) => error.message)).toEqual([expect.stringContaining('http.oauth.bogus is not a known key of [http.oauth]')]);
   });
 
   it('finds the file under XDG_CONFIG_HOME, and SYSTEM1_CONFIG before it', () => {
