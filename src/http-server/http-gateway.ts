@@ -128,13 +128,6 @@ export class HttpGateway {
       // A stalled client sends nothing more to drop: the answer is written and the connection closed.
       return answerEarly(req, res, error.status, rpcError(error.message), {}, error.status === 408 ? 0 : undefined);
     }
-    // A request takes a decision slot once its body is here: clients trickling bodies cannot hold them all.
-    if (this.draining) return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
-    if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
-      return refuse(503, `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`, { 'retry-after': '1' });
-    }
-    this.mcpInFlight++;
-    res.once('close', () => this.answered());
     const read = readMessage(body.toString('utf8'), 'request');
     const message = 'message' in read ? read.message : undefined;
     requestId = settleRequestId(message, req.headers[REQUEST_ID_HEADER], () => requestId);
@@ -146,8 +139,19 @@ export class HttpGateway {
       res.writeHead(202).end();
       return;
     }
+    // Before a decision slot is taken: a caller over its rate or outside its tools holds none of them.
     const refused = this.deps.access.permit(caller, toolOf(read.message));
-    if (refused) return refuseWith(refused);
+    if (refused) {
+      if (refused.holdMs && !this.draining) await held(res, refused.holdMs);
+      return refuseWith(refused);
+    }
+    // A request takes a decision slot once its body is here: clients trickling bodies cannot hold them all.
+    if (this.draining) return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
+    if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
+      return refuse(503, `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`, { 'retry-after': '1' });
+    }
+    this.mcpInFlight++;
+    res.once('close', () => this.answered());
     // The caller's scope follows every decision this request makes (its models, its name in the metrics).
     await callerScope.run(this.deps.access.scopeOf(caller), () => this.answerMcp(req, res, read.message, requestId));
   }
@@ -198,6 +202,19 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 function pathOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0];
   return path === '' ? '/' : path;
+}
+
+/** Waits `ms`, or less when the client leaves first. */
+function held(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+    function done() {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    }
+  });
 }
 
 /** `?access_token=...` (RFC 6750 section 2.3), in any case. */

@@ -20,6 +20,8 @@ export interface Refusal {
   status: number;
   message: string;
   headers?: OutgoingHttpHeaders;
+  /** Answer only after this long: a 429 held until the caller's next decision would fit, at most a second. */
+  holdMs?: number;
 }
 
 export interface OAuthAccess {
@@ -29,6 +31,12 @@ export interface OAuthAccess {
 
 /** The tools that ask an engine: each call is one decision against the caller's rate. */
 const DECISION_TOOLS: ReadonlySet<string> = new Set<ToolName>(['system1_decide', 'system1_ask']);
+
+/**
+ * A 429 is answered when the caller's next decision would fit, but no later than this: a runaway client that
+ * ignores Retry-After then loops at most once a second per connection, so its refusals cost the replica little.
+ */
+const MAX_HOLD_MS = 1000;
 
 /** The metrics label of every caller the config does not name (OAuth callers are the issuer's to add). */
 const OTHER_CALLERS = 'other';
@@ -96,7 +104,8 @@ export class CallerAccess {
     return {
       status: 429,
       message: `the caller ${JSON.stringify(caller.name)} is over its rate (${caller.policy.ratePerMinute} decisions a minute, burst ${caller.policy.burst}); retry after the Retry-After seconds`,
-      headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) },
+      headers: { 'retry-after': String(Math.ceil(Math.max(0, waitMs - MAX_HOLD_MS) / 1000)) },
+      holdMs: Math.min(waitMs, MAX_HOLD_MS),
     };
   }
 

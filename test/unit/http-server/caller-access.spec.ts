@@ -88,7 +88,8 @@ describe('CallerAccess', () => {
     expect(access.permit(bob, 'system1_decide')).toMatchObject({ status: 403, message: expect.stringContaining('the caller "bob" may not use system1_decide (it may use: system1_health, system1_ask)') });
     expect(access.permit(bob, 'system1_health')).toBeUndefined();
     expect(access.permit(bob, 'system1_ask')).toBeUndefined();
-    expect(access.permit(bob, 'system1_ask')).toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+    // held until the next decision fits (1 s at 60 a minute), so nothing is left to wait after it
+    expect(access.permit(bob, 'system1_ask')).toMatchObject({ status: 429, holdMs: 1000, headers: { 'retry-after': '0' } });
     // health is not a decision; alice has a bucket of her own; an unknown tool is the MCP server's to refuse
     expect([access.permit(bob, 'system1_health'), access.permit(alice, 'system1_decide'), access.permit(bob, 'no_such_tool'), access.permit(bob, undefined)]).toEqual([undefined, undefined, undefined, undefined]);
     expect(access.scopeOf(bob)).toEqual({ name: 'bob', callerModels: [], widenedBy: '[http.callers.bob] caller_models' });
