@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { formatBytes } from '../../common/byte-count';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { DownloadProgress } from './download-progress';
@@ -62,7 +63,6 @@ function errorCodeOf(reply: HubReply): string | undefined {
   return Array.isArray(code) ? code[0] : code;
 }
 
-const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /**
  * Downloads one file: resumes a `.part` left by an interrupted transfer with an HTTP Range, refuses a file
@@ -138,7 +138,7 @@ export class FileDownloader {
     if (total !== undefined && total > maxBytes) {
       reply.body.resume();
       rmSync(part, { force: true });
-      throw new PullError(`${context.file} of ${context.repo} is ${mib(total)}, over the ${mib(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`);
+      throw new PullError(`${context.file} of ${context.repo} is ${formatBytes(total)}, over the ${formatBytes(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`);
     }
     let received = start;
     let failure: unknown;
@@ -147,7 +147,7 @@ export class FileDownloader {
     try {
       for await (const chunk of reply.body as AsyncIterable<Buffer>) {
         received += chunk.length;
-        if (received > maxBytes) throw new PullError(`${context.file} of ${context.repo} grew past the ${mib(maxBytes)} cap for one file while arriving: refused and deleted`);
+        if (received > maxBytes) throw new PullError(`${context.file} of ${context.repo} grew past the ${formatBytes(maxBytes)} cap for one file while arriving: refused and deleted`);
         if (expected.size !== undefined && received > expected.size) {
           throw new PullError(`${context.file} of ${context.repo} arrived longer than the ${expected.size} bytes the Hub's metadata says: refused and deleted`);
         }

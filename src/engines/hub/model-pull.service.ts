@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { formatBytes } from '../../common/byte-count';
 import { FileDownloader } from './file-download.service';
 import { HubEndpoint } from './hub-endpoint';
 import { fileMetadataOf, type HubFileMetadata } from './hub-file-metadata';
@@ -47,7 +48,6 @@ const FILES: Record<ModelVariant, WantedFile[]> = {
 /** Marks what a staging folder is filling, so a later run for another commit or variant starts it afresh. */
 const STAGING_NOTE = '.staging.json';
 
-const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /**
  * Pulls a cross-encoder exported to ONNX from a Hub's file layout into `<modelsDir>/<repo>`.
@@ -81,7 +81,7 @@ export class ModelPuller {
       if (!meta) continue;
       commit ??= meta.commit;
       if (meta.size !== undefined && meta.size > options.maxFileBytes) {
-        throw new PullError(`${wanted.path} of ${repo} is ${mib(meta.size)}, over the ${mib(options.maxFileBytes)} cap for one file: refused before downloading (raise --max-file-size to allow it)`);
+        throw new PullError(`${wanted.path} of ${repo} is ${formatBytes(meta.size)}, over the ${formatBytes(options.maxFileBytes)} cap for one file: refused before downloading (raise --max-file-size to allow it)`);
       }
       planned.push({ path: wanted.path, meta });
     }
@@ -105,8 +105,8 @@ export class ModelPuller {
         { url: hub.fileUrl(repo, commit ?? revision, file), dest: path.join(staging, ...file.split('/')), expected: meta, maxBytes: options.maxFileBytes, context },
         hub,
       );
-      const how = done.reused ? 'already downloaded' : done.resumedFrom > 0 ? `resumed at ${mib(done.resumedFrom)}` : 'downloaded';
-      options.log(`  ${file}: ${mib(done.bytes)}, ${how}, ${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`);
+      const how = done.reused ? 'already downloaded' : done.resumedFrom > 0 ? `resumed at ${formatBytes(done.resumedFrom)}` : 'downloaded';
+      options.log(`  ${file}: ${formatBytes(done.bytes)}, ${how}, ${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`);
       files.push({ path: file, bytes: done.bytes, sha256: done.sha256, sha256_from_hub: meta.sha256 !== undefined });
     }
 
