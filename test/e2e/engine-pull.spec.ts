@@ -93,6 +93,12 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(hub.hits).toEqual([]);
   });
 
+  it('start before any pull says to run pull', async () => {
+    const early = await system1(['engine', 'start', 'reranker']);
+    expect(early).toMatchObject({ code: 1, stdout: '' });
+    expect(early.stderr).toBe(`system1 engine start: the reranker is not installed in ${home}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)\n`);
+  });
+
   it('pull refuses the gated repo without HF_TOKEN, naming the variable, after installing the engine\'s packages', async () => {
     const refused = await system1(['engine', 'pull', 'reranker', REPO]);
     expect(refused.stderr).toContain(`system1 engine pull: config.json of ${REPO} needs a token (401: the repo is gated or private): set HF_TOKEN`);
@@ -120,9 +126,12 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
 
   it('start serves the pulled model, saying which, and points the config (no provider set) at it', async () => {
     expect(parse(readFileSync(config, 'utf8'))).not.toHaveProperty('gateway.provider');
-    const started = await system1(['engine', 'start', 'reranker', '--port', '0']);
+    // HF_TOKEN set, as in a shell that pulled a gated repo: the engine it starts must not inherit it.
+    const started = await system1(['engine', 'start', 'reranker', '--port', '0'], { HF_TOKEN: TOKEN });
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
+    const { pid } = JSON.parse(readFileSync(path.join(home, 'reranker.pid'), 'utf8')) as { pid: number };
+    if (existsSync(`/proc/${pid}/environ`)) expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).not.toContain(TOKEN);
     expect(started.stdout).toContain(`Model: ${path.join(models, ...REPO.split('/'))} (the most recently pulled: ${REPO} at ${hub.commitOf(REPO).slice(0, 12)}, float32`);
     endpoint = /The reranker serves on (http:\/\/127\.0\.0\.1:\d+) \(pid \d+\)/.exec(started.stdout)?.[1] ?? '';
     expect(endpoint).not.toBe('');

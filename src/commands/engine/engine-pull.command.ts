@@ -1,6 +1,6 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { formatBytes } from '../../common/byte-count';
-import { HubEndpoint } from '../../engines/hub/hub-endpoint';
+import { HubEndpoint, withoutHubToken } from '../../engines/hub/hub-endpoint';
 import { ModelPuller } from '../../engines/hub/model-pull.service';
 import { PullError } from '../../engines/hub/pull-error';
 import { EnginePackage } from '../../engines/reranker/engine-package.service';
@@ -49,7 +49,7 @@ export class EnginePullCommand extends CommandRunner {
     const variant = flags.quantized ? 'quantized' : 'float32';
     try {
       const origin = HubEndpoint.fromEnv(env).origin;
-      await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), env);
+      await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
       this.output.err(`Pulling ${repo} (${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) at ${flags.revision} from ${origin} ...`);
       const { folder, manifest, upToDate } = await this.puller.pull({
         repo,

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { withoutHubToken } from '../../engines/hub/hub-endpoint';
 import { EngineConfig, type ConfigOutcome } from '../../engines/reranker/engine-config.service';
 import { latestPulledModel } from '../../engines/reranker/pulled-models';
 import { RerankerHome } from '../../engines/reranker/reranker-home';
@@ -46,7 +47,7 @@ export class EngineStartCommand extends CommandRunner {
     if (!model) return;
     let port: number;
     try {
-      const outcome = await this.processes.start(home, { model: model.folder, port: flags.port, device: flags.device, env });
+      const outcome = await this.processes.start(home, { model: model.folder, port: flags.port, device: flags.device, env: withoutHubToken(env) });
       switch (outcome.kind) {
         case 'already-running':
           this.output.out(`The reranker started earlier still runs (pid ${outcome.record.pid}, ${outcome.record.model}); "system1 engine stop reranker" first to start another.`);

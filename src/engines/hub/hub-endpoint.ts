@@ -60,3 +60,9 @@ export function refuseScheme(url: URL, what: string): void {
     throw new PullError(`${what} has the scheme ${url.protocol.replace(/:$/, '')}; only http and https are fetched`);
   }
 }
+
+/** The environment for a program that has no business with the Hub (npm, the engine): without HF_TOKEN. */
+export function withoutHubToken(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { HF_TOKEN: _token, ...rest } = env;
+  return rest;
+}

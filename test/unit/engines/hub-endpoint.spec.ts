@@ -2,7 +2,7 @@
  * The rules a pull applies before any socket: which request may carry HF_TOKEN, which endpoints and names are
  * refused, and how the Hub's HEAD headers are read.
  */
-import { HubEndpoint } from '../../../src/engines/hub/hub-endpoint';
+import { HubEndpoint, withoutHubToken } from '../../../src/engines/hub/hub-endpoint';
 import { fileMetadataOf } from '../../../src/engines/hub/hub-file-metadata';
 import { checkRepoName, checkRevision } from '../../../src/engines/hub/repo-name';
 
@@ -35,6 +35,12 @@ describe('HubEndpoint', () => {
     const hub = HubEndpoint.fromEnv({ HF_TOKEN: '  ' });
     expect(hub.hasToken).toBe(false);
     expect(hub.headersFor(new URL('https://huggingface.co/x'))).toEqual({});
+  });
+
+  it('keeps HF_TOKEN from the programs that have no business with the Hub (npm, the engine)', () => {
+    const env = { PATH: '/bin', HF_TOKEN: 'hf_secret', HF_ENDPOINT: 'https://hub.example' };
+    expect(withoutHubToken(env)).toEqual({ PATH: '/bin', HF_ENDPOINT: 'https://hub.example' });
+    expect(env.HF_TOKEN).toBe('hf_secret');
   });
 
   it.each([
