@@ -13,8 +13,14 @@ const { readOptions, quoteFor } = require('./install/shell-options');
 const { placesOf, installDirRefusal } = require('./install/purge');
 
 const repo = path.resolve(__dirname, '..');
-/** What the installed copy needs at run time; its dependencies are installed from the lockfile. */
-const SHIPPED = ['package.json', 'package-lock.json', 'dist', 'schema', 'calibration', 'routing', 'config.example.toml'];
+/**
+ * What the installed copy needs at run time; its dependencies are installed from the lockfile. The reranker
+ * engine's own files go too (its package.json "files": no node_modules, models or logs), installed nowhere
+ * at install: `system1 engine pull reranker` copies them to <install dir>/engines/reranker and runs npm ci there.
+ */
+const SHIPPED = ['package.json', 'package-lock.json', 'dist', 'schema', 'calibration', 'routing', 'config.example.toml'].concat(
+  ['package.json', 'package-lock.json'].concat(require('../engines/reranker/package.json').files).map((file) => path.join('engines', 'reranker', file)),
+);
 
 function npm(args, cwd, what) {
   const result = runTool('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, stdio: ['ignore', what.quiet ? 'ignore' : 'inherit', 'inherit'] });

@@ -4,6 +4,11 @@ import { SmokeService } from './smoke/smoke.service';
 import { StructuredModule } from '../openai-router/structured.module';
 import { CalibrateCommand } from './calibrate/calibrate.command';
 import { CalibrationRunner } from './calibrate/calibration-runner.service';
+import { EngineCommand } from './engine/engine.command';
+import { EnginePullCommand } from './engine/engine-pull.command';
+import { EngineStartCommand } from './engine/engine-start.command';
+import { EngineStopCommand } from './engine/engine-stop.command';
+import { EnginesModule } from '../engines/engines.module';
 import { EvaluateCommand } from './evaluate.command';
 import { LabelCommand } from './label.command';
 import { McpCommand } from './mcp.command';
@@ -19,7 +24,7 @@ import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 
 @Module({
-  imports: [McpModule, StructuredModule],
-  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, LabelCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand],
+  imports: [McpModule, StructuredModule, EnginesModule],
+  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, LabelCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand, EngineCommand, EnginePullCommand, EngineStartCommand, EngineStopCommand],
 })
 export class CommandsModule {}

@@ -9,10 +9,18 @@ it('lists every command, the two Claude Code hooks included', async () => {
   expect(result.code).toBe(0);
   const listed = [...result.stdout.matchAll(/^ {2}([a-z][a-z-]+)\b/gm)].map((match) => match[1]);
   expect(listed).toEqual(
-    expect.arrayContaining(['mcp', 'route-hook', 'spawn-hook', 'smoke', 'toggle', 'calibrate', 'label', 'evaluate', 'session-check', 'serve-openai', 'router-report']),
+    expect.arrayContaining(['mcp', 'route-hook', 'spawn-hook', 'smoke', 'toggle', 'calibrate', 'label', 'evaluate', 'session-check', 'serve-openai', 'router-report', 'engine']),
   );
   expect(result.stdout).toMatch(/route-hook\s+the Claude Code UserPromptSubmit hook/);
   expect(result.stdout).toMatch(/label \[options\] <list\|apply\|export> \[file\]\s+label logged routing prompts/);
+});
+
+it('engine --help lists pull, start and stop of the reranker', async () => {
+  const result = await runCli(['engine', '--help'], resources.sandbox().env());
+  expect(result.code).toBe(0);
+  const listed = [...result.stdout.matchAll(/^ {2}([a-z]+) (?:\[options\] )?<engine>/gm)].map((match) => match[1]);
+  expect(listed).toEqual(['pull', 'start', 'stop']);
+  expect(result.stdout).toMatch(/Hugging Face Hub layout \(HF_ENDPOINT,\s+HF_TOKEN\)/);
 });
 
 it('route-hook --help describes the hook', async () => {

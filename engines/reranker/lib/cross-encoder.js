@@ -88,6 +88,7 @@ class CrossEncoder {
     }
     this.name = name;
     this.folder = files.folder;
+    this.onnxFile = files.onnxFile;
     this.encoder = encoder;
     this.session = session;
     this.device = device;

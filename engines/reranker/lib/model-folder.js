@@ -1,15 +1,18 @@
 'use strict';
 /**
  * The files of a cross-encoder exported to ONNX, from a local folder only: `model.onnx` (optimum's
- * export) or `onnx/model.onnx` (the layout of ONNX exports on the Hugging Face Hub), `tokenizer.json`,
- * `config.json` and, when present, `tokenizer_config.json`. Nothing is ever fetched.
+ * export) or `onnx/model.onnx` (the layout of ONNX exports on the Hugging Face Hub), else
+ * `onnx/model_quantized.onnx` (the Hub's int8 export, what `system1 engine pull reranker --quantized`
+ * fetches), `tokenizer.json`, `config.json` and, when present, `tokenizer_config.json`. Nothing is ever
+ * fetched.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
 /** Tokenizer and config files are JSON of a few MB at most (a large multilingual vocabulary is ~20 MB). */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
-const MODEL_FILES = ['model.onnx', path.join('onnx', 'model.onnx')];
+/** In order of preference: float32 first, since the int8 export's accuracy was never measured here. */
+const MODEL_FILES = ['model.onnx', path.join('onnx', 'model.onnx'), path.join('onnx', 'model_quantized.onnx')];
 
 class ModelFolderError extends Error {}
 
@@ -63,7 +66,7 @@ function readModelFolder(dir) {
   const onnxFile = MODEL_FILES.map((file) => path.join(folder, file)).find(regularFile);
   if (!onnxFile) {
     throw new ModelFolderError(
-      `${folder} has no model.onnx nor onnx/model.onnx: export the model to ONNX first (see the reranker's README: optimum-cli export onnx)`,
+      `${folder} has no model.onnx, onnx/model.onnx nor onnx/model_quantized.onnx: pull one (system1 engine pull reranker) or export the model to ONNX first (see the reranker's README: optimum-cli export onnx)`,
     );
   }
   return {

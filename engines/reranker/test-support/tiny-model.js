@@ -70,10 +70,25 @@ function valueInfo(name, elemType, dims) {
 
 const intAttribute = (name, i) => ({ name, type: onnx.AttributeProto.AttributeType.INT, i });
 
-/** The ONNX model bytes. `tokenTypes: false` drops the token_type_ids input (as ModernBERT exports do). */
-function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 'float32' } = {}) {
+/** Every score is a multiple of this, so an int8 table times it holds the scores exactly. */
+const QUANTUM = 0.5;
+
+/**
+ * The ONNX model bytes. `tokenTypes: false` drops the token_type_ids input (as ModernBERT exports do);
+ * `quantized: true` stores the score table in int8 behind a DequantizeLinear, as the Hub's int8 exports
+ * (model_quantized.onnx) store their weights, with the same answers.
+ */
+function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 'float32', quantized = false } = {}) {
   const table = vocab.flatMap((token) => SCORES[token] ?? [0, 0]);
+  const tableInitializers = quantized
+    ? [
+        { name: 'table_int8', dims: [table.length], dataType: onnx.TensorProto.DataType.INT8, int32Data: table.map((score) => score / QUANTUM) },
+        { name: 'table_scale', dims: [], dataType: FLOAT, floatData: [QUANTUM] },
+        { name: 'table_zero', dims: [], dataType: onnx.TensorProto.DataType.INT8, int32Data: [0] },
+      ]
+    : [{ name: 'table', dims: [table.length], dataType: FLOAT, floatData: table }];
   const nodes = [
+    ...(quantized ? [{ opType: 'DequantizeLinear', input: ['table_int8', 'table_scale', 'table_zero'], output: ['table'] }] : []),
     { opType: 'Mul', input: ['input_ids', 'two'], output: ['doubled'] },
     tokenTypes ? { opType: 'Add', input: ['doubled', 'token_type_ids'], output: ['index'] } : { opType: 'Identity', input: ['doubled'], output: ['index'] },
     { opType: 'Gather', input: ['table', 'index'], output: ['scores'], attribute: [intAttribute('axis', 0)] },
@@ -97,7 +112,7 @@ function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 
       name: 'tiny-cross-encoder',
       node: nodes,
       initializer: [
-        { name: 'table', dims: [table.length], dataType: FLOAT, floatData: table },
+        ...tableInitializers,
         { name: 'two', dims: [], dataType: INT64, int64Data: [2] },
         { name: 'axes', dims: [1], dataType: INT64, int64Data: [1] },
       ],
@@ -132,12 +147,13 @@ function tokenizerJson(vocab) {
 
 /**
  * Writes the tiny model into `dir` and returns `dir`. `layout: 'onnx'` puts the graph in onnx/model.onnx
- * (the Hub's layout); `maxLength` is the config's max_position_embeddings; `extraWords` join the
- * vocabulary with a score of 0 (bench.js's text, so that its words are looked up as a real vocabulary's are).
+ * (the Hub's layout; onnx/model_quantized.onnx with `quantized: true`); `maxLength` is the config's
+ * max_position_embeddings; `extraWords` join the vocabulary with a score of 0 (bench.js's text, so that its
+ * words are looked up as a real vocabulary's are).
  */
 function writeTinyModel(dir, { layout = 'root', maxLength = 64, extraWords = [], ...graph } = {}) {
   const vocab = [...VOCAB, ...new Set(extraWords.filter((word) => !VOCAB.includes(word)))];
-  const onnxFile = layout === 'onnx' ? path.join(dir, 'onnx', 'model.onnx') : path.join(dir, 'model.onnx');
+  const onnxFile = layout === 'onnx' ? path.join(dir, 'onnx', graph.quantized ? 'model_quantized.onnx' : 'model.onnx') : path.join(dir, 'model.onnx');
   fs.mkdirSync(path.dirname(onnxFile), { recursive: true });
   fs.writeFileSync(onnxFile, modelBytes(vocab, graph));
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
@@ -151,14 +167,17 @@ function writeTinyModel(dir, { layout = 'root', maxLength = 64, extraWords = [],
 
 module.exports = { writeTinyModel, expectedLogit };
 
-// `node test-support/tiny-model.js DIR` writes the tiny model into DIR (for trying the server by hand, the
-// gateway's end-to-end test and bench.js).
+// `node test-support/tiny-model.js DIR [--hub-layout] [--quantized]` writes the tiny model into DIR (for trying
+// the server by hand, the gateway's end-to-end tests and bench.js); --hub-layout puts the graph in onnx/, as
+// the Hugging Face Hub hosts exports.
 if (require.main === module) {
-  const dir = process.argv[2];
-  if (!dir) {
-    console.error('usage: node test-support/tiny-model.js DIR');
+  const [dir, ...flags] = process.argv.slice(2);
+  const unknown = flags.filter((flag) => !['--hub-layout', '--quantized'].includes(flag));
+  if (!dir || unknown.length > 0) {
+    console.error('usage: node test-support/tiny-model.js DIR [--hub-layout] [--quantized]');
     process.exit(1);
   }
   fs.mkdirSync(dir, { recursive: true });
-  console.log(`tiny test cross-encoder written to ${writeTinyModel(path.resolve(dir))}`);
+  const options = { layout: flags.includes('--hub-layout') ? 'onnx' : 'root', quantized: flags.includes('--quantized') };
+  console.log(`tiny test cross-encoder written to ${writeTinyModel(path.resolve(dir), options)}`);
 }

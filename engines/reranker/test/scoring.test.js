@@ -119,6 +119,30 @@ test('a Hub-layout export (onnx/model.onnx) without token_type_ids is fed only t
   }
 });
 
+test('the Hub\'s int8 export (onnx/model_quantized.onnx, weights behind DequantizeLinear) loads and answers as the float32 one', async () => {
+  const quantized = await startServer({ model: { layout: 'onnx', quantized: true } });
+  try {
+    assert.equal(path.relative(quantized.model.folder, quantized.model.onnxFile), path.join('onnx', 'model_quantized.onnx'));
+    const reply = await request(quantized.port, { body: { state: STATE, questions: { route: ROUTE } } });
+    assert.equal(reply.status, 200);
+    const expected = softmax(ROUTE_CANDIDATES.map((candidate) => expectedLogit(ROUTE_QUERY, candidate)));
+    ['billing', 'shipping', 'technical'].forEach((key, i) => assertClose(reply.body.answers.route.probabilities[key], expected[i], key));
+  } finally {
+    await quantized.close();
+  }
+});
+
+test('a folder with both exports loads the float32 one', async () => {
+  const both = tinyModelDir({ layout: 'onnx' });
+  fs.writeFileSync(path.join(both, 'onnx', 'model_quantized.onnx'), 'not a model: loading it would fail');
+  const model = await CrossEncoder.load(both, { device: 'cpu' });
+  try {
+    assert.equal(model.onnxFile, path.join(both, 'onnx', 'model.onnx'));
+  } finally {
+    await model.release();
+  }
+});
+
 test('a two-label classifier is read as the log-odds of its "relevant" label (l1 - l0)', async () => {
   const twoLabels = await startServer({ model: { twoLabels: true } });
   try {
@@ -140,7 +164,7 @@ test('a folder that is not a usable cross-encoder is refused at load, saying wha
 
   const noOnnx = tinyModelDir();
   fs.rmSync(path.join(noOnnx, 'model.onnx'));
-  await assert.rejects(CrossEncoder.load(noOnnx), /has no model\.onnx nor onnx\/model\.onnx: export the model to ONNX first/);
+  await assert.rejects(CrossEncoder.load(noOnnx), /has no model\.onnx, onnx\/model\.onnx nor onnx\/model_quantized\.onnx: pull one \(system1 engine pull reranker\)/);
 
   const noTokenizer = tinyModelDir();
   fs.rmSync(path.join(noTokenizer, 'tokenizer.json'));
