@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Installs (or upgrades) the System-1 gateway into <install dir>/app, so the installed copy does not depend on
-// this clone; creates the user config from config.example.toml when there is none; prints the command that
-// registers the server with Claude Code. install.sh and install.ps1 only find Node.js and run this, so every
+// this clone; creates the user config from config.example.toml when there is none; puts a `system1` command on
+// PATH; prints the command that registers the server with Claude Code. install.sh and install.ps1 only find Node.js and run this, so every
 // platform takes the same steps. Re-run it to upgrade.
 require('./install/require-node');
 const fs = require('node:fs');
@@ -11,6 +11,7 @@ const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions, quoteFor } = require('./install/shell-options');
 const { placesOf, installDirRefusal } = require('./install/purge');
+const { installShim } = require('./install/shim');
 
 const repo = path.resolve(__dirname, '..');
 /** What the installed copy needs at run time; its dependencies are installed from the lockfile. */
@@ -99,5 +100,6 @@ runScript('install', () => {
   buildIfNeeded();
   const app = installApp(dir);
   createConfigIfMissing();
+  console.log(installShim(path.join(app, 'dist', 'main.js'), { env: process.env, dir, shell }));
   printNextSteps(app, shell);
 });

@@ -129,6 +129,19 @@ describe('install, upgrade, uninstall', () => {
     expect(smoke.code).toBe(0);
   });
 
+  it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, with the line that adds it", async () => {
+    const shim = path.join(sandbox.install, 'bin', 'system1');
+    const installed = await run('sh', ['install.sh'], userEnv({ SHELL: '/bin/bash' }));
+    expect(installed.stdout).toContain(`Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`);
+    const line = installed.stdout.split('\n').find((candidate) => candidate.trimStart().startsWith('export PATH='))!.trim();
+    expect(line).toBe(`export PATH='${path.join(sandbox.install, 'bin')}':"$PATH"`);
+    // a new shell that ran the profile line: only the system directories and node's besides
+    const fresh = { HOME: sandbox.home, PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin` };
+    const ran = await run('sh', ['-c', `${line}; system1 --help`], fresh, tmpdir());
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran.stdout).toContain('Usage: system1');
+  });
+
   it('upgrades on a re-run and keeps the user config; from PowerShell the printed separator is quoted', async () => {
     writeFileSync(config, '# mine\n[gateway]\nprovider = "mock"\n');
     // install.ps1 runs exactly this
@@ -167,6 +180,8 @@ describe('install, upgrade, uninstall', () => {
       'systemctl --user disable system1-reranker',
     ]);
     expect(removed.stdout).toContain('Unregistered system1 from Claude Code.');
+    expect(removed.stdout).toContain(`Removed the system1 command ${path.join(sandbox.install, 'bin', 'system1')}.`);
+    expect(existsSync(path.join(sandbox.install, 'bin'))).toBe(false);
     expect(removed.stdout).toContain('Kept the config, engines and logs (-Purge deletes them).');
     expect(existsSync(app)).toBe(false);
     expect(existsSync(loginEntry)).toBe(false);
@@ -219,13 +234,15 @@ describe('a home whose path the shell would run', () => {
     for (const tool of ['claude', 'node']) fakeTool(recorders, tool, `printf '%s\\n' "$@" > "${path.join(hostile.dir, `${tool}.argv`)}"`);
   });
 
-  it('prints commands that pass the path as one word and run nothing in it', async () => {
+  it('prints commands that pass the path as one word and run nothing in it, and so does the system1 command', async () => {
     const installed = await run('sh', ['install.sh'], hostileEnv());
     expect(installed).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(main)).toBe(true);
     const register = printedLine(installed.stdout, 'claude mcp add');
     expect(await runPrinted(register, 'claude')).toEqual(['mcp', 'add', '--scope', 'user', '--transport', 'stdio', 'system1', '--', 'node', main, 'mcp']);
     expect(await runPrinted(printedLine(installed.stdout, 'node '), 'node')).toEqual([main, 'smoke']);
+    // the profile line puts the shim's folder (in the hostile home) on PATH; the shim hands node the path whole
+    expect(await runPrinted(`${printedLine(installed.stdout, 'export PATH=')}; system1 --help "two words"`, 'node')).toEqual([main, '--help', 'two words']);
     for (const dir of [scratch, ROOT, home, hostile.dir]) expect(existsSync(path.join(dir, 'PWNED'))).toBe(false);
   });
 

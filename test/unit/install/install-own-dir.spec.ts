@@ -100,6 +100,7 @@ it("upgrades a dir that holds the gateway's own copy (the check lets the real ca
   expect(result.code).toBe(0);
   expect(result.stdout).toContain(`Installed System-1 gateway`);
   expect(JSON.parse(readFileSync(path.join(dir, 'app', 'package.json'), 'utf8')).version).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
-  expect(readdirSync(dir).sort()).toEqual(['app', 'logs']);
+  // bin/ holds the system1 command: ~/.local/bin is not on this PATH
+  expect(readdirSync(dir).sort()).toEqual(['app', 'bin', 'logs']);
   expect(readFileSync(w.npmCalls, 'utf8')).toContain('npm ci --omit=dev --ignore-scripts --prefer-offline');
 });
