@@ -104,14 +104,15 @@ describe('refusals, before anything is touched', () => {
   it('names an option it does not take', async () => {
     const refused = await run('sh', ['install.sh', '--force'], userEnv());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('install: unknown option "--force" (it takes none)');
+    expect(refused.stderr).toContain('install: unknown option "--force" (it takes --no-setup)');
     expect(existsSync(app)).toBe(false);
   });
 });
 
 describe('install, upgrade, uninstall', () => {
   it('installs a copy of its own with the runtime dependencies only, creates the config and prints the registration', async () => {
-    const installed = await run('sh', ['install.sh'], userEnv());
+    // --no-setup, as a scripted install runs it: the config stays the example (install-setup.spec.ts runs setup)
+    const installed = await run('sh', ['install.sh', '--no-setup'], userEnv());
     expect(installed.stderr).toBe('');
     expect(installed.code).toBe(0);
     const main = path.join(app, 'dist', 'main.js');
@@ -124,6 +125,8 @@ describe('install, upgrade, uninstall', () => {
     expect(existsSync(path.join(app, 'node_modules', 'jest'))).toBe(false);
     expect(existsSync(path.join(sandbox.install, 'logs'))).toBe(true);
 
+    expect(installed.stdout).not.toContain('Choosing an engine');
+
     const smoke = await run(process.execPath, [main, 'smoke', '--provider', 'mock'], userEnv(), tmpdir());
     expect(smoke.stdout).toContain('All layers pass');
     expect(smoke.code).toBe(0);
@@ -131,7 +134,7 @@ describe('install, upgrade, uninstall', () => {
 
   it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, with the line that adds it", async () => {
     const shim = path.join(sandbox.install, 'bin', 'system1');
-    const installed = await run('sh', ['install.sh'], userEnv({ SHELL: '/bin/bash' }));
+    const installed = await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/bash' }));
     expect(installed.stdout).toContain(`Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`);
     const line = installed.stdout.split('\n').find((candidate) => candidate.trimStart().startsWith('export PATH='))!.trim();
     expect(line).toBe(`export PATH='${path.join(sandbox.install, 'bin')}':"$PATH"`);
@@ -148,6 +151,7 @@ describe('install, upgrade, uninstall', () => {
     const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], userEnv());
     expect(upgraded.code).toBe(0);
     expect(upgraded.stdout).toContain(`Kept the config ${config}.`);
+    expect(upgraded.stdout).toContain('Kept the engine: your config chooses provider = "mock".');
     expect(upgraded.stdout).toContain(`system1 '--' node '${path.join(app, 'dist', 'main.js')}' mcp`);
     expect(readFileSync(config, 'utf8')).toContain('# mine');
     expect(existsSync(path.join(sandbox.install, 'app.old'))).toBe(false);
@@ -235,7 +239,7 @@ describe('a home whose path the shell would run', () => {
   });
 
   it('prints commands that pass the path as one word and run nothing in it, and so does the system1 command', async () => {
-    const installed = await run('sh', ['install.sh'], hostileEnv());
+    const installed = await run('sh', ['install.sh', '--no-setup'], hostileEnv());
     expect(installed).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(main)).toBe(true);
     const register = printedLine(installed.stdout, 'claude mcp add');
@@ -247,7 +251,7 @@ describe('a home whose path the shell would run', () => {
   });
 
   it("quotes the path PowerShell's way for the .ps1 installer", async () => {
-    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], hostileEnv());
+    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell', '--no-setup'], hostileEnv());
     expect(upgraded.code).toBe(0);
     const quoted = `'${main.replace(/'/g, "''")}'`;
     expect(printedLine(upgraded.stdout, 'claude mcp add')).toBe(`claude mcp add --scope user --transport stdio system1 '--' node ${quoted} mcp`);
