@@ -67,7 +67,11 @@ describe('with no engine on this machine', () => {
   const secret = 'sk-ant-api03-NEVER-PRINTED';
   let installed: CliResult;
 
+  const pulled = path.join(user.installDir, 'engines', 'reranker', 'models', 'gte-reranker-modernbert-base');
+
   beforeAll(async () => {
+    // a reranker model `system1 engine pull reranker` fetched, not started: setup names the command that starts it
+    mkdirSync(pulled, { recursive: true });
     // A hosted key is set, its endpoint a closed https port on loopback: tried by presence, fails, and is never shown.
     const hostedNowhere = `https://127.0.0.1:${await closedPort()}`;
     installed = await install(user.env(await noEngines({ ANTHROPIC_API_KEY: secret, SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere, OPENAI_API_KEY: secret })));
@@ -80,7 +84,7 @@ describe('with no engine on this machine', () => {
     expect(installed.stdout).toMatch(/anthropic \(ANTHROPIC_API_KEY is set; billed, and requests leave this machine\): fails the smoke check at health/);
     expect(installed.stdout).toContain('OPENAI_API_KEY is set, but no engine here reads it');
     expect(installed.stdout).toContain(`No engine answered, so ${user.config} now says provider = "mock"`);
-    expect(installed.stdout).toContain('`system1 engine pull reranker` then `system1 engine start reranker`');
+    expect(installed.stdout).toContain(`A reranker model is pulled (${pulled}): \`system1 engine start reranker\` starts it`);
     expect(installed.stdout).toMatch(/Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; mock \(primary\) up[\s\S]*All layers pass\./);
     expect(installed.stdout).not.toContain(secret);
   });

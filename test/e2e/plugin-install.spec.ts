@@ -146,6 +146,7 @@ describe("the plugin's setup script, run from Claude Code's copy", () => {
     expect(done).toMatchObject({ code: 0, stderr: '' });
     expect(done.stdout).toContain(`System-1 gateway sources: ${ROOT}`);
     expect(provider()).toBe('mock');
+    expect(done.stdout).toContain('For a real one: `system1 engine pull reranker` then `system1 engine start reranker`, or install Ollama');
     expect(done.stdout).toMatch(/Checking it \(system1 smoke\):[\s\S]*All layers pass\./);
     expect(existsSync(path.join(sandbox.install, 'app', 'dist', 'main.js'))).toBe(true);
   });
