@@ -169,14 +169,26 @@ async function findEngines({ env, fileProviders = {}, fetch = get }) {
   return { candidates: local.filter(Boolean).concat(hosted), notes };
 }
 
-/** The reranker models `system1 engine pull reranker` put in the install dir, which `engine start` can serve. */
-function pulledRerankerModels(dir) {
-  const models = path.join(dir, 'engines', 'reranker', 'models');
+/** The note `system1 engine pull reranker` writes last into a complete model folder (its pull manifest). */
+const PULL_MANIFEST = 'system1-pull.json';
+
+function subfolders(dir) {
   try {
-    return fs.readdirSync(models, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => path.join(models, entry.name));
+    return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !/\.(partial|old)$/.test(entry.name)).map((entry) => path.join(dir, entry.name));
   } catch (error) {
     return [];
   }
+}
+
+/**
+ * The complete reranker models `engine pull` left in the install dir (`models/<name>` or `models/<owner>/<name>`,
+ * holding its manifest), which `system1 engine start reranker` can serve.
+ */
+function pulledRerankerModels(dir) {
+  const models = path.join(dir, 'engines', 'reranker', 'models');
+  const folders = [];
+  for (const folder of subfolders(models)) folders.push(folder, ...subfolders(folder));
+  return folders.filter((folder) => fs.existsSync(path.join(folder, PULL_MANIFEST)));
 }
 
 module.exports = { findEngines, pulledRerankerModels, ollamaHostEndpoint, get, LOCAL };

@@ -67,11 +67,12 @@ describe('with no engine on this machine', () => {
   const secret = 'sk-ant-api03-NEVER-PRINTED';
   let installed: CliResult;
 
-  const pulled = path.join(user.installDir, 'engines', 'reranker', 'models', 'gte-reranker-modernbert-base');
+  const pulled = path.join(user.installDir, 'engines', 'reranker', 'models', 'Alibaba-NLP', 'gte-reranker-modernbert-base');
 
   beforeAll(async () => {
     // a reranker model `system1 engine pull reranker` fetched, not started: setup names the command that starts it
     mkdirSync(pulled, { recursive: true });
+    writeFileSync(path.join(pulled, 'system1-pull.json'), '{}\n');
     // A hosted key is set, its endpoint a closed https port on loopback: tried by presence, fails, and is never shown.
     const hostedNowhere = `https://127.0.0.1:${await closedPort()}`;
     installed = await install(user.env(await noEngines({ ANTHROPIC_API_KEY: secret, SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere, OPENAI_API_KEY: secret })));
