@@ -166,6 +166,16 @@ describe("the plugin's setup script, run from Claude Code's copy", () => {
       await ollama.stop();
     }
   });
+
+  it('names the sources for /system1:choose-model, and uninstalls through the same clone', async () => {
+    const script = path.join(installPath, 'scripts', 'setup.js');
+    expect(await runCommand(process.execPath, [script, 'source'], { env: userEnv(), cwd: sandbox.dir })).toMatchObject({ code: 0, stdout: `${ROOT}\n` });
+    const removed = await runCommand(process.execPath, [script, 'uninstall'], { env: userEnv(), cwd: sandbox.dir });
+    expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(removed.stdout).toContain(`Removed ${path.join(sandbox.install, 'app')}.`);
+    expect(existsSync(path.join(sandbox.install, 'app'))).toBe(false);
+    expect(existsSync(config)).toBe(true);
+  });
 });
 
 it('nothing in all of this tried to leave the machine', () => {
