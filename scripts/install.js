@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 // Installs (or upgrades) the System-1 gateway into <install dir>/app, so the installed copy does not depend on
-// this clone; creates the user config from config.example.toml when there is none; prints the command that
-// registers the server with Claude Code. install.sh and install.ps1 only find Node.js and run this, so every
-// platform takes the same steps. Re-run it to upgrade.
+// this clone; creates the user config from config.example.toml when there is none; puts a `system1` command on
+// PATH; unless --no-setup, chooses an engine this machine has when the user has not and runs the smoke check;
+// prints the command that registers the server with Claude Code. install.sh and install.ps1 only find Node.js
+// and run this, so every platform takes the same steps. Re-run it to upgrade.
 require('./install/require-node');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -11,6 +12,8 @@ const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions, quoteFor } = require('./install/shell-options');
 const { placesOf, installDirRefusal } = require('./install/purge');
+const { installShim } = require('./install/shim');
+const { setup } = require('./install/setup');
 
 const repo = path.resolve(__dirname, '..');
 /**
@@ -75,12 +78,17 @@ function installApp(dir) {
   return app;
 }
 
+/** @returns {{ config: string, created: boolean }} */
 function createConfigIfMissing() {
   const config = locateConfigFile(process.env).path;
-  if (fs.existsSync(config)) return console.log(`Kept the config ${config}.`);
+  if (fs.existsSync(config)) {
+    console.log(`Kept the config ${config}.`);
+    return { config, created: false };
+  }
   fs.mkdirSync(path.dirname(config), { recursive: true });
   fs.copyFileSync(path.join(repo, 'config.example.toml'), config);
   console.log(`Created the config ${config} (every key commented out: the defaults apply).`);
+  return { config, created: true };
 }
 
 /** The commands are for copying into the user's shell, so the path in them is quoted for that shell. */
@@ -97,13 +105,15 @@ Check it:
   node ${main} smoke`);
 }
 
-runScript('install', () => {
-  const { shell } = readOptions(process.argv.slice(2), []);
+runScript('install', async () => {
+  const options = readOptions(process.argv.slice(2), ['--no-setup']);
   const dir = installDir(process.env);
   // before the build too, which may take minutes: a refusal is better early
   checkInstallDir(dir);
   buildIfNeeded();
   const app = installApp(dir);
-  createConfigIfMissing();
-  printNextSteps(app, shell);
+  const { config, created } = createConfigIfMissing();
+  console.log(installShim(path.join(app, 'dist', 'main.js'), { env: process.env, dir, shell: options.shell }));
+  if (options.setup) await setup({ app, dir, env: process.env, config, created });
+  printNextSteps(app, options.shell);
 });

@@ -1,6 +1,7 @@
 // npm's `prepare` step: a clone installed as a git dependency (`npm install git+https://...` or
-// `git+file://...`) has no dist/, so it is built there, with the devDependencies npm installs for that.
-// A clone that is already built, or an install that skips scripts (the installer's), is left alone.
+// `git+file://...`) has no dist/, so it is built there, with the devDependencies npm installs for that; so is
+// a fresh clone after `npm ci`. scripts/build.js skips a dist/ already built from these sources, so the
+// README's `npm ci && npm run build` builds once. An install that skips scripts (the installer's) is left alone.
 'use strict';
 const { existsSync, readlinkSync, rmSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');
@@ -19,8 +20,7 @@ for (const name of ['node', 'node.exe', 'node.cmd']) {
     // not there, or not a link npm made for a node-<platform>-<arch> package
   }
 }
-if (!existsSync(path.join(root, 'dist', 'main.js')) && existsSync(path.join(root, 'node_modules', 'typescript'))) {
-  const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-  const result = spawnSync(npm[0], [...npm[1], 'run', 'build'], { cwd: root, stdio: 'inherit', shell: !process.env.npm_execpath && process.platform === 'win32' });
+if (existsSync(path.join(root, 'node_modules', 'typescript'))) {
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { cwd: root, stdio: 'inherit' });
   process.exitCode = result.status ?? 1;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-// Removes the installed gateway, its Claude Code registration and the engine's start-at-login entry. The config,
-// the engines and the logs stay unless --purge is given. uninstall.sh and uninstall.ps1 only find Node.js and
-// run this. What it may delete, and what it refuses, is in ./install/purge.js.
+// Removes the installed gateway, its `system1` command, its Claude Code registration and the engine's
+// start-at-login entry. The config, the engines and the logs stay unless --purge is given. uninstall.sh and
+// uninstall.ps1 only find Node.js and run this. What it may delete, and what it refuses, is in ./install/purge.js.
 require('./install/require-node');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -10,6 +10,7 @@ const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions } = require('./install/shell-options');
 const { removeLoginEntries } = require('./install/login-entries');
+const { removeShims } = require('./install/shim');
 const { COPIES, placesOf, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig } = require('./install/purge');
 
 /** How many of the names a purge kept it lists; a dir shared with much else would fill the screen. */
@@ -53,6 +54,7 @@ runScript('uninstall', () => {
   if (purge) checkConfig(config);
   unregister();
   for (const entry of removeLoginEntries(process.platform, process.env)) console.log(`Removed the engine's start-at-login entry ${entry}.`);
+  for (const line of removeShims({ env: process.env, dir })) console.log(line);
   for (const copy of COPIES) remove(path.join(dir, copy));
   console.log(`Removed ${path.join(dir, 'app')}.`);
   if (!purge) {

@@ -20,15 +20,18 @@ function runTool(tool, args, options = {}) {
 /** A step that failed, with what the user should know; the scripts print it and exit 1. */
 class InstallError extends Error {}
 
-/** Runs a script's main step: an InstallError becomes one line on stderr and exit code 1. */
+/**
+ * Runs a script's main step, which may be async: an InstallError becomes one line on stderr and exit code 1;
+ * anything else stays an unhandled error, with its stack, as a bug should.
+ */
 function runScript(name, main) {
-  try {
-    main();
-  } catch (error) {
-    if (!(error instanceof InstallError)) throw error;
-    console.error(`${name}: ${error.message}`);
-    process.exitCode = 1;
-  }
+  return Promise.resolve()
+    .then(main)
+    .catch((error) => {
+      if (!(error instanceof InstallError)) throw error;
+      console.error(`${name}: ${error.message}`);
+      process.exitCode = 1;
+    });
 }
 
 module.exports = { runTool, InstallError, runScript };

@@ -104,14 +104,15 @@ describe('refusals, before anything is touched', () => {
   it('names an option it does not take', async () => {
     const refused = await run('sh', ['install.sh', '--force'], userEnv());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('install: unknown option "--force" (it takes none)');
+    expect(refused.stderr).toContain('install: unknown option "--force" (it takes --no-setup)');
     expect(existsSync(app)).toBe(false);
   });
 });
 
 describe('install, upgrade, uninstall', () => {
   it('installs a copy of its own with the runtime dependencies only, creates the config and prints the registration', async () => {
-    const installed = await run('sh', ['install.sh'], userEnv());
+    // --no-setup, as a scripted install runs it: the config stays the example (install-setup.spec.ts runs setup)
+    const installed = await run('sh', ['install.sh', '--no-setup'], userEnv());
     expect(installed.stderr).toBe('');
     expect(installed.code).toBe(0);
     const main = path.join(app, 'dist', 'main.js');
@@ -124,9 +125,24 @@ describe('install, upgrade, uninstall', () => {
     expect(existsSync(path.join(app, 'node_modules', 'jest'))).toBe(false);
     expect(existsSync(path.join(sandbox.install, 'logs'))).toBe(true);
 
+    expect(installed.stdout).not.toContain('Choosing an engine');
+
     const smoke = await run(process.execPath, [main, 'smoke', '--provider', 'mock'], userEnv(), tmpdir());
     expect(smoke.stdout).toContain('All layers pass');
     expect(smoke.code).toBe(0);
+  });
+
+  it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, with the line that adds it", async () => {
+    const shim = path.join(sandbox.install, 'bin', 'system1');
+    const installed = await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/bash' }));
+    expect(installed.stdout).toContain(`Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`);
+    const line = installed.stdout.split('\n').find((candidate) => candidate.trimStart().startsWith('export PATH='))!.trim();
+    expect(line).toBe(`export PATH='${path.join(sandbox.install, 'bin')}':"$PATH"`);
+    // a new shell that ran the profile line: only the system directories and node's besides
+    const fresh = { HOME: sandbox.home, PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin` };
+    const ran = await run('sh', ['-c', `${line}; system1 --help`], fresh, tmpdir());
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran.stdout).toContain('Usage: system1');
   });
 
   it('upgrades on a re-run and keeps the user config; from PowerShell the printed separator is quoted', async () => {
@@ -135,6 +151,7 @@ describe('install, upgrade, uninstall', () => {
     const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], userEnv());
     expect(upgraded.code).toBe(0);
     expect(upgraded.stdout).toContain(`Kept the config ${config}.`);
+    expect(upgraded.stdout).toContain('Kept the engine: your config chooses provider = "mock".');
     expect(upgraded.stdout).toContain(`system1 '--' node '${path.join(app, 'dist', 'main.js')}' mcp`);
     expect(readFileSync(config, 'utf8')).toContain('# mine');
     expect(existsSync(path.join(sandbox.install, 'app.old'))).toBe(false);
@@ -167,6 +184,8 @@ describe('install, upgrade, uninstall', () => {
       'systemctl --user disable system1-reranker',
     ]);
     expect(removed.stdout).toContain('Unregistered system1 from Claude Code.');
+    expect(removed.stdout).toContain(`Removed the system1 command ${path.join(sandbox.install, 'bin', 'system1')}.`);
+    expect(existsSync(path.join(sandbox.install, 'bin'))).toBe(false);
     expect(removed.stdout).toContain('Kept the config, engines and logs (-Purge deletes them).');
     expect(existsSync(app)).toBe(false);
     expect(existsSync(loginEntry)).toBe(false);
@@ -219,18 +238,20 @@ describe('a home whose path the shell would run', () => {
     for (const tool of ['claude', 'node']) fakeTool(recorders, tool, `printf '%s\\n' "$@" > "${path.join(hostile.dir, `${tool}.argv`)}"`);
   });
 
-  it('prints commands that pass the path as one word and run nothing in it', async () => {
-    const installed = await run('sh', ['install.sh'], hostileEnv());
+  it('prints commands that pass the path as one word and run nothing in it, and so does the system1 command', async () => {
+    const installed = await run('sh', ['install.sh', '--no-setup'], hostileEnv());
     expect(installed).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(main)).toBe(true);
     const register = printedLine(installed.stdout, 'claude mcp add');
     expect(await runPrinted(register, 'claude')).toEqual(['mcp', 'add', '--scope', 'user', '--transport', 'stdio', 'system1', '--', 'node', main, 'mcp']);
     expect(await runPrinted(printedLine(installed.stdout, 'node '), 'node')).toEqual([main, 'smoke']);
+    // the profile line puts the shim's folder (in the hostile home) on PATH; the shim hands node the path whole
+    expect(await runPrinted(`${printedLine(installed.stdout, 'export PATH=')}; system1 --help "two words"`, 'node')).toEqual([main, '--help', 'two words']);
     for (const dir of [scratch, ROOT, home, hostile.dir]) expect(existsSync(path.join(dir, 'PWNED'))).toBe(false);
   });
 
   it("quotes the path PowerShell's way for the .ps1 installer", async () => {
-    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], hostileEnv());
+    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell', '--no-setup'], hostileEnv());
     expect(upgraded.code).toBe(0);
     const quoted = `'${main.replace(/'/g, "''")}'`;
     expect(printedLine(upgraded.stdout, 'claude mcp add')).toBe(`claude mcp add --scope user --transport stdio system1 '--' node ${quoted} mcp`);

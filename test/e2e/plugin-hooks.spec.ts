@@ -1,5 +1,5 @@
 /**
- * The plugin's hooks as Claude Code runs them: `sh hooks/run.sh <command>` with the hook JSON on stdin
+ * The plugin's hooks as Claude Code runs them: `sh plugin/hooks/run.sh <command>` with the hook JSON on stdin
  * (fixtures from claude-code-formats.md), against an installed copy or none.
  */
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
 import { requireBuild, Resources, ROOT } from './helpers/gateway';
 
-const RUN = path.join(ROOT, 'hooks', 'run.sh');
+const RUN = path.join(ROOT, 'plugin', 'hooks', 'run.sh');
 const resources = Resources.perTest();
 
 const PROMPT_FIXTURE = {

@@ -15,12 +15,13 @@ unset SYSTEM1_INSTALL_DIR SYSTEM1_CONFIG XDG_CONFIG_HOME || true
 main="$HOME/.system1-gateway/app/dist/main.js"
 step() { printf '\n== %s\n' "$*"; }
 
-step "claude plugin validate: the marketplace, then the plugin manifest"
+step "claude plugin validate: the marketplace, then the plugin (plugin/) and its manifest"
 "$claude" plugin validate "$repo"
-"$claude" plugin validate "$repo/.claude-plugin/plugin.json"
+"$claude" plugin validate "$repo/plugin"
+"$claude" plugin validate "$repo/plugin/.claude-plugin/plugin.json"
 
-step "install.sh"
-sh "$repo/install.sh" | tail -4
+step "install.sh (its last lines: the smoke verdict of the engine it chose, and the registration)"
+sh "$repo/install.sh" | tail -12
 test -f "$main"
 
 step "claude mcp add --scope user, then claude mcp list"
@@ -44,17 +45,17 @@ fi
 
 step "hooks, with the stdin Claude Code sends (claude-code-formats.md 6.2, 6.3)"
 printf '%s' '{"session_id":"6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36","transcript_path":"/x.jsonl","cwd":"/home/dev/work/shop-api","prompt_id":"2a9c4e61-8f0b-4d37-b5a2-6c1e9f3d7b40","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Review the auth module and check the migration script"}' \
-  | sh "$repo/hooks/run.sh" route-hook; echo "route-hook exit $? (routing is off by default: silent)"
+  | sh "$repo/plugin/hooks/run.sh" route-hook; echo "route-hook exit $? (routing is off by default: silent)"
 printf '%s' '{"session_id":"6f1c2b7e","cwd":"/home/dev/work/shop-api","hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{"description":"Review auth module","prompt":"Review src/auth/","subagent_type":"general-purpose","model":"sonnet"},"tool_use_id":"toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W"}' \
-  | sh "$repo/hooks/run.sh" spawn-hook; echo "spawn-hook exit $?"
-sh "$repo/hooks/run.sh" session-check < /dev/null; echo "session-check exit $?"
+  | sh "$repo/plugin/hooks/run.sh" spawn-hook; echo "spawn-hook exit $?"
+sh "$repo/plugin/hooks/run.sh" session-check < /dev/null; echo "session-check exit $?"
 
 step "uninstall.sh keeps the config; --purge removes it"
 sh "$repo/uninstall.sh"
 test ! -e "$HOME/.system1-gateway/app"
 "$claude" mcp list | grep -q system1 && { echo "still registered"; exit 1; } || echo "no longer registered"
 test -f "$HOME/.config/system1/config.toml" && echo "config kept"
-sh "$repo/hooks/run.sh" session-check < /dev/null
+sh "$repo/plugin/hooks/run.sh" session-check < /dev/null
 sh "$repo/uninstall.sh" --purge >/dev/null
 test ! -e "$HOME/.config/system1/config.toml" && echo "config purged"
 rm -rf "$HOME"

@@ -1,0 +1,135 @@
+'use strict';
+// The `system1` command: a small script (`system1` for sh, `system1.cmd` on Windows) that runs the installed
+// copy with the node on PATH, as the registration does. It goes in ~/.local/bin when that is on PATH (Claude
+// Code's own installer puts `claude` there), else in <install dir>/bin with the line that puts it on PATH.
+// A `system1` there of another program is never replaced: ours carries MARK, which uninstall checks too.
+const fs = require('node:fs');
+const path = require('node:path');
+const { homeOf } = require('../../src/config/locations');
+const { quoteFor } = require('./shell-options');
+
+const MARK = 'system1-gateway shim';
+
+function shimName(platform) {
+  return platform === 'win32' ? 'system1.cmd' : 'system1';
+}
+
+/** cmd expands %VAR% even inside quotes, so a path's own % is doubled. */
+function shimText(platform, main) {
+  if (platform === 'win32') return `@echo off\r\nrem ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\r\nnode "${main.replace(/%/g, '%%')}" %*\r\n`;
+  return `#!/bin/sh\n# ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\nexec node ${quoteFor('sh', main)} "$@"\n`;
+}
+
+/** The places a shim may be, in the order the installer prefers them. */
+function shimDirs(env, dir) {
+  return [path.join(homeOf(env), '.local', 'bin'), path.join(dir, 'bin')];
+}
+
+function samePath(a, b, platform) {
+  const [x, y] = [path.resolve(a), path.resolve(b)];
+  return platform === 'win32' ? x.toLowerCase() === y.toLowerCase() : x === y;
+}
+
+function pathEntries(env) {
+  return (env.PATH || env.Path || '').split(path.delimiter).filter(Boolean);
+}
+
+function onPath(dir, env, platform) {
+  return pathEntries(env).some((entry) => samePath(entry, dir, platform));
+}
+
+function isProgram(file, platform) {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    if (platform !== 'win32') fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch (error) {
+    return false;
+  }
+}
+
+/** The `system1` a new shell would run: the first on PATH (on Windows, with any of PATHEXT's endings). */
+function firstOnPath(env, platform) {
+  const endings = platform === 'win32' ? (env.PATHEXT || '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean) : [''];
+  for (const entry of pathEntries(env)) {
+    for (const ending of endings) {
+      const file = path.join(entry, `system1${ending.toLowerCase()}`);
+      if (isProgram(file, platform)) return file;
+    }
+  }
+  return undefined;
+}
+
+/** 'ours', 'foreign' or 'none' for the file at `file`. */
+function ownerOf(file) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error.code === 'ENOENT') return 'none';
+    return 'foreign';
+  }
+  return text.split(/\r?\n/).slice(0, 3).some((line) => line.includes(MARK)) ? 'ours' : 'foreign';
+}
+
+/** The line that puts `dir` on PATH for the shell the user typed the installer into, and where it goes. */
+function pathAdvice(dir, shell, env) {
+  if (shell === 'powershell') {
+    const line = `[Environment]::SetEnvironmentVariable('Path', ${quoteFor('powershell', `${dir};`)} + [Environment]::GetEnvironmentVariable('Path', 'User'), 'User')`;
+    return `Run this once in PowerShell, then open a new terminal:\n  ${line}`;
+  }
+  const name = path.basename(env.SHELL || '');
+  const profile = name === 'zsh' ? '~/.zshrc' : name === 'bash' ? '~/.bashrc' : '~/.profile';
+  return `Add this line to ${profile}, then open a new shell:\n  export PATH=${quoteFor('sh', dir)}:"$PATH"`;
+}
+
+/**
+ * Writes the shim for `main` (the installed dist/main.js) and returns what to tell the user. A shim of ours in
+ * the place not chosen (left by an install under another PATH) goes, so only one copy stays.
+ * @returns {string}
+ */
+function installShim(main, { env, dir, shell, platform = process.platform }) {
+  const [preferred, fallback] = shimDirs(env, dir);
+  const target = onPath(preferred, env, platform) ? preferred : fallback;
+  const file = path.join(target, shimName(platform));
+  if (ownerOf(file) === 'foreign') {
+    return `Left ${file} as it is: it is not the gateway's (it has no "${MARK}" line), so there is no system1 command from this install. Run the gateway as node ${quoteFor(shell, main)}, or remove that file and run the installer again.`;
+  }
+  fs.mkdirSync(target, { recursive: true });
+  fs.writeFileSync(file, shimText(platform, main), { mode: 0o755 });
+  fs.chmodSync(file, 0o755);
+  if (target === preferred) removeOurs(path.join(fallback, shimName(platform)), true);
+  else removeOurs(path.join(preferred, shimName(platform)), false);
+  if (!onPath(target, env, platform)) return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}`;
+  const first = firstOnPath(env, platform);
+  if (first && !samePath(first, file, platform)) return `Added the system1 command: ${file}, but a new shell runs ${first} instead, which comes before it on PATH.`;
+  return `Added the system1 command: ${file} (its folder is on PATH).`;
+}
+
+/**
+ * Deletes `file` if it is our shim, and with `dropDir` its folder if that leaves it empty (the install dir's
+ * bin/ is ours; ~/.local/bin is not); true when it deleted the shim.
+ */
+function removeOurs(file, dropDir) {
+  if (ownerOf(file) !== 'ours') return false;
+  fs.rmSync(file, { force: true });
+  if (dropDir && fs.readdirSync(path.dirname(file)).length === 0) fs.rmdirSync(path.dirname(file));
+  return true;
+}
+
+/**
+ * Removes the shims of ours from every place the installer may have put one; another program's `system1` stays.
+ * @returns {string[]} what to tell the user
+ */
+function removeShims({ env, dir, platform = process.platform }) {
+  const said = [];
+  const [preferred, fallback] = shimDirs(env, dir);
+  for (const place of [preferred, fallback]) {
+    const file = path.join(place, shimName(platform));
+    if (removeOurs(file, place === fallback)) said.push(`Removed the system1 command ${file}.`);
+    else if (ownerOf(file) === 'foreign') said.push(`Left ${file} as it is: it is not the gateway's.`);
+  }
+  return said;
+}
+
+module.exports = { MARK, shimName, shimText, installShim, removeShims };

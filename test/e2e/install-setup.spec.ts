@@ -1,0 +1,178 @@
+/**
+ * The first hour: install.sh as a new user runs it, in a throwaway HOME whose PATH has ~/.local/bin. It puts
+ * a `system1` command on PATH that a new shell runs, chooses an engine this machine offers when the user has
+ * not, and leaves a config whose `system1 smoke` passes. Every engine setup may probe is pointed at a fake or a
+ * closed port on loopback (SYSTEM1_<NAME>_ENDPOINT, OLLAMA_HOST), so nothing depends on what runs on this
+ * machine's default ports, and nothing is asked beyond loopback.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'smol-toml';
+import { OllamaFake } from '../fakes/ollama.fake';
+import { CliResult, Env, requireBuild, Resources, ROOT, runCommand, Sandbox } from './helpers/gateway';
+
+jest.setTimeout(180_000);
+const resources = Resources.perFile();
+
+/** A loopback port nothing listens on (taken, then freed). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every local engine setup looks for, pointed at a closed port; `extra` may point one at a fake instead. */
+async function noEngines(extra: Env = {}): Promise<Env> {
+  const closed = `http://127.0.0.1:${await closedPort()}`;
+  return { SYSTEM1_SYSTEMONE_ENDPOINT: closed, SYSTEM1_LAYA_ENDPOINT: closed, SYSTEM1_OLLAMA_ENDPOINT: closed, ...extra };
+}
+
+/** A new user: a throwaway HOME, ~/.local/bin on PATH, npm's own cache (which HOME would move). */
+function newUser(sandbox: Sandbox) {
+  const localBin = path.join(sandbox.home, '.local', 'bin');
+  mkdirSync(localBin, { recursive: true });
+  const config = path.join(sandbox.xdg, 'system1', 'config.toml');
+  const env = (extra: Env = {}): Env => ({
+    ...sandbox.env(),
+    PATH: `${localBin}${path.delimiter}${process.env.PATH ?? ''}`,
+    npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), '.npm'),
+    ...extra,
+  });
+  /**
+   * A new shell of this user: ~/.local/bin, node's folder and the system's on PATH, and the sandbox's places
+   * for the config and the install dir; nothing else (no engine variables).
+   */
+  const freshShell = (command: string) =>
+    runCommand('sh', ['-c', command], {
+      env: { HOME: sandbox.home, XDG_CONFIG_HOME: sandbox.xdg, SYSTEM1_INSTALL_DIR: sandbox.install, PATH: [localBin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter) },
+      cwd: tmpdir(),
+    });
+  const provider = () => (parse(readFileSync(config, 'utf8')) as { gateway?: { provider?: string } }).gateway?.provider;
+  return { localBin, config, installDir: sandbox.install, env, freshShell, provider };
+}
+
+function install(env: Env, args: string[] = []): Promise<CliResult> {
+  return runCommand('sh', ['install.sh', ...args], { env, cwd: ROOT, timeoutMs: 170_000 });
+}
+
+beforeAll(requireBuild);
+
+describe('with no engine on this machine', () => {
+  const user = newUser(resources.sandbox());
+  const secret = 'sk-ant-api03-NEVER-PRINTED';
+  let installed: CliResult;
+
+  const pulled = path.join(user.installDir, 'engines', 'reranker', 'models', 'Alibaba-NLP', 'gte-reranker-modernbert-base');
+
+  beforeAll(async () => {
+    // a reranker model `system1 engine pull reranker` fetched, not started: setup names the command that starts it
+    mkdirSync(pulled, { recursive: true });
+    writeFileSync(path.join(pulled, 'system1-pull.json'), '{}\n');
+    // A hosted key is set, its endpoint a closed https port on loopback: tried by presence, fails, and is never shown.
+    const hostedNowhere = `https://127.0.0.1:${await closedPort()}`;
+    installed = await install(user.env(await noEngines({ ANTHROPIC_API_KEY: secret, SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere, OPENAI_API_KEY: secret })));
+  });
+
+  it('sets provider = "mock", says how to get a real engine, and the smoke check it shows passes', () => {
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    expect(user.provider()).toBe('mock');
+    expect(installed.stdout).toContain('nothing listens there');
+    expect(installed.stdout).toMatch(/anthropic \(ANTHROPIC_API_KEY is set; billed, and requests leave this machine\): fails the smoke check at health/);
+    expect(installed.stdout).toContain('OPENAI_API_KEY is set, but no engine here reads it');
+    expect(installed.stdout).toContain(`No engine answered, so ${user.config} now says provider = "mock"`);
+    expect(installed.stdout).toContain(`A reranker model is pulled (${pulled}): \`system1 engine start reranker\` starts it`);
+    expect(installed.stdout).toMatch(/Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; mock \(primary\) up[\s\S]*All layers pass\./);
+    expect(installed.stdout).not.toContain(secret);
+  });
+
+  it('keeps the rest of the config: the example, with the one line setup added', () => {
+    const example = readFileSync(path.join(ROOT, 'config.example.toml'), 'utf8');
+    expect(readFileSync(user.config, 'utf8')).toBe(example.replace('[gateway]\n', '[gateway]\nprovider = "mock"\n'));
+  });
+
+  it('puts system1 on PATH: a new shell runs `system1 --help` and `system1 smoke` from the config alone', async () => {
+    expect(installed.stdout).toContain(`Added the system1 command: ${path.join(user.localBin, 'system1')} (its folder is on PATH).`);
+    const help = await user.freshShell('system1 --help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('Usage: system1');
+    const smoke = await user.freshShell('system1 smoke');
+    expect(smoke.stdout).toContain('All layers pass.');
+    expect(smoke.code).toBe(0);
+  });
+
+  it('uninstall removes the command: a new shell no longer finds it', async () => {
+    const removed = await runCommand('sh', ['uninstall.sh'], { env: user.env(), cwd: ROOT });
+    expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(removed.stdout).toContain(`Removed the system1 command ${path.join(user.localBin, 'system1')}.`);
+    expect(existsSync(path.join(user.localBin, 'system1'))).toBe(false);
+    expect((await user.freshShell('system1 --help')).code).toBe(127);
+  });
+});
+
+describe('with Ollama running a model (a fake, found through OLLAMA_HOST)', () => {
+  const ollama = new OllamaFake();
+  const user = newUser(resources.sandbox());
+  const foreign = '#!/bin/sh\necho "another program called system1"\n';
+  let installed: CliResult;
+  let endpoint: string;
+
+  beforeAll(async () => {
+    ollama.models = ['nomic-embed-text:latest', 'gemma4:e4b'];
+    const url = await ollama.start();
+    endpoint = url.origin;
+    writeFileSync(path.join(user.localBin, 'system1'), foreign, { mode: 0o755 });
+    const { SYSTEM1_OLLAMA_ENDPOINT: _unset, ...env } = await noEngines({ OLLAMA_HOST: url.host });
+    installed = await install(user.env(env));
+  });
+  afterAll(() => ollama.stop());
+
+  it('writes provider = "ollama" with the model and where it listens, after a trial decision, and the smoke check passes', () => {
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    expect(installed.stdout).toContain(`Ollama at ${endpoint}: passes the smoke check`);
+    expect(installed.stdout).toContain(`Set provider = "ollama" in ${user.config}: Ollama at ${endpoint}.`);
+    expect(installed.stdout).toMatch(/PASS {2}health {4}ok; ollama \(primary\) up[\s\S]*All layers pass\./);
+    const config = parse(readFileSync(user.config, 'utf8')) as { gateway: { provider: string }; providers: { ollama: Record<string, string> } };
+    expect(config.gateway.provider).toBe('ollama');
+    expect(config.providers.ollama).toEqual({ model: 'gemma4:e4b', endpoint });
+    expect(ollama.requestsTo('/api/chat').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the config alone reaches the engine: a new shell without OLLAMA_HOST passes the smoke check', async () => {
+    const smoke = await user.freshShell(`node '${path.join(user.installDir, 'app', 'dist', 'main.js')}' smoke`);
+    expect(smoke.stdout).toContain('ollama (primary) up');
+    expect(smoke.code).toBe(0);
+  });
+
+  it("leaves another program's system1 alone, and says so", () => {
+    const file = path.join(user.localBin, 'system1');
+    expect(installed.stdout).toContain(`Left ${file} as it is: it is not the gateway's`);
+    expect(readFileSync(file, 'utf8')).toBe(foreign);
+  });
+});
+
+describe("with the user's own choice in the config", () => {
+  const ollama = new OllamaFake();
+  const user = newUser(resources.sandbox());
+  const mine = '# mine\n[gateway]\nprovider = "mock"\n\n[providers.mock]\nconfidence = 0.7\n';
+
+  it('keeps it, probes nothing, says so, and shows the smoke check of that choice', async () => {
+    await ollama.start();
+    try {
+      mkdirSync(path.dirname(user.config), { recursive: true });
+      writeFileSync(user.config, mine);
+      const installed = await install(user.env(await noEngines({ SYSTEM1_OLLAMA_ENDPOINT: ollama.url.origin })));
+      expect(installed).toMatchObject({ code: 0, stderr: '' });
+      expect(installed.stdout).toContain('Kept the engine: your config chooses provider = "mock".');
+      expect(installed.stdout).toContain('All layers pass.');
+      expect(readFileSync(user.config, 'utf8')).toBe(mine);
+      expect(ollama.requests).toEqual([]);
+    } finally {
+      await ollama.stop();
+    }
+  });
+});
