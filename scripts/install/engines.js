@@ -3,9 +3,7 @@
 // this machine only), then the hosted ones whose key variable is set (looked at, never sent or shown).
 // Each is a candidate: the provider and the settings the gateway needs to reach it. Whether it really works is
 // the gateway's own smoke check's call (scripts/install/setup.js runs it), not this file's.
-const fs = require('node:fs');
 const http = require('node:http');
-const path = require('node:path');
 
 /** Per probe: an engine on this machine answers its health route in milliseconds. */
 const PROBE_TIMEOUT_MS = 1500;
@@ -169,26 +167,4 @@ async function findEngines({ env, fileProviders = {}, fetch = get }) {
   return { candidates: local.filter(Boolean).concat(hosted), notes };
 }
 
-/** The note `system1 engine pull reranker` writes last into a complete model folder (its pull manifest). */
-const PULL_MANIFEST = 'system1-pull.json';
-
-function subfolders(dir) {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !/\.(partial|old)$/.test(entry.name)).map((entry) => path.join(dir, entry.name));
-  } catch (error) {
-    return [];
-  }
-}
-
-/**
- * The complete reranker models `engine pull` left in the install dir (`models/<name>` or `models/<owner>/<name>`,
- * holding its manifest), which `system1 engine start reranker` can serve.
- */
-function pulledRerankerModels(dir) {
-  const models = path.join(dir, 'engines', 'reranker', 'models');
-  const folders = [];
-  for (const folder of subfolders(models)) folders.push(folder, ...subfolders(folder));
-  return folders.filter((folder) => fs.existsSync(path.join(folder, PULL_MANIFEST)));
-}
-
-module.exports = { findEngines, pulledRerankerModels, ollamaHostEndpoint, get, LOCAL };
+module.exports = { findEngines, ollamaHostEndpoint, get, LOCAL };

@@ -8,7 +8,7 @@ const { spawnSync } = require('node:child_process');
 const { createRequire } = require('node:module');
 const fs = require('node:fs');
 const path = require('node:path');
-const { findEngines, pulledRerankerModels } = require('./engines');
+const { findEngines } = require('./engines');
 
 /** A question a local engine answers for free: a trial decides more than a health probe shows. */
 const TRIAL_QUESTION = ['--question', 'Rerun the flaky pipeline or block the merge?', '--options', 'rerun the pipeline', 'block the merge'];
@@ -53,8 +53,10 @@ function usersChoice(env, config, created) {
   return undefined;
 }
 
-function howToGetOne(dir) {
-  const pulled = pulledRerankerModels(dir);
+/** How to get a real engine; a model `engine pull` completed is found by the installed copy's own rule. */
+function howToGetOne(app, dir) {
+  const { pulledModels } = require(path.join(app, 'dist', 'engines', 'reranker', 'pulled-models.js'));
+  const pulled = pulledModels(path.join(dir, 'engines', 'reranker', 'models')).map((model) => model.folder);
   if (pulled.length > 0) return `A reranker model is pulled (${pulled.join(', ')}): \`system1 engine start reranker\` starts it and switches the config to it.`;
   return 'For a real one: `system1 engine pull reranker` then `system1 engine start reranker`, or install Ollama (https://ollama.com), pull a chat model and set [gateway] provider = "ollama" with [providers.ollama] model (/system1:choose-model walks through it).';
 }
@@ -89,7 +91,7 @@ async function setup({ app, dir, env, config, created }) {
     try {
       setConfigValues(config, [{ table: 'gateway', key: 'provider', value: chosen ? chosen.provider : 'mock' }].concat(settings));
       if (chosen) console.log(`Set provider = "${chosen.provider}" in ${config}: ${chosen.what}.`);
-      else console.log(`No engine answered, so ${config} now says provider = "mock": a stand-in that decides nothing real. ${howToGetOne(dir)}`);
+      else console.log(`No engine answered, so ${config} now says provider = "mock": a stand-in that decides nothing real. ${howToGetOne(app, dir)}`);
     } catch (error) {
       if (!(error instanceof ConfigEditError)) throw error;
       console.log(`Could not write the engine into ${config}: ${error.message}`);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { SECTIONS } from '../../../src/config/config-keys';
+import { HTTP_CALLER_KEYS, HTTP_OAUTH_KEYS, SECTIONS } from '../../../src/config/config-keys';
 import type { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { BUILT_IN_PROVIDERS } from '../../../src/providers/built-in';
 
@@ -45,6 +45,13 @@ describe('config.example.toml', () => {
 
   it.each(Object.keys(SECTIONS))('[%s] shows every key of the schema, and no other', (section) => {
     expect(sorted(shown.get(section) ?? [])).toEqual(sorted(Object.keys(SECTIONS[section as keyof typeof SECTIONS])));
+  });
+
+  it.each([
+    ['http.callers.alice', HTTP_CALLER_KEYS],
+    ['http.oauth', HTTP_OAUTH_KEYS],
+  ] as const)('[%s] (a table inside [http]) shows every key of its schema, and no other', (table, keys) => {
+    expect(sorted(shown.get(table) ?? [])).toEqual(sorted(Object.keys(keys)));
   });
 
   it.each(providers.map((provider) => [provider.name, provider] as const))('[providers.%s] shows every setting of the provider, and no other', (name, provider) => {

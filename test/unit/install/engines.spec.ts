@@ -2,16 +2,12 @@
  * What the installer's setup finds (scripts/install/engines.js), with the probes answered in memory: the
  * order it proposes engines in, that it asks only this machine, and that a key is looked at, never shown.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 
 type Reply = { status?: number; body?: unknown; error?: string };
 type Candidate = { provider: string; what: string; settings: Record<string, string>; hosted: boolean };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findEngines, ollamaHostEndpoint, pulledRerankerModels } = require('../../../scripts/install/engines') as {
-  pulledRerankerModels(installDir: string): string[];
+const { findEngines, ollamaHostEndpoint } = require('../../../scripts/install/engines') as {
   findEngines(options: { env: Record<string, string>; fileProviders?: Record<string, unknown>; fetch: (url: string) => Promise<Reply> }): Promise<{ candidates: Candidate[]; notes: string[] }>;
   ollamaHostEndpoint(value: string): string | undefined;
 };
@@ -97,21 +93,3 @@ it.each([
   expect(ollamaHostEndpoint(value)).toBe(endpoint);
 });
 
-it("finds the reranker models engine pull completed: a folder with its manifest, one or two levels down, not a staged one", () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'system1-pulled-'));
-  try {
-    const models = path.join(dir, 'engines', 'reranker', 'models');
-    const folder = (...parts: string[]) => {
-      mkdirSync(path.join(models, ...parts), { recursive: true });
-      return path.join(models, ...parts);
-    };
-    for (const complete of [folder('Alibaba-NLP', 'gte-reranker-modernbert-base'), folder('my-picker'), folder('Alibaba-NLP', 'other.partial')]) {
-      writeFileSync(path.join(complete, 'system1-pull.json'), '{}');
-    }
-    folder('half-downloaded');
-    expect(pulledRerankerModels(dir).sort()).toEqual([path.join(models, 'Alibaba-NLP', 'gte-reranker-modernbert-base'), path.join(models, 'my-picker')]);
-    expect(pulledRerankerModels(path.join(dir, 'nowhere'))).toEqual([]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
