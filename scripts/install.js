@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { installDir, locateConfigFile } = require('../src/config/locations');
 const { runTool, InstallError, runScript } = require('./install/tools');
+const { isBuildCurrent } = require('./build-stamp');
 const { readOptions, quoteFor } = require('./install/shell-options');
 const { placesOf, installDirRefusal } = require('./install/purge');
 const { installShim } = require('./install/shim');
@@ -31,12 +32,14 @@ function npm(args, cwd, what) {
   if (!result.ok) throw new InstallError(`${what.step} failed (npm ${args.join(' ')} in ${cwd}); its output is above`);
 }
 
+/** Builds the clone unless dist/ is a finished build of its current sources (the build's own stamp says). */
 function buildIfNeeded() {
-  if (fs.existsSync(path.join(repo, 'dist', 'main.js'))) return;
-  console.log(`Building the gateway in ${repo} ...`);
-  npm(['ci'], repo, { step: 'installing the build tools' });
-  // npm ci runs the package's prepare step, which builds a clone without dist/ (scripts/prepare.js).
-  if (!fs.existsSync(path.join(repo, 'dist', 'main.js'))) npm(['run', 'build'], repo, { step: 'the build' });
+  if (isBuildCurrent(repo)) return;
+  const stale = fs.existsSync(path.join(repo, 'dist', 'main.js'));
+  console.log(stale ? `The build in ${repo} is older than its sources: building it again ...` : `Building the gateway in ${repo} ...`);
+  // npm ci runs the package's prepare step, which builds (scripts/prepare.js); a clone with its tools builds directly.
+  if (!fs.existsSync(path.join(repo, 'node_modules', 'typescript'))) npm(['ci'], repo, { step: 'installing the build tools' });
+  if (!isBuildCurrent(repo)) npm(['run', 'build'], repo, { step: 'the build' });
 }
 
 /**
