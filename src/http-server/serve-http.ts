@@ -1,19 +1,19 @@
+import { performance } from 'node:perf_hooks';
+import type { HttpOAuthSettings } from '../config/config-keys';
 import type { DecisionService } from '../decisions/decision.service';
 import type { HealthService } from '../decisions/health.service';
 import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
+import { CallerAccess, type OAuthAccess } from './callers/caller-access';
+import { RateLimiter } from './callers/rate-limiter';
 import { HttpGateway, REQUEST_ID_HEADER } from './http-gateway';
 import { listen } from './http-listener';
 import type { HttpServeOptions } from './http-options';
 import { mcpHttpHandler } from './mcp-http';
 import { GatewayMetrics } from './metrics';
-import { ReadinessCheck } from './readiness';
-import { CallerAccess, type OAuthAccess } from './callers/caller-access';
-import { RateLimiter } from './callers/rate-limiter';
 import { ProtectedResource } from './oauth/protected-resource';
 import { TokenVerifier } from './oauth/token-verifier';
-import type { HttpOAuthSettings } from '../config/config-keys';
-import { performance } from 'node:perf_hooks';
+import { ReadinessCheck } from './readiness';
 
 export interface ServeHttpDeps {
   mcp: Pick<McpServerService, 'createServer' | 'drainBoundMs'>;
@@ -72,6 +72,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
   };
 }
 
+/** serve-http as an OAuth resource server: the token check and what it publishes, from `[http.oauth]`. */
 function oauthAccess(settings: HttpOAuthSettings): OAuthAccess {
   return { verifier: new TokenVerifier(settings), resource: new ProtectedResource(settings) };
 }
