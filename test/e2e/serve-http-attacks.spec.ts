@@ -227,6 +227,6 @@ describe('the in-flight cap under several clients at once', () => {
     for (const answer of await Promise.all(held)) expect(answer.status).toBe(200);
     await eventuallyRead(() => inFlight(server), (count) => count === 0, 'every slot free once answered');
     expect((await post()).status).toBe(200);
-    expect(server.stderr().match(/POST \/mcp -> 503/g)).toHaveLength(6);
+    expect(server.stderr().match(/POST \/mcp tools\/call system1_decide -> 503/g)).toHaveLength(6);
   });
 });
