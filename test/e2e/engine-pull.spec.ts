@@ -14,6 +14,7 @@ import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { noEngines } from './helpers/no-engines';
 import { describeUnless } from '../helpers/skip-unless';
 import { HfHubFake } from '../fakes/hf-hub.fake';
 import { ProcessTable } from '../../src/engines/process/process-table';
@@ -69,7 +70,8 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     const made = await runCommand(process.execPath, [path.join(ENGINE, 'test-support', 'tiny-model.js'), source, '--hub-layout'], { env: { PATH: process.env.PATH ?? '' } });
     expect(made).toMatchObject({ code: 0, stderr: '' });
     await hub.addRepo(REPO, source, { token: TOKEN }).addRepo('tiny-org/interrupted', source).addRepo('tiny-org/tampered', source).start();
-    const install = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'install.js')], { env: userEnv(), cwd: ROOT, timeoutMs: 240_000 });
+    // setup finds no engine (each it looks for is pointed at a closed port) and leaves the mock
+    const install = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'install.js')], { env: userEnv(await noEngines()), cwd: ROOT, timeoutMs: 240_000 });
     expect(install.stderr).toBe('');
     expect(install.code).toBe(0);
   });
@@ -124,8 +126,8 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
 
   let endpoint: string;
 
-  it('start serves the pulled model, saying which, and points the config (no provider set) at it', async () => {
-    expect(parse(readFileSync(config, 'utf8'))).not.toHaveProperty('gateway.provider');
+  it('start serves the pulled model, saying which, and points the config (the mock, as setup left it) at it', async () => {
+    expect(parse(readFileSync(config, 'utf8'))).toHaveProperty('gateway.provider', 'mock');
     // HF_TOKEN set, as in a shell that pulled a gated repo: the engine it starts must not inherit it.
     const started = await system1(['engine', 'start', 'reranker', '--port', '0'], { HF_TOKEN: TOKEN });
     expect(started.stderr).toBe('');
@@ -135,7 +137,7 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(started.stdout).toContain(`Model: ${path.join(models, ...REPO.split('/'))} (the most recently pulled: ${REPO} at ${hub.commitOf(REPO).slice(0, 12)}, float32`);
     endpoint = /The reranker serves on (http:\/\/127\.0\.0\.1:\d+) \(pid \d+\)/.exec(started.stdout)?.[1] ?? '';
     expect(endpoint).not.toBe('');
-    expect(started.stdout).toContain(`The config ${config} named no provider: set [gateway] provider = "systemone"`);
+    expect(started.stdout).toContain(`The config ${config} used the provider "mock": set [gateway] provider = "systemone"`);
     expect(parse(readFileSync(config, 'utf8'))).toMatchObject({ gateway: { provider: 'systemone' }, providers: { systemone: { endpoint } } });
     expect(readFileSync(config, 'utf8')).toContain('# provider = "laya"'); // the example's comments kept
   });

@@ -6,31 +6,15 @@
  * machine's default ports, and nothing is asked beyond loopback.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { OllamaFake } from '../fakes/ollama.fake';
 import { CliResult, Env, requireBuild, Resources, ROOT, runCommand, Sandbox } from './helpers/gateway';
+import { closedPort, noEngines } from './helpers/no-engines';
 
 jest.setTimeout(180_000);
 const resources = Resources.perFile();
-
-/** A loopback port nothing listens on (taken, then freed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Every local engine setup looks for, pointed at a closed port; `extra` may point one at a fake instead. */
-async function noEngines(extra: Env = {}): Promise<Env> {
-  const closed = `http://127.0.0.1:${await closedPort()}`;
-  return { SYSTEM1_SYSTEMONE_ENDPOINT: closed, SYSTEM1_LAYA_ENDPOINT: closed, SYSTEM1_OLLAMA_ENDPOINT: closed, ...extra };
-}
 
 /** A new user: a throwaway HOME, ~/.local/bin on PATH, npm's own cache (which HOME would move). */
 function newUser(sandbox: Sandbox) {
@@ -72,7 +56,8 @@ describe('with no engine on this machine', () => {
   beforeAll(async () => {
     // a reranker model `system1 engine pull reranker` fetched, not started: setup names the command that starts it
     mkdirSync(pulled, { recursive: true });
-    writeFileSync(path.join(pulled, 'system1-pull.json'), '{}\n');
+    const manifest = { repo: 'Alibaba-NLP/gte-reranker-modernbert-base', revision: 'main', endpoint: 'https://huggingface.co', variant: 'float32', files: [], pulled_at: '2026-12-05T08:00:00.000Z' };
+    writeFileSync(path.join(pulled, 'system1-pull.json'), `${JSON.stringify(manifest)}\n`);
     // A hosted key is set, its endpoint a closed https port on loopback: tried by presence, fails, and is never shown.
     const hostedNowhere = `https://127.0.0.1:${await closedPort()}`;
     installed = await install(user.env(await noEngines({ ANTHROPIC_API_KEY: secret, SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere, OPENAI_API_KEY: secret })));

@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { isBuildCurrent } = require('../../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -21,6 +23,8 @@ export function requireBuild(): void {
   if (!existsSync(MAIN)) {
     throw new Error(`${MAIN} does not exist: build first (cd ${ROOT} && npm run build)`);
   }
+  // A stale dist/ tests old code, and the installer would rebuild it under the suites still running.
+  if (!isBuildCurrent(ROOT)) throw new Error(`${path.join(ROOT, 'dist')} is older than the sources: build first (cd ${ROOT} && npm run build)`);
 }
 
 /** A fresh set of temp dirs standing in for HOME, XDG_CONFIG_HOME and the install dir. */
