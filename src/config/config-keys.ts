@@ -21,8 +21,12 @@ export const GATEWAY_KEYS = {
   fallback: { type: list(','), default: [] as string[] },
   timeout_s: { type: decimal({ min: 0, max: 300, minExclusive: true }), default: 5.0 },
   min_confidence: { type: threshold, default: 0.6 },
-  // A provider that timed out, or failed three times running, is skipped this long; 0 turns it off.
+  // A provider that timed out, or failed three times running, is skipped for an eighth of this, doubled at each
+  // failure again up to this long; 0 turns it off.
   cooldown_s: { type: decimal({ min: 0, max: 3600 }), default: 30 },
+  // When every engine of the chain is cooling down, wait for the first to recover (within the call's deadline)
+  // rather than fail at once.
+  wait_for_recovery: { type: flag(), default: false },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
   // What a stdio caller may name in system1_ask's `model` besides the chain: `provider`, `provider:model`,

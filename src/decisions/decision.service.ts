@@ -106,42 +106,115 @@ export class DecisionService {
     }
 
     const deadline = policy.budgetMs === undefined ? Infinity : started + policy.budgetMs;
+    const fullTimeoutMs = request.timeoutMs ?? policy.timeoutMs ?? this.config.gateway.timeout_s * 1000;
+    // Without a budget for the whole call, a wait for a cooling engine may take as long as one attempt may.
+    const waitUntil = Math.min(deadline, started + fullTimeoutMs);
+    for (;;) {
+      const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs });
+      if ('answered' in pass) return { ...outcome(pass.answers, pass.attempts), ...pass.meta };
+      if (request.signal?.aborted) return outcome(everyQuestion(request, CANCELLED), pass.attempts);
+      const recovery = pass.allCooling && this.waitsForRecovery(policy) ? await this.recovery(chain, waitUntil, request.signal) : false;
+      if (!recovery) return outcome(everyQuestion(request, request.signal?.aborted ? CANCELLED : pass.last), pass.attempts);
+      this.logger.debug(`[${requestId}] every engine was cooling down; one is ready again, asking the chain again`);
+    }
+  }
+
+  /**
+   * One pass over the chain: the first engine that answers, or the attempts and the last failure. `allCooling`:
+   * every engine was skipped while cooling down, none asked.
+   */
+  private async tryChain(
+    chain: ModelRef[],
+    request: DecisionRequest,
+    policy: DecisionPolicy,
+    { requestId, threshold, deadline, fullTimeoutMs }: { requestId: string; threshold: number; deadline: number; fullTimeoutMs: number },
+  ): Promise<{ answered: true; answers: Record<string, QuestionOutcome>; attempts: AttemptRecord[]; meta: Partial<DecisionOutcome> } | { attempts: AttemptRecord[]; last: DecisionError; allCooling: boolean }> {
     const attempts: AttemptRecord[] = [];
     let last: DecisionError = { code: DecisionErrorCode.Unavailable, message: 'no engine could answer in time' };
+    let allCooling = true;
     for (const ref of chain) {
-      if (request.signal?.aborted || performance.now() >= deadline) break;
+      if (request.signal?.aborted || performance.now() >= deadline) {
+        allCooling = false;
+        break;
+      }
       const key = cooldownKey(ref);
-      const coolingMs = policy.cooldown === false ? 0 : this.cooldown.remainingMs(key);
-      if (coolingMs > 0) {
-        last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(coolingMs / 1000)} s left` };
+      const attemptStarted = performance.now();
+      const timeoutMs = Math.max(1, Math.min(fullTimeoutMs, deadline - attemptStarted));
+      const admission = policy.cooldown === false ? { remainingMs: 0, trial: false } : this.cooldown.admit(key, timeoutMs);
+      if (admission.remainingMs > 0) {
+        last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(admission.remainingMs / 1000)} s left` };
         attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
         continue;
       }
-      const attemptStarted = performance.now();
-      const timeoutMs = Math.max(1, Math.min(request.timeoutMs ?? policy.timeoutMs ?? this.config.gateway.timeout_s * 1000, deadline - attemptStarted));
-      const attempt = await this.attempt(ref, request, timeoutMs, requestId, ref === chain[chain.length - 1]);
-      const latencyMs = performance.now() - attemptStarted;
-      if (attempt.ok) {
-        const answers = this.readReply(ref, attempt, request, threshold, policy.calibrate !== false);
-        const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
-        if (!unreadable) {
-          this.cooldown.succeeded(key);
-          attempts.push({ ...ref, outcome: 'answered', latencyMs });
-          return { ...outcome(answers, attempts), ...this.replyMeta(ref, attempt, request) };
+      allCooling = false;
+      // Whatever happens below, a trial this call holds ends with a verdict or is handed back.
+      let verdict = false;
+      try {
+        const attempt = await this.attempt(ref, request, timeoutMs, requestId, ref === chain[chain.length - 1]);
+        const latencyMs = performance.now() - attemptStarted;
+        if (attempt.ok) {
+          const answers = this.readReply(ref, attempt, request, threshold, policy.calibrate !== false);
+          const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
+          if (!unreadable) {
+            if (policy.cooldown !== false) this.cooldown.succeeded(key);
+            verdict = true;
+            attempts.push({ ...ref, outcome: 'answered', latencyMs });
+            return { answered: true, answers, attempts, meta: this.replyMeta(ref, attempt, request) };
+          }
+          last = unreadable;
+        } else {
+          last = attempt.error;
         }
-        last = unreadable;
-      } else {
-        last = attempt.error;
+        attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
+        // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
+        if (policy.cooldown !== false && !('notSent' in attempt) && !request.signal?.aborted) verdict = this.cooldown.failed(key, last.code);
+      } finally {
+        if (admission.trial && !verdict) this.cooldown.release(key);
       }
-      attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
-      // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
-      if (policy.cooldown !== false && !('notSent' in attempt) && !request.signal?.aborted) this.cooldown.failed(key, last.code);
       // Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline.
       this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
       if (!FALLBACK_CODES.has(last.code)) break;
     }
-    if (request.signal?.aborted) last = CANCELLED;
-    return outcome(everyQuestion(request, last), attempts);
+    return { attempts, last, allCooling: allCooling && attempts.length > 0 };
+  }
+
+  private waitsForRecovery(policy: DecisionPolicy): boolean {
+    return policy.cooldown !== false && (policy.waitForRecovery ?? this.config.gateway.wait_for_recovery);
+  }
+
+  /**
+   * Waits, while every engine of the chain is cooling down, for the first to be askable again (its window over,
+   * or its trial answered), as long as that can happen before `until`. False when it cannot (or the caller
+   * cancelled): the call then fails at once rather than waiting for nothing.
+   */
+  private async recovery(chain: ModelRef[], until: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const keys = new Set(chain.map(cooldownKey));
+    for (;;) {
+      if (signal?.aborted) return false;
+      const waits = [...keys].map((key) => this.cooldown.recoversInMs(key));
+      if (waits.some((ms) => ms === 0)) return true;
+      const known = waits.filter((ms): ms is number => ms !== undefined);
+      const trialRunning = known.length < waits.length;
+      const soonest = known.length > 0 ? Math.min(...known) : Infinity;
+      const left = until - performance.now();
+      if (left <= 0 || (!trialRunning && soonest > left)) return false;
+      await this.cooldownChange(keys, Math.min(soonest, left), signal);
+    }
+  }
+
+  /** Resolves after `ms`, at a change of one of `keys`' cooldowns, or at the caller's cancel. */
+  private cooldownChange(keys: ReadonlySet<string>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const stop = this.cooldown.onChange((key) => keys.has(key) && done());
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /**

@@ -45,6 +45,11 @@ export interface DecisionPolicy {
   surface?: DecisionSurface;
   /** False: no engine is skipped for its recent failures, and none are recorded (the library may turn it off); default true. */
   cooldown?: boolean;
+  /**
+   * When every engine is cooling down, wait for the first to recover within the call's deadline (its budget,
+   * else one attempt's timeout) instead of failing at once; default `[gateway] wait_for_recovery`.
+   */
+  waitForRecovery?: boolean;
 }
 
 /** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */

@@ -33,6 +33,7 @@ describe('config loader', () => {
       timeout_s: 5,
       min_confidence: 0.6,
       cooldown_s: 30,
+      wait_for_recovery: false,
       log_level: 'INFO',
       log_file: '',
       caller_models: ['*'],

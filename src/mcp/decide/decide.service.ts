@@ -26,8 +26,11 @@ export class DecideService {
 
   constructor(private readonly decisions: DecisionService) {}
 
-  /** `fallbackId`: the id to answer under when the request gives none (the HTTP request's); else a new one. */
-  async decide(raw: unknown, fallbackId?: string): Promise<DecideResponseDto> {
+  /**
+   * `fallbackId`: the id to answer under when the request gives none (the HTTP request's); else a new one.
+   * `signal`: the client's cancel (MCP's notifications/cancelled, a closed HTTP request), which ends the engine's call.
+   */
+  async decide(raw: unknown, fallbackId?: string, signal?: AbortSignal): Promise<DecideResponseDto> {
     const started = performance.now();
     const requestId = requestIdOf(raw, () => fallbackId ?? randomUUID());
     const check = checkDecideRequest(raw);
@@ -42,6 +45,7 @@ export class DecideService {
         ...(request.context !== undefined && { state: request.context }),
         questions: { [QUESTION_ID]: choiceOf(request) },
         ...(request.min_confidence !== undefined && { minConfidence: request.min_confidence }),
+        ...(signal && { signal }),
         requestId,
       },
       { retryBadAnswers: true, surface: 'system1_decide' },
