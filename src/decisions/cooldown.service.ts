@@ -45,7 +45,7 @@ export interface CooldownState {
 }
 
 /** Failures that say nothing about the engine's health: refused before sending, or ended by the caller. */
-const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
+export const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
   DecisionErrorCode.Cancelled,
   DecisionErrorCode.Unsupported,
   DecisionErrorCode.LimitExceeded,

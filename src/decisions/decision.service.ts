@@ -10,8 +10,12 @@ import { system1Config } from '../config/system1.config';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
 import { ConfigStatus } from './config-status.service';
-import { cooldownKey, CooldownService } from './cooldown.service';
+import { type Admission, CooldownService, NOT_THE_ENGINE } from './cooldown.service';
 import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
+import { pickEndpoint } from './endpoint-balancer';
+import { EndpointLoad } from './endpoint-load.service';
+import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from './engine-pool';
+import { waitForRecovery } from './recovery-wait';
 import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
 import { PauseState } from './pause-state.service';
@@ -27,6 +31,37 @@ import { widenScores } from './wide-scores';
 type Attempt = { ok: true; reply: EvaluateReply; stray: StrayAnswers; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError; notSent?: true };
 
 const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
+
+/** What every attempt of one call shares. */
+interface CallContext {
+  requestId: string;
+  threshold: number;
+  /** The call's budget ends here (`performance.now()` time); Infinity without one. */
+  deadline: number;
+  /** One attempt's budget when the deadline leaves it whole. */
+  fullTimeoutMs: number;
+}
+
+/** One attempt's part of it: its budget, and whether its engine is the chain's last. */
+interface AttemptCall extends CallContext {
+  timeoutMs: number;
+  last: boolean;
+}
+
+/** A replica to ask, and whether this call holds its trial. */
+interface ReplicaPick {
+  member: PoolMember;
+  admission: Admission;
+}
+
+/** One replica's part in a call: its answers, or its failure and whether the engine itself failed. */
+type ReplicaStep =
+  | { answers: Record<string, QuestionOutcome>; records: AttemptRecord[]; meta: Partial<DecisionOutcome> }
+  | { error: DecisionError; engineFailed: boolean; records: AttemptRecord[] };
+
+type ChainPass =
+  | { answered: true; answers: Record<string, QuestionOutcome>; attempts: AttemptRecord[]; meta: Partial<DecisionOutcome> }
+  | { attempts: AttemptRecord[]; last: DecisionError; allCooling: boolean };
 
 /**
  * THE decision pipeline: named typed questions about one state, asked of the first engine of the chain
@@ -45,7 +80,11 @@ export class DecisionService {
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,
     private readonly cooldown: CooldownService,
+    private readonly load: EndpointLoad,
   ) {}
+
+  /** Advanced at each pick among replicas, so equal ones share their ties in turn. */
+  private turn = 0;
 
   /** The configured chain, built once: the config does not change while the process runs. */
   private configuredChain?: ModelRef[];
@@ -113,108 +152,146 @@ export class DecisionService {
       const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs });
       if ('answered' in pass) return { ...outcome(pass.answers, pass.attempts), ...pass.meta };
       if (request.signal?.aborted) return outcome(everyQuestion(request, CANCELLED), pass.attempts);
-      const recovery = pass.allCooling && this.waitsForRecovery(policy) ? await this.recovery(chain, waitUntil, request.signal) : false;
+      const recovery = pass.allCooling && this.waitsForRecovery(policy) ? await waitForRecovery(this.cooldown, this.chainKeys(chain), waitUntil, request.signal) : false;
       if (!recovery) return outcome(everyQuestion(request, request.signal?.aborted ? CANCELLED : pass.last), pass.attempts);
       this.logger.debug(`[${requestId}] every engine was cooling down; one is ready again, asking the chain again`);
     }
   }
 
   /**
-   * One pass over the chain: the first engine that answers, or the attempts and the last failure. `allCooling`:
-   * every engine was skipped while cooling down, none asked.
+   * One pass over the chain: the first engine that answers, or the attempts and the last failure. A pooled
+   * provider's replicas are tried in the balancer's order after a failure of the engine itself, before the next
+   * provider. `allCooling`: every engine was skipped while cooling down, none asked.
    */
-  private async tryChain(
-    chain: ModelRef[],
-    request: DecisionRequest,
-    policy: DecisionPolicy,
-    { requestId, threshold, deadline, fullTimeoutMs }: { requestId: string; threshold: number; deadline: number; fullTimeoutMs: number },
-  ): Promise<{ answered: true; answers: Record<string, QuestionOutcome>; attempts: AttemptRecord[]; meta: Partial<DecisionOutcome> } | { attempts: AttemptRecord[]; last: DecisionError; allCooling: boolean }> {
+  private async tryChain(chain: ModelRef[], request: DecisionRequest, policy: DecisionPolicy, call: CallContext): Promise<ChainPass> {
     const attempts: AttemptRecord[] = [];
     let last: DecisionError = { code: DecisionErrorCode.Unavailable, message: 'no engine could answer in time' };
     let allCooling = true;
-    for (const ref of chain) {
-      if (request.signal?.aborted || performance.now() >= deadline) {
+    const stopped = () => request.signal?.aborted === true || performance.now() >= call.deadline;
+    chain: for (const ref of chain) {
+      if (stopped()) {
         allCooling = false;
         break;
       }
-      const key = cooldownKey(ref);
-      const attemptStarted = performance.now();
-      const timeoutMs = Math.max(1, Math.min(fullTimeoutMs, deadline - attemptStarted));
-      const admission = policy.cooldown === false ? { remainingMs: 0, trial: false } : this.cooldown.admit(key, timeoutMs);
-      if (admission.remainingMs > 0) {
-        last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(admission.remainingMs / 1000)} s left` };
-        attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
+      const resolved = this.resolvePool(ref);
+      if ('problem' in resolved) {
+        allCooling = false;
+        last = { code: DecisionErrorCode.Unavailable, message: resolved.problem };
+        attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs: 0 });
+        this.traceFailure(call.requestId, ref, last);
         continue;
       }
-      allCooling = false;
-      // Whatever happens below, a trial this call holds ends with a verdict or is handed back.
-      let verdict = false;
-      try {
-        const attempt = await this.attempt(ref, request, timeoutMs, requestId, ref === chain[chain.length - 1]);
-        const latencyMs = performance.now() - attemptStarted;
-        if (attempt.ok) {
-          const answers = this.readReply(ref, attempt, request, threshold, policy.calibrate !== false);
-          const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
-          if (!unreadable) {
-            if (policy.cooldown !== false) this.cooldown.succeeded(key);
-            verdict = true;
-            attempts.push({ ...ref, outcome: 'answered', latencyMs });
-            return { answered: true, answers, attempts, meta: this.replyMeta(ref, attempt, request) };
+      const { pool } = resolved;
+      const tried = new Set<PoolMember>();
+      while (!stopped()) {
+        const timeoutMs = Math.max(1, Math.min(call.fullTimeoutMs, call.deadline - performance.now()));
+        const pick = this.pickReplica(ref, pool, tried, policy, timeoutMs);
+        if (!pick) break;
+        if ('coolingMs' in pick) {
+          if (tried.size === 0) {
+            last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(pick.coolingMs / 1000)} s left` };
+            attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
           }
-          last = unreadable;
-        } else {
-          last = attempt.error;
+          break;
         }
-        attempts.push({ ...ref, outcome: 'failed', error: last, latencyMs });
-        // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
-        if (policy.cooldown !== false && !('notSent' in attempt) && !request.signal?.aborted) verdict = this.cooldown.failed(key, last.code);
-      } finally {
-        if (admission.trial && !verdict) this.cooldown.release(key);
+        allCooling = false;
+        tried.add(pick.member);
+        const step = await this.onReplica(ref, pool, pick, request, policy, { ...call, timeoutMs, last: ref === chain[chain.length - 1] });
+        attempts.push(...step.records);
+        if ('answers' in step) return { answered: true, answers: step.answers, attempts, meta: step.meta };
+        last = step.error;
+        this.traceFailure(call.requestId, ref, last);
+        if (!FALLBACK_CODES.has(last.code)) break chain;
+        // Another replica answers the same request no better when the gateway refused it, or never sent it.
+        if (!step.engineFailed) break;
       }
-      // Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline.
-      this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${last.code}: ${last.message}`);
-      if (!FALLBACK_CODES.has(last.code)) break;
     }
     return { attempts, last, allCooling: allCooling && attempts.length > 0 };
+  }
+
+  /**
+   * The replica of `pool` to ask next, among those not yet tried: the balancer's pick among those not cooling
+   * down (claiming the trial of one whose window is over), or how long until the first of them is askable.
+   */
+  private pickReplica(ref: ModelRef, pool: Pool, tried: ReadonlySet<PoolMember>, policy: DecisionPolicy, holdMs: number): ReplicaPick | { coolingMs: number } | undefined {
+    const untried = pool.filter((member) => !tried.has(member));
+    if (untried.length === 0) return undefined;
+    if (policy.cooldown === false) return { member: this.balance(ref, untried), admission: { remainingMs: 0, trial: false } };
+    const open = untried.filter((member) => this.cooldown.peekMs(endpointKey(ref, member)) <= 0);
+    while (open.length > 0) {
+      // A replica whose window is over is tried first: its trial is the only way back into the pool, and a
+      // failed one costs this call one attempt before the next replica answers.
+      const trials = open.filter((member) => this.cooldown.peekMs(endpointKey(ref, member)) < 0);
+      const member = this.balance(ref, trials.length > 0 ? trials : open);
+      const admission = this.cooldown.admit(endpointKey(ref, member), holdMs);
+      if (admission.remainingMs === 0) return { member, admission };
+      open.splice(open.indexOf(member), 1); // another call took its trial a moment ago
+    }
+    return { coolingMs: Math.max(1, Math.min(...untried.map((member) => this.cooldown.peekMs(endpointKey(ref, member))))) };
+  }
+
+  private balance(ref: ModelRef, members: readonly PoolMember[]): PoolMember {
+    if (members.length === 1) return members[0];
+    const candidates = members.map((member) => ({ member, ...this.load.of(ref.provider, member) }));
+    return pickEndpoint(candidates, this.turn++)!.member;
+  }
+
+  /**
+   * One copy of the request to one replica, its load counted while it runs, and the verdict it gives on the
+   * replica's health: an answer ends its cooldown, a failure of the engine itself counts towards one, anything
+   * else (a cancel, a refusal before sending) hands back a trial the call held.
+   */
+  private async onReplica(ref: ModelRef, pool: Pool, { member, admission }: ReplicaPick, request: DecisionRequest, policy: DecisionPolicy, call: AttemptCall): Promise<ReplicaStep> {
+    const key = endpointKey(ref, member);
+    const endpoint = isPool(pool) ? { endpoint: member.url } : {};
+    const started = performance.now();
+    const done = this.load.start(ref.provider, member);
+    let verdict = false;
+    try {
+      const attempt = await this.attempt(ref, member.provider, request, call.timeoutMs, call.requestId, call.last);
+      const latencyMs = performance.now() - started;
+      done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout ? 'slow' : 'other', latencyMs);
+      let error: DecisionError;
+      if (attempt.ok) {
+        const answers = this.readReply(ref, attempt, request, call.threshold, policy.calibrate !== false);
+        const unreadable = policy.retryBadAnswers ? firstUnreadable(answers) : undefined;
+        if (!unreadable) {
+          if (policy.cooldown !== false) this.cooldown.succeeded(key);
+          verdict = true;
+          return { answers, records: [{ ...ref, ...endpoint, outcome: 'answered', latencyMs }], meta: this.replyMeta(ref, attempt, request) };
+        }
+        error = unreadable;
+      } else {
+        error = attempt.error;
+      }
+      // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
+      const engineFailed = !('notSent' in attempt) && !request.signal?.aborted && !NOT_THE_ENGINE.has(error.code);
+      if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
+      return { error, engineFailed, records: [{ ...ref, ...endpoint, outcome: 'failed', error, latencyMs }] };
+    } finally {
+      done('other', 0);
+      // Whatever happened above, a trial this call holds ends with a verdict or is handed back.
+      if (admission.trial && !verdict) this.cooldown.release(key);
+    }
+  }
+
+  /** Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline. */
+  private traceFailure(requestId: string, ref: ModelRef, error: DecisionError): void {
+    this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${error.code}: ${error.message}`);
   }
 
   private waitsForRecovery(policy: DecisionPolicy): boolean {
     return policy.cooldown !== false && (policy.waitForRecovery ?? this.config.gateway.wait_for_recovery);
   }
 
-  /**
-   * Waits, while every engine of the chain is cooling down, for the first to be askable again (its window over,
-   * or its trial answered), as long as that can happen before `until`. False when it cannot (or the caller
-   * cancelled): the call then fails at once rather than waiting for nothing.
-   */
-  private async recovery(chain: ModelRef[], until: number, signal: AbortSignal | undefined): Promise<boolean> {
-    const keys = new Set(chain.map(cooldownKey));
-    for (;;) {
-      if (signal?.aborted) return false;
-      const waits = [...keys].map((key) => this.cooldown.recoversInMs(key));
-      if (waits.some((ms) => ms === 0)) return true;
-      const known = waits.filter((ms): ms is number => ms !== undefined);
-      const trialRunning = known.length < waits.length;
-      const soonest = known.length > 0 ? Math.min(...known) : Infinity;
-      const left = until - performance.now();
-      if (left <= 0 || (!trialRunning && soonest > left)) return false;
-      await this.cooldownChange(keys, Math.min(soonest, left), signal);
+  /** Every cooldown the chain's engines are kept under: each replica of each pool. */
+  private chainKeys(chain: ModelRef[]): Set<string> {
+    const keys = new Set<string>();
+    for (const ref of chain) {
+      const resolved = this.resolvePool(ref);
+      if ('pool' in resolved) for (const member of resolved.pool) keys.add(endpointKey(ref, member));
     }
-  }
-
-  /** Resolves after `ms`, at a change of one of `keys`' cooldowns, or at the caller's cancel. */
-  private cooldownChange(keys: ReadonlySet<string>, ms: number, signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stop();
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      const stop = this.cooldown.onChange((key) => keys.has(key) && done());
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    return keys;
   }
 
   /**
@@ -241,14 +318,20 @@ export class DecisionService {
 
   /** A provider by name: one the application registered, else one from the config (with the model asked). */
   resolve(ref: ModelRef): { provider: System1Provider } | { problem: string } {
+    const resolved = this.resolvePool(ref);
+    return 'pool' in resolved ? { provider: resolved.pool[0].provider } : resolved;
+  }
+
+  /** The engines behind `ref`: a pool of replicas, or the one engine (a registered one, or one configured). */
+  resolvePool(ref: ModelRef): { pool: Pool } | { problem: string } {
     const custom = this.runtime.get(ref.provider);
-    if (custom) return { provider: custom };
+    if (custom) return { pool: singleEngine(custom) };
     if (!this.registry.knows(ref.provider)) {
       const names = this.registry.available().map((definition) => definition.name).join(', ');
       return { problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})` };
     }
-    const provider = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider).provider;
-    if (provider) return { provider };
+    const pool = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider).pool;
+    if (pool) return { pool };
     return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${this.registry.unusable(ref.provider, ref.model)}` };
   }
 
@@ -267,10 +350,7 @@ export class DecisionService {
    * One engine's attempt. Questions of a type the engine does not answer move the whole request to the next
    * engine; the last engine of the chain answers the others, and those questions are `unsupported`.
    */
-  private async attempt(ref: ModelRef, request: DecisionRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
-    const resolved = this.resolve(ref);
-    if ('problem' in resolved) return { ok: false, error: { code: DecisionErrorCode.Unavailable, message: resolved.problem }, notSent: true };
-    const { provider } = resolved;
+  private async attempt(ref: ModelRef, provider: System1Provider, request: DecisionRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);

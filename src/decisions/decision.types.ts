@@ -55,6 +55,8 @@ export interface DecisionPolicy {
 /** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */
 export interface AttemptRecord extends ModelRef {
   outcome: 'answered' | 'failed' | 'skipped';
+  /** The replica asked, when the provider is a pool of several (`endpoints`). */
+  endpoint?: string;
   error?: DecisionError;
   latencyMs: number;
 }

@@ -1,4 +1,5 @@
 import type { DecisionService } from '../decisions/decision.service';
+import type { EndpointLoad } from '../decisions/endpoint-load.service';
 import type { HealthService } from '../decisions/health.service';
 import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
@@ -14,6 +15,8 @@ export interface ServeHttpDeps {
   decisions: Pick<DecisionService, 'observe'>;
   /** Every provider name the config can use, for the metrics' labels. */
   providerNames: readonly string[];
+  /** Each endpoint's load, read at each scrape. */
+  endpoints?: Pick<EndpointLoad, 'all'>;
   health: Pick<HealthService, 'health'>;
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -34,7 +37,7 @@ export interface RunningHttpServer {
  */
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
-  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames);
+  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames, () => deps.endpoints?.all() ?? []);
   gateway = new HttpGateway({
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
     mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),

@@ -70,7 +70,7 @@ export function libraryResult(outcome: DecisionOutcome): DecideResult {
   // A cancelled attempt is the caller's doing, not the engine's failure; a skipped one was never asked.
   const failed: FailedAttempt[] = outcome.attempts
     .filter((attempt) => attempt.outcome === 'failed' && attempt.error?.code !== DecisionErrorCode.Cancelled)
-    .map(({ provider, model, error }) => ({ provider, ...(model !== undefined && { model }), error: libraryError(error!) }));
+    .map(({ provider, model, endpoint, error }) => ({ provider, ...(model !== undefined && { model }), ...(endpoint !== undefined && { endpoint }), error: libraryError(error!) }));
   return {
     answers,
     meta: {

@@ -33,6 +33,8 @@ export interface DecideRequest extends Omit<DecisionRequest, 'state' | 'requestI
 }
 
 export interface FailedAttempt extends ModelRef {
+  /** The replica asked, when the provider is a pool of several endpoints. */
+  endpoint?: string;
   error: QuestionError;
 }
 

@@ -4,6 +4,7 @@ import type { Env } from '../config/paths';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/cooldown.service';
 import { DecisionService } from '../decisions/decision.service';
+import { EndpointLoad } from '../decisions/endpoint-load.service';
 import { HealthService } from '../decisions/health.service';
 import { PauseState } from '../decisions/pause-state.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
@@ -18,6 +19,7 @@ export interface CoreGraph {
   configStatus: ConfigStatus;
   pause: PauseState;
   cooldown: CooldownService;
+  load: EndpointLoad;
   runtime: RuntimeProviders;
   decisions: DecisionService;
   health: HealthService;
@@ -36,7 +38,8 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
   const pause = new PauseState(config);
   const cooldown = new CooldownService(config, cooldownStore);
   const runtime = new RuntimeProviders();
-  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown);
-  const health = new HealthService(config, registry, configStatus, pause, cooldown);
-  return { registry, calibration, configStatus, pause, cooldown, runtime, decisions, health };
+  const load = new EndpointLoad();
+  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load);
+  const health = new HealthService(config, registry, configStatus, pause, cooldown, load);
+  return { registry, calibration, configStatus, pause, cooldown, load, runtime, decisions, health };
 }

@@ -93,10 +93,11 @@ function s1Reply(outcome: DecisionOutcome, started: number): DecideResponseDto {
 
 function s1Attempt(attempt: AttemptRecord): AttemptDto {
   const latency_ms = Math.round(attempt.latencyMs);
-  if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null };
+  const endpoint = attempt.endpoint !== undefined ? { endpoint: attempt.endpoint } : {};
+  if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null, ...endpoint };
   const { code, message } = attempt.error!;
   const detail = REFUSALS.has(code) ? `refused: ${message}` : message;
-  return { provider: attempt.provider, outcome: S1_CODES[code].attempt, latency_ms, detail };
+  return { provider: attempt.provider, outcome: S1_CODES[code].attempt, latency_ms, detail, ...endpoint };
 }
 
 /** Every path fills the same fields the same way. */

@@ -12,6 +12,7 @@ import {
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { ERROR_CODES, GatewayErrorCode } from '../decide/gateway-error';
 import { SCHEMA_VERSION } from '../../common/limits';
+import { Optional } from '../../common/optional.decorator';
 
 export const DECISION_STATUSES = ['decided', 'abstained', 'error'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
@@ -41,6 +42,11 @@ export class AttemptDto {
   @Allow()
   @nullable({ type: 'string' }, 'Why the attempt did not decide (status, timeout, what was malformed); null when it did.')
   detail!: string | null;
+
+  @Optional()
+  @IsString()
+  @JSONSchema({ description: 'The replica asked, when the provider is a pool of several endpoints; absent otherwise.' })
+  endpoint?: string;
 }
 
 @JSONSchema({ title: 'error' })

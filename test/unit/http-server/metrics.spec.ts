@@ -60,6 +60,26 @@ describe('the gateway metrics', () => {
     expect(text.get('process_cpu_user_seconds_total')?.type).toBe('counter');
   });
 
+  it("show each replica of a pool: its calls in flight, its latency's moving average, and how long its calls took", async () => {
+    const decisions = pipeline();
+    const endpoints = [
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8001', inFlight: 4, ewmaMs: 20 },
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8002', inFlight: 1 },
+    ];
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya'], () => endpoints);
+    const attempts = [
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8002', outcome: 'failed' as const, latencyMs: 3, error: { code: DecisionErrorCode.Unavailable, message: '' } },
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8001', outcome: 'answered' as const, latencyMs: 30 },
+    ];
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_endpoint_requests_in_flight', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBe(4);
+    expect(sampleValue(text, 'system1_endpoint_requests_in_flight', { provider: 'laya', endpoint: 'http://127.0.0.1:8002' })).toBe(1);
+    expect(sampleValue(text, 'system1_endpoint_latency_ewma_seconds', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBeCloseTo(0.02);
+    expect(sampleValue(text, 'system1_attempt_duration_seconds_count', { provider: 'laya', endpoint: 'http://127.0.0.1:8002' })).toBe(1);
+    expect(sampleValue(text, 'system1_attempt_duration_seconds_sum', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBeCloseTo(0.03);
+  });
+
   it('pools provider names past a cap, so callers cannot grow the series without end', async () => {
     const decisions = pipeline();
     const metrics = new GatewayMetrics(decisions, () => 0);
