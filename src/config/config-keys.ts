@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { decimal, flag, integer, list, SettingType, text } from './setting-types';
+import { decimal, flag, integer, list, millisecondsOrAuto, SettingType, text } from './setting-types';
 
 /**
  * Every key of `[gateway]`, `[routing]`, `[skills]`, `[router]` and `[http]`: its default, its range and its variable.
@@ -27,6 +27,11 @@ export const GATEWAY_KEYS = {
   // When every engine of the chain is cooling down, wait for the first to recover (within the call's deadline)
   // rather than fail at once.
   wait_for_recovery: { type: flag(), default: false },
+  // A pool's request not answered after this long is sent to a second replica too, the first answer wins;
+  // "auto" is the pool's recent p95. 0 (or "off") sends no second copy.
+  hedge_after_ms: { type: millisecondsOrAuto(300_000), default: 0 as number | 'auto' },
+  // The share of a pool's requests that may be hedged, so a slow pool is not sent twice the load.
+  hedge_budget: { type: decimal({ min: 0, max: 1, minExclusive: true }), default: 0.1 },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
   // What a stdio caller may name in system1_ask's `model` besides the chain: `provider`, `provider:model`,

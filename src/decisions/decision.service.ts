@@ -15,7 +15,9 @@ import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } fro
 import { pickEndpoint } from './endpoint-balancer';
 import { EndpointLoad } from './endpoint-load.service';
 import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from './engine-pool';
+import { Hedging } from './hedging.service';
 import { waitForRecovery } from './recovery-wait';
+import { LOST_RACE, raceCopies } from './replica-race';
 import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
 import { PauseState } from './pause-state.service';
@@ -54,6 +56,11 @@ interface ReplicaPick {
   admission: Admission;
 }
 
+/** How one copy of the request to one replica ended. */
+type CopyResult =
+  | { ok: true; member: PoolMember; latencyMs: number; answers: Record<string, QuestionOutcome>; meta: Partial<DecisionOutcome> }
+  | { ok: false; member: PoolMember; latencyMs: number; error: DecisionError; engineFailed: boolean };
+
 /** One replica's part in a call: its answers, or its failure and whether the engine itself failed. */
 type ReplicaStep =
   | { answers: Record<string, QuestionOutcome>; records: AttemptRecord[]; meta: Partial<DecisionOutcome> }
@@ -81,6 +88,7 @@ export class DecisionService {
     private readonly pause: PauseState,
     private readonly cooldown: CooldownService,
     private readonly load: EndpointLoad,
+    private readonly hedging: Hedging,
   ) {}
 
   /** Advanced at each pick among replicas, so equal ones share their ties in turn. */
@@ -183,6 +191,8 @@ export class DecisionService {
       }
       const { pool } = resolved;
       const tried = new Set<PoolMember>();
+      // At most one second copy per call: a hedge is never hedged again, nor each replica tried after a failure.
+      let hedgeAfterMs = isPool(pool) ? this.hedging.delayFor(ref.provider, policy.hedgeAfterMs) : undefined;
       while (!stopped()) {
         const timeoutMs = Math.max(1, Math.min(call.fullTimeoutMs, call.deadline - performance.now()));
         const pick = this.pickReplica(ref, pool, tried, policy, timeoutMs);
@@ -196,7 +206,9 @@ export class DecisionService {
         }
         allCooling = false;
         tried.add(pick.member);
-        const step = await this.onReplica(ref, pool, pick, request, policy, { ...call, timeoutMs, last: ref === chain[chain.length - 1] });
+        const hedge = hedgeAfterMs !== undefined && hedgeAfterMs < timeoutMs ? hedgeAfterMs : undefined;
+        const step = await this.onReplica(ref, pool, pick, tried, request, policy, { ...call, timeoutMs, last: ref === chain[chain.length - 1] }, hedge);
+        if (step.records.some((record) => record.hedge)) hedgeAfterMs = undefined;
         attempts.push(...step.records);
         if ('answers' in step) return { answered: true, answers: step.answers, attempts, meta: step.meta };
         last = step.error;
@@ -237,20 +249,80 @@ export class DecisionService {
   }
 
   /**
+   * The request to one replica and, when a pool's replica has not answered after `hedgeAfterMs`, a second copy
+   * to another (never the same one, within the hedge budget): the first answer wins and the other copy is
+   * cancelled, its connection closed. Each copy is recorded: `answered` or `hedged` (the second copy's answer),
+   * `cancelled` (the loser), or `failed`.
+   */
+  private async onReplica(
+    ref: ModelRef,
+    pool: Pool,
+    pick: ReplicaPick,
+    tried: Set<PoolMember>,
+    request: DecisionRequest,
+    policy: DecisionPolicy,
+    call: AttemptCall,
+    hedgeAfterMs: number | undefined,
+  ): Promise<ReplicaStep> {
+    const started = performance.now();
+    const race = await raceCopies<CopyResult>(
+      (hedge, signal) => {
+        if (!hedge) return this.runCopy(ref, pool, pick, request, signal, policy, call);
+        const second = this.pickHedge(ref, pool, tried);
+        if (!second || !this.hedging.spend(ref.provider)) return undefined;
+        tried.add(second.member);
+        const timeoutMs = Math.max(1, call.timeoutMs - (performance.now() - started));
+        return this.runCopy(ref, pool, second, request, signal, policy, { ...call, timeoutMs });
+      },
+      (result) => result.ok,
+      hedgeAfterMs,
+      request.signal,
+    );
+    const records = race.copies.map((copy): AttemptRecord => {
+      const { member, latencyMs } = copy.result;
+      const base = { ...ref, ...(isPool(pool) && { endpoint: member.url }), ...(copy.hedge && { hedge: true as const }), latencyMs };
+      if (copy === race.winner) return { ...base, outcome: copy.hedge ? 'hedged' : 'answered' };
+      if (copy.cancelled || copy.result.ok) return { ...base, outcome: 'cancelled', error: { code: DecisionErrorCode.Cancelled, message: LOST_RACE } };
+      return { ...base, outcome: 'failed', error: copy.result.error };
+    });
+    const winner = race.winner?.result;
+    if (winner?.ok) return { answers: winner.answers, meta: winner.meta, records };
+    const failed = race.copies.map((copy) => copy.result).filter((result): result is Extract<CopyResult, { ok: false }> => !result.ok);
+    return { error: failed[failed.length - 1].error, engineFailed: failed.some((result) => result.engineFailed), records };
+  }
+
+  /** A replica for the second copy: one not tried yet and well (not cooling, nor on trial). */
+  private pickHedge(ref: ModelRef, pool: Pool, tried: ReadonlySet<PoolMember>): ReplicaPick | undefined {
+    const well = pool.filter((member) => !tried.has(member) && this.cooldown.peekMs(endpointKey(ref, member)) === 0);
+    if (well.length === 0) return undefined;
+    return { member: this.balance(ref, well), admission: { remainingMs: 0, trial: false } };
+  }
+
+  /**
    * One copy of the request to one replica, its load counted while it runs, and the verdict it gives on the
    * replica's health: an answer ends its cooldown, a failure of the engine itself counts towards one, anything
-   * else (a cancel, a refusal before sending) hands back a trial the call held.
+   * else (a cancel, a refusal before sending) hands back a trial the call held. `signal`: this copy's (the
+   * caller's cancel, and the end of a race it lost).
    */
-  private async onReplica(ref: ModelRef, pool: Pool, { member, admission }: ReplicaPick, request: DecisionRequest, policy: DecisionPolicy, call: AttemptCall): Promise<ReplicaStep> {
+  private async runCopy(
+    ref: ModelRef,
+    pool: Pool,
+    { member, admission }: ReplicaPick,
+    request: DecisionRequest,
+    signal: AbortSignal,
+    policy: DecisionPolicy,
+    call: AttemptCall,
+  ): Promise<CopyResult> {
     const key = endpointKey(ref, member);
-    const endpoint = isPool(pool) ? { endpoint: member.url } : {};
     const started = performance.now();
     const done = this.load.start(ref.provider, member);
     let verdict = false;
     try {
-      const attempt = await this.attempt(ref, member.provider, request, call.timeoutMs, call.requestId, call.last);
+      const attempt = await this.attempt(ref, member.provider, { ...request, signal }, call.timeoutMs, call.requestId, call.last);
       const latencyMs = performance.now() - started;
-      done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout ? 'slow' : 'other', latencyMs);
+      // The loser of a race was slow at least this long: a sample for the balancer, never a failure.
+      const lost = signal.aborted && !request.signal?.aborted;
+      done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout || lost ? 'slow' : 'other', latencyMs);
       let error: DecisionError;
       if (attempt.ok) {
         const answers = this.readReply(ref, attempt, request, call.threshold, policy.calibrate !== false);
@@ -258,16 +330,16 @@ export class DecisionService {
         if (!unreadable) {
           if (policy.cooldown !== false) this.cooldown.succeeded(key);
           verdict = true;
-          return { answers, records: [{ ...ref, ...endpoint, outcome: 'answered', latencyMs }], meta: this.replyMeta(ref, attempt, request) };
+          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt, request) };
         }
         error = unreadable;
       } else {
         error = attempt.error;
       }
-      // Only the engine's own failures count: not what the call asked for, nor a caller that gave up.
-      const engineFailed = !('notSent' in attempt) && !request.signal?.aborted && !NOT_THE_ENGINE.has(error.code);
+      // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up.
+      const engineFailed = !('notSent' in attempt) && !signal.aborted && !NOT_THE_ENGINE.has(error.code);
       if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
-      return { error, engineFailed, records: [{ ...ref, ...endpoint, outcome: 'failed', error, latencyMs }] };
+      return { ok: false, member, latencyMs, error, engineFailed };
     } finally {
       done('other', 0);
       // Whatever happened above, a trial this call holds ends with a verdict or is handed back.

@@ -50,13 +50,23 @@ export interface DecisionPolicy {
    * else one attempt's timeout) instead of failing at once; default `[gateway] wait_for_recovery`.
    */
   waitForRecovery?: boolean;
+  /**
+   * A pool's request not answered after this many ms also goes to a second replica; "auto" is the pool's recent
+   * p95, 0 sends none; default `[gateway] hedge_after_ms`.
+   */
+  hedgeAfterMs?: number | 'auto';
 }
 
-/** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */
+/**
+ * One engine's part in a call: answered, failed (and why), or skipped while cooling down; for a hedged request
+ * to a pool, `hedged` (the second copy answered first) and `cancelled` (the copy that lost, stopped).
+ */
 export interface AttemptRecord extends ModelRef {
-  outcome: 'answered' | 'failed' | 'skipped';
+  outcome: 'answered' | 'failed' | 'skipped' | 'hedged' | 'cancelled';
   /** The replica asked, when the provider is a pool of several (`endpoints`). */
   endpoint?: string;
+  /** The second copy of a request, sent to another replica after `hedge_after_ms`. */
+  hedge?: true;
   error?: DecisionError;
   latencyMs: number;
 }

@@ -83,6 +83,18 @@ export class GatewayMetrics {
     buckets: ATTEMPT_BUCKETS,
     registers: [this.registry],
   });
+  private readonly hedgesSent = new Counter({
+    name: 'system1_hedges_sent_total',
+    help: 'Second copies of a request sent to another replica of a pool after hedge_after_ms, by provider and the replica it went to.',
+    labelNames: ['provider', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+  private readonly hedgesWon = new Counter({
+    name: 'system1_hedges_won_total',
+    help: 'Hedged copies that answered before the first copy (which was then cancelled), by provider and replica.',
+    labelNames: ['provider', 'endpoint'] as const,
+    registers: [this.registry],
+  });
   private readonly httpRequests = new Counter({
     name: 'system1_http_requests_total',
     help: 'HTTP requests answered, by route (/mcp, /healthz, /readyz, /metrics, other) and status code.',
@@ -142,6 +154,8 @@ export class GatewayMetrics {
       this.attempts.inc({ provider: name, outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome });
       if (attempt.outcome === 'skipped') this.cooldownSkips.inc({ provider: name });
       else this.attemptDuration.observe({ provider: name, endpoint: attempt.endpoint ?? '' }, attempt.latencyMs / 1000);
+      if (attempt.hedge) this.hedgesSent.inc({ provider: name, endpoint: attempt.endpoint ?? '' });
+      if (attempt.outcome === 'hedged') this.hedgesWon.inc({ provider: name, endpoint: attempt.endpoint ?? '' });
     }
     for (const answer of Object.values(outcome.answers)) {
       const reason = abstentionOf(answer);

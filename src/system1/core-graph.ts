@@ -5,6 +5,7 @@ import { ConfigStatus } from '../decisions/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/cooldown.service';
 import { DecisionService } from '../decisions/decision.service';
 import { EndpointLoad } from '../decisions/endpoint-load.service';
+import { Hedging } from '../decisions/hedging.service';
 import { HealthService } from '../decisions/health.service';
 import { PauseState } from '../decisions/pause-state.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
@@ -20,6 +21,7 @@ export interface CoreGraph {
   pause: PauseState;
   cooldown: CooldownService;
   load: EndpointLoad;
+  hedging: Hedging;
   runtime: RuntimeProviders;
   decisions: DecisionService;
   health: HealthService;
@@ -39,7 +41,8 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
   const cooldown = new CooldownService(config, cooldownStore);
   const runtime = new RuntimeProviders();
   const load = new EndpointLoad();
-  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load);
+  const hedging = new Hedging(config, load);
+  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load, hedging);
   const health = new HealthService(config, registry, configStatus, pause, cooldown, load);
-  return { registry, calibration, configStatus, pause, cooldown, load, runtime, decisions, health };
+  return { registry, calibration, configStatus, pause, cooldown, load, hedging, runtime, decisions, health };
 }

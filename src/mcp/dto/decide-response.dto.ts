@@ -17,7 +17,11 @@ import { Optional } from '../../common/optional.decorator';
 export const DECISION_STATUSES = ['decided', 'abstained', 'error'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
 
-export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed'] as const;
+/**
+ * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to another
+ * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped).
+ */
+export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
@@ -33,6 +37,12 @@ export class AttemptDto {
   provider!: string;
 
   @IsIn(ATTEMPT_OUTCOMES)
+  @JSONSchema({
+    description:
+      'ok: answered; abstained: answered below the threshold or declined; timeout, error, malformed: failed (detail says why); ' +
+      'hedged: the second copy of a request, sent to another replica of the pool after hedge_after_ms, answered first; ' +
+      'cancelled: the copy of a hedged request that lost the race, stopped before it answered.',
+  })
   outcome!: AttemptOutcome;
 
   @IsNumber()

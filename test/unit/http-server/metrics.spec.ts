@@ -80,6 +80,28 @@ describe('the gateway metrics', () => {
     expect(sampleValue(text, 'system1_attempt_duration_seconds_sum', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBeCloseTo(0.03);
   });
 
+  it('count hedges sent and won, by the replica the second copy went to', async () => {
+    const decisions = pipeline();
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya']);
+    const [one, two] = ['http://127.0.0.1:8001', 'http://127.0.0.1:8002'];
+    const cancelled = { code: DecisionErrorCode.Cancelled, message: 'another replica answered first' };
+    const won = [
+      { provider: 'laya', endpoint: one, outcome: 'cancelled' as const, latencyMs: 40, error: cancelled },
+      { provider: 'laya', endpoint: two, hedge: true as const, outcome: 'hedged' as const, latencyMs: 15 },
+    ];
+    const lost = [
+      { provider: 'laya', endpoint: one, outcome: 'answered' as const, latencyMs: 30 },
+      { provider: 'laya', endpoint: two, hedge: true as const, outcome: 'cancelled' as const, latencyMs: 5, error: cancelled },
+    ];
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts: won }) });
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts: lost }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_hedges_sent_total', { provider: 'laya', endpoint: two })).toBe(2);
+    expect(sampleValue(text, 'system1_hedges_won_total', { provider: 'laya', endpoint: two })).toBe(1);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'cancelled' })).toBe(2);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'hedged' })).toBe(1);
+  });
+
   it('pools provider names past a cap, so callers cannot grow the series without end', async () => {
     const decisions = pipeline();
     const metrics = new GatewayMetrics(decisions, () => 0);
