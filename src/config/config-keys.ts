@@ -32,6 +32,11 @@ export const GATEWAY_KEYS = {
   hedge_after_ms: { type: millisecondsOrAuto(300_000), default: 0 as number | 'auto' },
   // The share of a pool's requests that may be hedged, so a slow pool is not sent twice the load.
   hedge_budget: { type: decimal({ min: 0, max: 1, minExclusive: true }), default: 0.1 },
+  // An identical request (engine, model, fits in force, state, questions) within this many seconds is answered
+  // from the decision cache, no engine asked; 0 turns it off. Bounded by entries and by bytes.
+  cache_ttl_s: { type: decimal({ min: 0, max: 86_400 }), default: 0 },
+  cache_max_entries: { type: integer({ min: 1, max: 1_000_000 }), default: 10_000 },
+  cache_max_bytes: { type: integer({ min: 64 * 1024, max: 1024 * 1024 * 1024 }), default: 16 * 1024 * 1024 },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
   // What a stdio caller may name in system1_ask's `model` besides the chain: `provider`, `provider:model`,

@@ -15,14 +15,15 @@ import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } fro
 import { pickEndpoint } from './endpoint-balancer';
 import { EndpointLoad } from './endpoint-load.service';
 import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from './engine-pool';
+import { type CachedReply, DecisionCache } from './decision-cache.service';
 import { Hedging } from './hedging.service';
 import { waitForRecovery } from './recovery-wait';
 import { LOST_RACE, raceCopies } from './replica-race';
 import type { DecisionObserver } from './decision-observer';
 import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
 import { PauseState } from './pause-state.service';
-import { capabilitiesData, replyData, replyFacts, type StrayAnswers } from './engine-reply';
-import type { AttemptContext, EvaluateReply, System1Provider } from './provider.interface';
+import { capabilitiesData, replyData, replyFacts } from './engine-reply';
+import type { AttemptContext, System1Provider } from './provider.interface';
 import { ProviderRegistry } from './provider-registry.service';
 import { planQuestions } from './question-capabilities';
 import type { ModelRef } from './question.types';
@@ -30,7 +31,7 @@ import { RuntimeProviders } from './runtime-providers';
 import { widenScores } from './wide-scores';
 
 /** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use). */
-type Attempt = { ok: true; reply: EvaluateReply; stray: StrayAnswers; model: string | null | undefined; notes: string[] } | { ok: false; error: DecisionError; notSent?: true };
+type Attempt = ({ ok: true } & CachedReply) | { ok: false; error: DecisionError; notSent?: true };
 
 const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
 
@@ -42,6 +43,8 @@ interface CallContext {
   deadline: number;
   /** One attempt's budget when the deadline leaves it whole. */
   fullTimeoutMs: number;
+  /** The fits in force (see CalibrationService.fitsInForce), part of the decision cache's key. */
+  fits: number;
 }
 
 /** One attempt's part of it: its budget, and whether its engine is the chain's last. */
@@ -58,12 +61,12 @@ interface ReplicaPick {
 
 /** How one copy of the request to one replica ended. */
 type CopyResult =
-  | { ok: true; member: PoolMember; latencyMs: number; answers: Record<string, QuestionOutcome>; meta: Partial<DecisionOutcome> }
+  | { ok: true; member: PoolMember; latencyMs: number; answers: Record<string, QuestionOutcome>; meta: Partial<DecisionOutcome>; reply: CachedReply }
   | { ok: false; member: PoolMember; latencyMs: number; error: DecisionError; engineFailed: boolean };
 
 /** One replica's part in a call: its answers, or its failure and whether the engine itself failed. */
 type ReplicaStep =
-  | { answers: Record<string, QuestionOutcome>; records: AttemptRecord[]; meta: Partial<DecisionOutcome> }
+  | { answers: Record<string, QuestionOutcome>; records: AttemptRecord[]; meta: Partial<DecisionOutcome>; reply: CachedReply }
   | { error: DecisionError; engineFailed: boolean; records: AttemptRecord[] };
 
 type ChainPass =
@@ -89,6 +92,7 @@ export class DecisionService {
     private readonly cooldown: CooldownService,
     private readonly load: EndpointLoad,
     private readonly hedging: Hedging,
+    private readonly cache: DecisionCache,
   ) {}
 
   /** Advanced at each pick among replicas, so equal ones share their ties in turn. */
@@ -156,8 +160,9 @@ export class DecisionService {
     const fullTimeoutMs = request.timeoutMs ?? policy.timeoutMs ?? this.config.gateway.timeout_s * 1000;
     // Without a budget for the whole call, a wait for a cooling engine may take as long as one attempt may.
     const waitUntil = Math.min(deadline, started + fullTimeoutMs);
+    const fits = this.calibration.fitsInForce();
     for (;;) {
-      const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs });
+      const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs, fits });
       if ('answered' in pass) return { ...outcome(pass.answers, pass.attempts), ...pass.meta };
       if (request.signal?.aborted) return outcome(everyQuestion(request, CANCELLED), pass.attempts);
       const recovery = pass.allCooling && this.waitsForRecovery(policy) ? await waitForRecovery(this.cooldown, this.chainKeys(chain), waitUntil, request.signal) : false;
@@ -190,6 +195,14 @@ export class DecisionService {
         continue;
       }
       const { pool } = resolved;
+      const cacheKey = policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits);
+      const cached = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+      if (cached) {
+        const reply = { ok: true as const, ...cached };
+        attempts.push({ ...ref, outcome: 'cached', latencyMs: 0 });
+        const answers = this.readReply(ref, reply, request, call.threshold, policy.calibrate !== false);
+        return { answered: true, answers, attempts, meta: this.replyMeta(ref, reply, request) };
+      }
       const tried = new Set<PoolMember>();
       // At most one second copy per call: a hedge is never hedged again, nor each replica tried after a failure.
       let hedgeAfterMs = isPool(pool) ? this.hedging.delayFor(ref.provider, policy.hedgeAfterMs) : undefined;
@@ -210,7 +223,10 @@ export class DecisionService {
         const step = await this.onReplica(ref, pool, pick, tried, request, policy, { ...call, timeoutMs, last: ref === chain[chain.length - 1] }, hedge);
         if (step.records.some((record) => record.hedge)) hedgeAfterMs = undefined;
         attempts.push(...step.records);
-        if ('answers' in step) return { answered: true, answers: step.answers, attempts, meta: step.meta };
+        if ('answers' in step) {
+          if (cacheKey !== undefined) this.cache.keep(cacheKey, step.reply, step.answers);
+          return { answered: true, answers: step.answers, attempts, meta: step.meta };
+        }
         last = step.error;
         this.traceFailure(call.requestId, ref, last);
         if (!FALLBACK_CODES.has(last.code)) break chain;
@@ -286,7 +302,7 @@ export class DecisionService {
       return { ...base, outcome: 'failed', error: copy.result.error };
     });
     const winner = race.winner?.result;
-    if (winner?.ok) return { answers: winner.answers, meta: winner.meta, records };
+    if (winner?.ok) return { answers: winner.answers, meta: winner.meta, reply: winner.reply, records };
     const failed = race.copies.map((copy) => copy.result).filter((result): result is Extract<CopyResult, { ok: false }> => !result.ok);
     return { error: failed[failed.length - 1].error, engineFailed: failed.some((result) => result.engineFailed), records };
   }
@@ -330,7 +346,8 @@ export class DecisionService {
         if (!unreadable) {
           if (policy.cooldown !== false) this.cooldown.succeeded(key);
           verdict = true;
-          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt, request) };
+          const { ok: _ok, ...reply } = attempt;
+          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt, request), reply };
         }
         error = unreadable;
       } else {

@@ -55,14 +55,17 @@ export interface DecisionPolicy {
    * p95, 0 sends none; default `[gateway] hedge_after_ms`.
    */
   hedgeAfterMs?: number | 'auto';
+  /** False: never answer from the decision cache nor fill it (calibrate measures the engine live); default true. */
+  cache?: boolean;
 }
 
 /**
  * One engine's part in a call: answered, failed (and why), or skipped while cooling down; for a hedged request
- * to a pool, `hedged` (the second copy answered first) and `cancelled` (the copy that lost, stopped).
+ * to a pool, `hedged` (the second copy answered first) and `cancelled` (the copy that lost, stopped); `cached`
+ * when an identical recent request's reply answered it, no engine asked.
  */
 export interface AttemptRecord extends ModelRef {
-  outcome: 'answered' | 'failed' | 'skipped' | 'hedged' | 'cancelled';
+  outcome: 'answered' | 'failed' | 'skipped' | 'hedged' | 'cancelled' | 'cached';
   /** The replica asked, when the provider is a pool of several (`endpoints`). */
   endpoint?: string;
   /** The second copy of a request, sent to another replica after `hedge_after_ms`. */

@@ -95,6 +95,12 @@ export class GatewayMetrics {
     labelNames: ['provider', 'endpoint'] as const,
     registers: [this.registry],
   });
+  private readonly cacheHits = new Counter({
+    name: 'system1_cache_hits_total',
+    help: 'Decisions answered from the decision cache (an identical request within cache_ttl_s), no engine asked, by provider.',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
   private readonly httpRequests = new Counter({
     name: 'system1_http_requests_total',
     help: 'HTTP requests answered, by route (/mcp, /healthz, /readyz, /metrics, other) and status code.',
@@ -153,6 +159,7 @@ export class GatewayMetrics {
       const name = this.providers.value(attempt.provider);
       this.attempts.inc({ provider: name, outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome });
       if (attempt.outcome === 'skipped') this.cooldownSkips.inc({ provider: name });
+      else if (attempt.outcome === 'cached') this.cacheHits.inc({ provider: name });
       else this.attemptDuration.observe({ provider: name, endpoint: attempt.endpoint ?? '' }, attempt.latencyMs / 1000);
       if (attempt.hedge) this.hedgesSent.inc({ provider: name, endpoint: attempt.endpoint ?? '' });
       if (attempt.outcome === 'hedged') this.hedgesWon.inc({ provider: name, endpoint: attempt.endpoint ?? '' });

@@ -78,6 +78,7 @@ export function libraryResult(outcome: DecisionOutcome): DecideResult {
       requested: outcome.requested,
       ...(outcome.executed && { executed: outcome.executed }),
       ...(failed.length > 0 && { attempts: failed }),
+      ...(outcome.attempts.some((attempt) => attempt.outcome === 'cached') && { cached: true as const }),
       durationMs: outcome.durationMs,
       ...(outcome.usage && { usage: outcome.usage }),
       ...(outcome.approximate !== undefined && { approximate: outcome.approximate }),

@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/cooldown.service';
+import { DecisionCache } from '../decisions/decision-cache.service';
 import { DecisionService } from '../decisions/decision.service';
 import { EndpointLoad } from '../decisions/endpoint-load.service';
 import { Hedging } from '../decisions/hedging.service';
@@ -22,6 +23,7 @@ export interface CoreGraph {
   cooldown: CooldownService;
   load: EndpointLoad;
   hedging: Hedging;
+  cache: DecisionCache;
   runtime: RuntimeProviders;
   decisions: DecisionService;
   health: HealthService;
@@ -42,7 +44,8 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
   const runtime = new RuntimeProviders();
   const load = new EndpointLoad();
   const hedging = new Hedging(config, load);
-  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load, hedging);
+  const cache = new DecisionCache(config);
+  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load, hedging, cache);
   const health = new HealthService(config, registry, configStatus, pause, cooldown, load);
-  return { registry, calibration, configStatus, pause, cooldown, load, hedging, runtime, decisions, health };
+  return { registry, calibration, configStatus, pause, cooldown, load, hedging, cache, runtime, decisions, health };
 }

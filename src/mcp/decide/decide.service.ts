@@ -13,7 +13,7 @@ import { GatewayErrorCode, REFUSALS, S1_CODES } from './gateway-error';
 import { checkDecideRequest, requestIdOf } from './request-validation';
 
 /** Attempt outcomes that are no trouble worth a log line. */
-const QUIET_OUTCOMES: ReadonlySet<AttemptDto['outcome']> = new Set(['ok', 'abstained', 'hedged', 'cancelled']);
+const QUIET_OUTCOMES: ReadonlySet<AttemptDto['outcome']> = new Set(['ok', 'abstained', 'hedged', 'cancelled', 'cached']);
 
 /** The one question `system1_decide` asks; its id in the pipeline's answers. */
 const QUESTION_ID = 'decision';
@@ -73,7 +73,7 @@ function s1Reply(outcome: DecisionOutcome, started: number): DecideResponseDto {
   const answer = outcome.answers[QUESTION_ID];
   const abstention = answer.status === 'error' && answer.error.code === DecisionErrorCode.Abstained ? answer.error.message : undefined;
   const attempts = outcome.attempts.map((attempt) =>
-    abstention !== undefined && (attempt.outcome === 'answered' || attempt.outcome === 'hedged') ? { ...s1Attempt(attempt), outcome: 'abstained' as const, detail: abstention } : s1Attempt(attempt),
+    abstention !== undefined && (attempt.outcome === 'answered' || attempt.outcome === 'hedged' || attempt.outcome === 'cached') ? { ...s1Attempt(attempt), outcome: 'abstained' as const, detail: abstention } : s1Attempt(attempt),
   );
   const build = (fields: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>) => envelope(outcome.requestId, started, attempts, fields);
   const provider = outcome.executed?.provider ?? null;
@@ -99,7 +99,7 @@ function s1Attempt(attempt: AttemptRecord): AttemptDto {
   const latency_ms = Math.round(attempt.latencyMs);
   const endpoint = attempt.endpoint !== undefined ? { endpoint: attempt.endpoint } : {};
   if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null, ...endpoint };
-  if (attempt.outcome === 'hedged') return { provider: attempt.provider, outcome: 'hedged', latency_ms, detail: null, ...endpoint };
+  if (attempt.outcome === 'hedged' || attempt.outcome === 'cached') return { provider: attempt.provider, outcome: attempt.outcome, latency_ms, detail: null, ...endpoint };
   if (attempt.outcome === 'cancelled') return { provider: attempt.provider, outcome: 'cancelled', latency_ms, detail: attempt.error?.message ?? null, ...endpoint };
   const { code, message } = attempt.error!;
   const detail = REFUSALS.has(code) ? `refused: ${message}` : message;

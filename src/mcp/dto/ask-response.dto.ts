@@ -64,6 +64,10 @@ export class AskResponseDto {
   degraded?: boolean;
 
   @Optional()
+  @rawSchema({ type: 'boolean', const: true, description: 'Present when the answers came from the decision cache (an identical request within cache_ttl_s): no engine was asked.' })
+  cached?: boolean;
+
+  @Optional()
   @rawSchema(({ type: 'array', items: { type: 'string' }, description: 'Things worth knowing that failed nothing.' }))
   warnings?: unknown;
 

@@ -19,9 +19,10 @@ export type DecisionStatus = (typeof DECISION_STATUSES)[number];
 
 /**
  * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to another
- * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped).
+ * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped); `cached`
+ * is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
  */
-export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled'] as const;
+export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled', 'cached'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
@@ -41,7 +42,8 @@ export class AttemptDto {
     description:
       'ok: answered; abstained: answered below the threshold or declined; timeout, error, malformed: failed (detail says why); ' +
       'hedged: the second copy of a request, sent to another replica of the pool after hedge_after_ms, answered first; ' +
-      'cancelled: the copy of a hedged request that lost the race, stopped before it answered.',
+      'cancelled: the copy of a hedged request that lost the race, stopped before it answered; ' +
+      'cached: answered from the decision cache (an identical request within cache_ttl_s), no engine asked.',
   })
   outcome!: AttemptOutcome;
 

@@ -102,6 +102,17 @@ describe('the gateway metrics', () => {
     expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'hedged' })).toBe(1);
   });
 
+  it('count answers from the decision cache, apart from engine calls', async () => {
+    const decisions = pipeline();
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya']);
+    const attempts = [{ provider: 'laya', outcome: 'cached' as const, latencyMs: 0 }];
+    for (let i = 0; i < 3; i++) decisions.emit({ surface: 'library', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_cache_hits_total', { provider: 'laya' })).toBe(3);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'cached' })).toBe(3);
+    expect(text.get('system1_attempt_duration_seconds')?.samples ?? []).toEqual([]);
+  });
+
   it('pools provider names past a cap, so callers cannot grow the series without end', async () => {
     const decisions = pipeline();
     const metrics = new GatewayMetrics(decisions, () => 0);
