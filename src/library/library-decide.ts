@@ -45,6 +45,8 @@ export async function libraryDecide(
     ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),
     ...((options.defaultModel || options.fallbackModels) && { chain: libraryChain(decisions, options) }),
     ...(options.cooldown === false && { cooldown: false }),
+    ...(options.waitForRecovery !== undefined && { waitForRecovery: options.waitForRecovery }),
+    ...(options.hedgeAfterMs !== undefined && { hedgeAfterMs: options.hedgeAfterMs }),
   };
   const chain = decisions.chainFor(request.model, policy);
   if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
