@@ -195,7 +195,7 @@ export class DecisionService {
         continue;
       }
       const { pool } = resolved;
-      const cacheKey = policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits);
+      const cacheKey = policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits, policy.cacheScope);
       const cached = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
       if (cached) {
         const reply = { ok: true as const, ...cached };
@@ -224,7 +224,7 @@ export class DecisionService {
         if (step.records.some((record) => record.hedge)) hedgeAfterMs = undefined;
         attempts.push(...step.records);
         if ('answers' in step) {
-          if (cacheKey !== undefined) this.cache.keep(cacheKey, step.reply, step.answers);
+          if (cacheKey !== undefined) this.cache.keep(cacheKey, step.reply, step.answers, policy.cacheScope);
           return { answered: true, answers: step.answers, attempts, meta: step.meta };
         }
         last = step.error;

@@ -57,6 +57,11 @@ export interface DecisionPolicy {
   hedgeAfterMs?: number | 'auto';
   /** False: never answer from the decision cache nor fill it (calibrate measures the engine live); default true. */
   cache?: boolean;
+  /**
+   * Whose answers the decision cache keeps apart: a server sets it to its authenticated caller (never from a
+   * request), so callers never share answers and none holds more than half the cache. Absent: one shared scope.
+   */
+  cacheScope?: string;
 }
 
 /**

@@ -162,6 +162,35 @@ describe('the decision cache', () => {
     expect(calls.filter((batch) => (batch.state as { big?: boolean }).big)).toHaveLength(2);
   });
 
+  // serve-http's authenticated callers: a scope each, set by the server, never by the request.
+  it('keeps the answers of each caller scope apart: no caller is answered from, or can probe, another\'s', async () => {
+    const decisions = (await gateway('cache_ttl_s = 60')).get(DecisionService);
+    await decisions.decide(REQUEST, { cacheScope: 'alice' });
+    await decisions.decide(REQUEST, { cacheScope: 'bob' });
+    await decisions.decide(REQUEST);
+    expect(calls).toHaveLength(3);
+    for (const cacheScope of ['alice', 'bob', undefined]) {
+      expect((await decisions.decide(REQUEST, { cacheScope })).attempts[0].outcome).toBe('cached');
+    }
+    expect(calls).toHaveLength(3);
+  });
+
+  it('lets no caller scope flush out another\'s answers: past half the entries, a scope loses its own oldest', async () => {
+    const app = await gateway('cache_ttl_s = 60\ncache_max_entries = 10');
+    const decisions = app.get(DecisionService);
+    const cache = app.get(DecisionCache);
+    const ticket = (n: number): DecisionRequest => ({ ...REQUEST, state: { ticket: n } });
+    for (const n of [1, 2, 3]) await decisions.decide(ticket(n), { cacheScope: 'quiet' });
+    for (let n = 100; n < 400; n++) await decisions.decide(ticket(n), { cacheScope: 'runaway' });
+    expect(cache.heldBy('runaway')).toBe(5);
+    expect(cache.heldBy('quiet')).toBe(3);
+    const asked = calls.length;
+    for (const n of [1, 2, 3]) expect((await decisions.decide(ticket(n), { cacheScope: 'quiet' })).attempts[0].outcome).toBe('cached');
+    // The runaway's most recent answers are its own to use.
+    expect((await decisions.decide(ticket(399), { cacheScope: 'runaway' })).attempts[0].outcome).toBe('cached');
+    expect(calls.length).toBe(asked);
+  });
+
   it('is neither read nor filled by calibrate, which measures the engine live', async () => {
     const decisions = (await gateway('cache_ttl_s = 60')).get(DecisionService);
     const live: DecisionPolicy = { cache: false, calibrate: false };
