@@ -30,7 +30,7 @@ import type { ModelRef } from './question.types';
 import { RuntimeProviders } from './runtime-providers';
 import { widenScores } from './wide-scores';
 
-/** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use). */
+/** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use, a refusal). */
 type Attempt = ({ ok: true } & CachedReply) | { ok: false; error: DecisionError; notSent?: true };
 
 const CANCELLED: DecisionError = { code: DecisionErrorCode.Cancelled, message: 'the caller cancelled the call' };
@@ -335,7 +335,8 @@ export class DecisionService {
     let verdict = false;
     try {
       const attempt = await this.attempt(ref, member.provider, { ...request, signal }, call.timeoutMs, call.requestId, call.last);
-      const latencyMs = performance.now() - started;
+      // A request refused before it was sent took no engine time.
+      const latencyMs = !attempt.ok && 'notSent' in attempt ? 0 : performance.now() - started;
       // The loser of a race was slow at least this long: a sample for the balancer, never a failure.
       const lost = signal.aborted && !request.signal?.aborted;
       done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout || lost ? 'slow' : 'other', latencyMs);
@@ -444,7 +445,7 @@ export class DecisionService {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
       const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
-      if (!plan.ok) return plan;
+      if (!plan.ok) return { ...plan, notSent: true };
       const asked = {
         ...(request.state !== undefined && { state: request.state }),
         questions: plan.questions,
