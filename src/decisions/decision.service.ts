@@ -255,7 +255,15 @@ export class DecisionService {
       if (admission.remainingMs === 0) return { member, admission };
       open.splice(open.indexOf(member), 1); // another call took its trial a moment ago
     }
-    return { coolingMs: Math.max(1, Math.min(...untried.map((member) => this.cooldown.peekMs(endpointKey(ref, member))))) };
+    // Through admit, which also clamps a window that ends further ahead than cooldown_s (a stale file); one whose
+    // window ended a moment ago is admitted here, and asked.
+    let coolingMs = Infinity;
+    for (const member of untried) {
+      const admission = this.cooldown.admit(endpointKey(ref, member), holdMs);
+      if (admission.remainingMs === 0) return { member, admission };
+      coolingMs = Math.min(coolingMs, admission.remainingMs);
+    }
+    return { coolingMs };
   }
 
   private balance(ref: ModelRef, members: readonly PoolMember[]): PoolMember {
