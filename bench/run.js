@@ -11,7 +11,7 @@ const path = require('node:path');
 const { withBenchEnv } = require('./provenance');
 
 const ROOT = path.resolve(__dirname, '..');
-const ALL = ['startup', 'overhead', 'layers', 'throughput', 'profile', 'http', 'callers', 'memory', 'soak', 'cooldown', 'reliability', 'reliability-3', 'routing'];
+const ALL = ['startup', 'overhead', 'layers', 'throughput', 'profile', 'http', 'callers', 'memory', 'soak', 'cooldown', 'pools', 'reliability', 'reliability-3', 'routing'];
 /** Run only when named: `clients` installs real MCP clients from the npm registry into a temp prefix. */
 const ON_REQUEST = ['clients'];
 /** The routing study runs against the fake engine here; `node bench/routing/run.js` asks the configured one. */

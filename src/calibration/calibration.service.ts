@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../config/config.loader';
 import { PACKAGE_ROOT } from '../config/paths';
@@ -22,13 +23,17 @@ export interface LoadedFit extends StoredFit {
 
 /**
  * Applies the matching trusted fit to an answer (the rule is fitChooser's): the question's own fit, else the
- * fit for its option count; the user's file before the shipped one. Fits are read once, at the first decision.
+ * fit for its option count; the user's file before the shipped one. Fits are read at the first decision, and
+ * again when the user's file changes on disk (`calibrate --write` from another process): see {@link fitsInForce}.
  */
 @Injectable()
 export class CalibrationService {
   private readonly logger = new Logger('Calibration');
   private loaded?: { fits: LoadedFit[]; problems: string[] };
   private choose?: (target: FitTarget) => LoadedFit | undefined;
+  /** The user's file as last seen (size, times, inode), and how many times it changed since. */
+  private seen?: string;
+  private changes = 0;
 
   constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
 
@@ -39,6 +44,8 @@ export class CalibrationService {
   /** Every fit loaded, the user's first, and the problems found reading the files. */
   load(): { fits: LoadedFit[]; problems: string[] } {
     if (this.loaded) return this.loaded;
+    // Seen before it is read: a write in between is then seen as a change, and read again.
+    this.seen = fileSignature(this.userFile);
     const fits: LoadedFit[] = [];
     const problems: string[] = [];
     for (const file of [this.userFile, SHIPPED_FITS]) {
@@ -48,6 +55,21 @@ export class CalibrationService {
     }
     for (const problem of problems) this.logger.warn(problem);
     return (this.loaded = { fits, problems });
+  }
+
+  /**
+   * Which fits are in force: a number that changes when the user's fit file does (written, replaced, removed),
+   * whose fits are then read again at their next use. One stat of the file per call.
+   */
+  fitsInForce(): number {
+    const now = fileSignature(this.userFile);
+    if (this.seen !== undefined && now !== this.seen) {
+      this.loaded = undefined;
+      this.choose = undefined;
+      this.changes++;
+    }
+    this.seen = now;
+    return this.changes;
   }
 
   find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {
@@ -72,5 +94,15 @@ export class CalibrationService {
     const probabilities = scaleNamed(answer.probabilities, fit.temperature);
     const confidence = probabilities[answer.decision];
     return confidence === undefined ? unchanged : { confidence, probabilities, calibrated: true };
+  }
+}
+
+/** What tells one version of a file from the next without reading it; "none" when there is no file. */
+function fileSignature(file: string): string {
+  try {
+    const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+    return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}` : 'none';
+  } catch {
+    return 'unreadable';
   }
 }

@@ -6,6 +6,7 @@ import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { CallerModels } from '../decisions/caller-models.service';
 import { DecisionService } from '../decisions/decision.service';
+import { EndpointLoad } from '../decisions/endpoint-load.service';
 import { HealthService } from '../decisions/health.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { HTTP_TOKEN_VARIABLE, HttpServeOptions, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
@@ -26,6 +27,7 @@ export class ServeHttpCommand extends CommandRunner {
     private readonly mcp: McpServerService,
     private readonly decisions: DecisionService,
     private readonly health: HealthService,
+    private readonly load: EndpointLoad,
     private readonly callerModels: CallerModels,
     private readonly registry: ProviderRegistry,
     private readonly output: OutputWriter,
@@ -55,6 +57,7 @@ export class ServeHttpCommand extends CommandRunner {
           mcp: this.mcp,
           decisions: this.decisions,
           health: this.health,
+          endpoints: this.load,
           providerNames: [...this.registry.available().map((definition) => definition.name), ...Object.keys(this.config.providerTables)],
           log: (line) => this.logger.log(line),
           warn: (line) => this.logger.warn(line),

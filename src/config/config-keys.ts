@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { decimal, flag, integer, list, SettingType, text } from './setting-types';
+import { decimal, flag, integer, list, millisecondsOrAuto, SettingType, text } from './setting-types';
 
 /**
  * Every key of `[gateway]`, `[routing]`, `[skills]`, `[router]` and `[http]`: its default, its range and its variable.
@@ -21,8 +21,22 @@ export const GATEWAY_KEYS = {
   fallback: { type: list(','), default: [] as string[] },
   timeout_s: { type: decimal({ min: 0, max: 300, minExclusive: true }), default: 5.0 },
   min_confidence: { type: threshold, default: 0.6 },
-  // A provider that timed out, or failed three times running, is skipped this long; 0 turns it off.
+  // A provider that timed out, or failed three times running, is skipped for an eighth of this, doubled at each
+  // failure again up to this long; 0 turns it off.
   cooldown_s: { type: decimal({ min: 0, max: 3600 }), default: 30 },
+  // When every engine of the chain is cooling down, wait for the first to recover (within the call's deadline)
+  // rather than fail at once.
+  wait_for_recovery: { type: flag(), default: false },
+  // A pool's request not answered after this long is sent to a second replica too, the first answer wins;
+  // "auto" is the pool's recent p95. 0 (or "off") sends no second copy.
+  hedge_after_ms: { type: millisecondsOrAuto(300_000), default: 0 as number | 'auto' },
+  // The share of a pool's requests that may be hedged, so a slow pool is not sent twice the load.
+  hedge_budget: { type: decimal({ min: 0, max: 1, minExclusive: true }), default: 0.1 },
+  // An identical request (engine, model, fits in force, state, questions) within this many seconds is answered
+  // from the decision cache, no engine asked; 0 turns it off. Bounded by entries and by bytes.
+  cache_ttl_s: { type: decimal({ min: 0, max: 86_400 }), default: 0 },
+  cache_max_entries: { type: integer({ min: 1, max: 1_000_000 }), default: 10_000 },
+  cache_max_bytes: { type: integer({ min: 64 * 1024, max: 1024 * 1024 * 1024 }), default: 16 * 1024 * 1024 },
   log_level: { type: text({ choices: LOG_LEVELS, upperCase: true }), default: 'INFO' },
   log_file: { type: text(), default: '' },
   // What a stdio caller may name in system1_ask's `model` besides the chain: `provider`, `provider:model`,

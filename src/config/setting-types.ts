@@ -105,6 +105,31 @@ export function flag(): SettingType<boolean> {
   };
 }
 
+/** Milliseconds in [0, max], where 0 (or "off") is off, or the word "auto" (a delay the gateway measures). */
+export function millisecondsOrAuto(max: number): SettingType<number | 'auto'> {
+  const expects = `a number of milliseconds in [0, ${max}] (0 is off), "auto" or "off"`;
+  const ms = decimal({ min: 0, max });
+  const word = (value: unknown): number | 'auto' | undefined => {
+    if (typeof value !== 'string') return undefined;
+    const lower = value.trim().toLowerCase();
+    return lower === 'auto' ? 'auto' : lower === 'off' ? 0 : undefined;
+  };
+  const read = (value: unknown, fromText: (value: unknown) => number): number | 'auto' => {
+    const named = word(value);
+    if (named !== undefined) return named;
+    try {
+      return fromText(value);
+    } catch {
+      return reject(expects, value);
+    }
+  };
+  return {
+    expects,
+    fromFile: (value) => read(value, (v) => ms.fromFile(v)),
+    fromEnv: (raw) => read(raw, (v) => ms.fromEnv(v as string)),
+  };
+}
+
 /** A list of strings: a TOML array in the file, a `separator`-separated value in the environment. */
 export function list(separator: string): SettingType<string[]> {
   const expects = 'a list of non-empty strings';

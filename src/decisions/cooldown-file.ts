@@ -38,7 +38,13 @@ export class CooldownFile implements CooldownStore {
     for (const [name, entry] of Object.entries(parsed)) {
       if (isRecord(entry) && Number.isFinite(entry.failures) && Number.isFinite(entry.until)) {
         // The trial mark too: without it a failed trial after a window would not cool the engine again.
-        entries[name] = { failures: entry.failures as number, until: entry.until as number, ...(entry.trial === true && { trial: true }) };
+        entries[name] = {
+          failures: entry.failures as number,
+          until: entry.until as number,
+          ...(entry.trial === true && { trial: true }),
+          // The backoff's step: without it a failure again would start over at the first, shortest window.
+          ...(Number.isSafeInteger(entry.level) && (entry.level as number) > 1 && { level: entry.level as number }),
+        };
       }
     }
     return entries;

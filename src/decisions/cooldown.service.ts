@@ -8,16 +8,44 @@ import type { ModelRef } from './question.types';
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
 export const FAILURES_BEFORE_COOLDOWN = 3;
 
+/**
+ * The first window is `cooldown_s` over this; each failure again (during a window, or at its trial) doubles
+ * it, up to `cooldown_s`. With the default 30 s: 3.75, 7.5, 15, then 30 s.
+ */
+export const FIRST_WINDOW_DIVISOR = 8;
+
 /** One provider's recent record: failures in a row, and until when (epoch ms) it is skipped. */
 export interface CooldownEntry {
   failures: number;
+  /** When the window ends (epoch ms); 0 when none was started since the engine last answered. */
   until: number;
-  /** One call is trying the provider again after its window; its failure starts a new cooldown at once. */
+  /** One call is trying the provider again after its window; the others wait until it ends. */
   trial?: boolean;
+  /** Windows in a row with no answer between them (the backoff's step); absent = 1. */
+  level?: number;
+}
+
+/** What a call may do with one engine now: ask it (perhaps as the one trial after a window), or skip it. */
+export interface Admission {
+  /** Milliseconds left in the window; 0 when the engine may be asked. */
+  remainingMs: number;
+  /** This call holds the one trial: it must end it with `succeeded`, `failed` or `release`. */
+  trial: boolean;
+}
+
+/** An engine's cooldown as `system1_health` shows it. */
+export interface CooldownState {
+  state: 'ok' | 'cooling' | 'trial';
+  /** Milliseconds left in the window (0 unless cooling). */
+  remainingMs: number;
+  /** Failures in a row not yet cooling it. */
+  failures: number;
+  /** The backoff's step: 0 when not cooling, else 1 for the first window, 2 for the doubled one, ... */
+  level: number;
 }
 
 /** Failures that say nothing about the engine's health: refused before sending, or ended by the caller. */
-const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
+export const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
   DecisionErrorCode.Cancelled,
   DecisionErrorCode.Unsupported,
   DecisionErrorCode.LimitExceeded,
@@ -63,14 +91,18 @@ class MemoryStore implements CooldownStore {
 }
 
 /**
- * Provider cooldown, as LiteLLM's cooldowns and Portkey's circuit breaker do it: a provider whose attempt
- * timed out, or that failed three times in a row, is skipped for `[gateway] cooldown_s`; once the window is
- * over one call tries it again, and its success ends the cooldown. A refused connection or an HTTP error
- * alone costs milliseconds, so it does not start one: the next call should see an engine that came back.
+ * Provider cooldown, as LiteLLM's cooldowns and Portkey's circuit breaker do it, with the lessons their users
+ * reported: a provider whose attempt timed out, or that failed three times in a row, is skipped for a window;
+ * a failure again before it answers (a call that was in flight, or the one trial after the window) doubles
+ * the window, up to `[gateway] cooldown_s`. Once a window is over one call tries it again (the trial), and its
+ * answer ends the cooldown. A trial that ends without a verdict on the engine (the caller cancelled, the
+ * gateway refused the request) hands the trial back, so the engine is never skipped for nothing. A refused
+ * connection or an HTTP error alone costs milliseconds, so it does not start one.
  */
 @Injectable()
 export class CooldownService {
   private readonly store: CooldownStore;
+  private readonly listeners = new Set<(key: string) => void>();
 
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
@@ -84,48 +116,122 @@ export class CooldownService {
     return Date.now();
   }
 
-  private get windowMs(): number {
+  /** The longest window: `cooldown_s`. */
+  private get capMs(): number {
     return this.config.gateway.cooldown_s * 1000;
   }
 
-  /**
-   * Milliseconds left in `provider`'s cooldown; 0 when it may be asked. The first call after a window claims
-   * the one trial (the others keep waiting until it ends).
-   */
-  remainingMs(provider: string): number {
-    const left = this.peekMs(provider);
-    const entry = this.store.get(provider);
-    if (left < 0) this.store.set(provider, { failures: entry!.failures, until: this.now() + this.windowMs, trial: true });
-    // An end further ahead than the window (a lowered cooldown_s, a stale file, a clock that stepped back) is
-    // clamped to it and kept, so the window ends on time rather than being held at full length forever.
-    else if (entry && entry.until - this.now() > this.windowMs) this.store.set(provider, { ...entry, until: this.now() + this.windowMs });
-    return Math.max(left, 0);
+  /** The window at step `level` of the backoff. */
+  windowMs(level: number): number {
+    const first = this.capMs / FIRST_WINDOW_DIVISOR;
+    return Math.min(this.capMs, first * 2 ** Math.max(0, level - 1));
   }
 
   /**
-   * Milliseconds left in `provider`'s cooldown, without claiming the trial (for `system1_health`, which
-   * only reports it): 0 when none runs, negative when its window is over and the trial is free.
+   * Whether `key` may be asked now. The first call after a window claims the one trial, held until it ends
+   * (at most `holdMs`, the attempt's budget, or the window, whichever is longer); the others keep waiting.
    */
-  peekMs(provider: string): number {
-    if (this.windowMs === 0) return 0;
-    const entry = this.store.get(provider);
+  admit(key: string, holdMs = 0): Admission {
+    const left = this.peekMs(key);
+    const entry = this.store.get(key);
+    if (left < 0) {
+      const hold = Math.min(this.capMs, Math.max(this.windowMs(entry!.level ?? 1), holdMs));
+      this.write(key, { ...entry!, until: this.now() + hold, trial: true });
+      return { remainingMs: 0, trial: true };
+    }
+    // An end further ahead than cooldown_s (a lowered cooldown_s, a stale file, a clock that stepped back) is
+    // clamped to it and kept, so the window ends on time rather than being held at full length forever.
+    if (entry && entry.until - this.now() > this.capMs) this.write(key, { ...entry, until: this.now() + this.capMs });
+    return { remainingMs: Math.max(left, 0), trial: false };
+  }
+
+  /** Milliseconds left in `key`'s cooldown (0 when it may be asked), claiming the trial as {@link admit} does. */
+  remainingMs(key: string): number {
+    return this.admit(key).remainingMs;
+  }
+
+  /**
+   * Milliseconds left in `key`'s cooldown, without claiming the trial (for `system1_health`, which only
+   * reports it): 0 when none runs, negative when its window is over and the trial is free.
+   */
+  peekMs(key: string): number {
+    if (this.capMs === 0) return 0;
+    const entry = this.store.get(key);
     if (!entry || entry.until === 0) return 0;
-    // Capped at the window (remainingMs also rewrites such an end), so it never skips the engine for longer.
-    const left = Math.min(entry.until - this.now(), this.windowMs);
+    // Capped at cooldown_s (admit also rewrites such an end), so it never skips the engine for longer.
+    const left = Math.min(entry.until - this.now(), this.capMs);
     return left > 0 ? left : -1;
   }
 
-  /** An answer: the provider is well again (a health probe is not one: /health may answer while decisions hang). */
-  succeeded(provider: string): void {
-    if (this.store.get(provider)) this.store.set(provider, undefined);
+  /** `key`'s cooldown as a person reads it, without claiming anything. */
+  state(key: string): CooldownState {
+    const entry = this.store.get(key);
+    const left = this.peekMs(key);
+    const failures = entry?.failures ?? 0;
+    if (left === 0) return { state: 'ok', remainingMs: 0, failures, level: 0 };
+    const level = entry?.level ?? 1;
+    if (left < 0 || entry?.trial) return { state: 'trial', remainingMs: 0, failures, level };
+    return { state: 'cooling', remainingMs: left, failures, level };
   }
 
-  /** A failed attempt; a timeout, or the third failure in a row, starts a cooldown. */
-  failed(provider: string, code: DecisionErrorCode): void {
-    if (this.windowMs === 0 || NOT_THE_ENGINE.has(code)) return;
-    const previous: CooldownEntry = this.store.get(provider) ?? { failures: 0, until: 0 };
-    const failures = previous.failures + 1;
-    const cools = previous.trial === true || code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
-    this.store.set(provider, { failures: cools ? 0 : failures, until: cools ? this.now() + this.windowMs : previous.until });
+  /**
+   * When `key` may next be asked, in ms from now: 0 when it may be now, undefined while its trial runs (the
+   * trial's answer decides, at any moment).
+   */
+  recoversInMs(key: string): number | undefined {
+    const left = this.peekMs(key);
+    if (left <= 0) return 0;
+    return this.store.get(key)?.trial ? undefined : left;
   }
+
+  /** An answer: the provider is well again (a health probe is not one: /health may answer while decisions hang). */
+  succeeded(key: string): void {
+    if (this.store.get(key)) this.write(key, undefined);
+  }
+
+  /**
+   * A failed attempt. With no window on record, a timeout or the third failure in a row starts the first one;
+   * with one on record (running, over, or on trial), it is a failure again: the next, doubled, window from now.
+   * False when the failure says nothing about the engine (a cancel, a refusal before sending): nothing changed.
+   */
+  failed(key: string, code: DecisionErrorCode): boolean {
+    if (this.capMs === 0 || NOT_THE_ENGINE.has(code)) return false;
+    const previous: CooldownEntry = this.store.get(key) ?? { failures: 0, until: 0 };
+    if (previous.until !== 0) {
+      const level = (previous.level ?? 1) + 1;
+      const until = Math.max(previous.trial ? 0 : previous.until, this.now() + this.windowMs(level));
+      this.write(key, entryOf(0, until, level));
+      return true;
+    }
+    const failures = previous.failures + 1;
+    const cools = code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
+    this.write(key, cools ? entryOf(0, this.now() + this.windowMs(1), 1) : { failures, until: 0 });
+    return true;
+  }
+
+  /**
+   * The trial call ended without a verdict on the engine (the caller cancelled, the gateway refused the
+   * request, a fault of our own): the trial is free again for the next call.
+   */
+  release(key: string): void {
+    const entry = this.store.get(key);
+    if (!entry?.trial) return;
+    this.write(key, entryOf(entry.failures, Math.min(entry.until, this.now()), entry.level ?? 1));
+  }
+
+  /** Calls `listener` with each key whose record changes in this process; returns its removal. */
+  onChange(listener: (key: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private write(key: string, entry: CooldownEntry | undefined): void {
+    this.store.set(key, entry);
+    for (const listener of this.listeners) listener(key);
+  }
+}
+
+/** An entry with the backoff's step written only past the first window (files of earlier versions lack it). */
+function entryOf(failures: number, until: number, level: number): CooldownEntry {
+  return { failures, until, ...(level > 1 && { level }) };
 }

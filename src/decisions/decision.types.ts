@@ -45,11 +45,36 @@ export interface DecisionPolicy {
   surface?: DecisionSurface;
   /** False: no engine is skipped for its recent failures, and none are recorded (the library may turn it off); default true. */
   cooldown?: boolean;
+  /**
+   * When every engine is cooling down, wait for the first to recover within the call's deadline (its budget,
+   * else one attempt's timeout) instead of failing at once; default `[gateway] wait_for_recovery`.
+   */
+  waitForRecovery?: boolean;
+  /**
+   * A pool's request not answered after this many ms also goes to a second replica; "auto" is the pool's recent
+   * p95, 0 sends none; default `[gateway] hedge_after_ms`.
+   */
+  hedgeAfterMs?: number | 'auto';
+  /** False: never answer from the decision cache nor fill it (calibrate measures the engine live); default true. */
+  cache?: boolean;
+  /**
+   * Whose answers the decision cache keeps apart: a server sets it to its authenticated caller (never from a
+   * request), so callers never share answers and none holds more than half the cache. Absent: one shared scope.
+   */
+  cacheScope?: string;
 }
 
-/** One engine's part in a call: answered, failed (and why), or skipped while cooling down. */
+/**
+ * One engine's part in a call: answered, failed (and why), or skipped while cooling down; for a hedged request
+ * to a pool, `hedged` (the second copy answered first) and `cancelled` (the copy that lost, stopped); `cached`
+ * when an identical recent request's reply answered it, no engine asked.
+ */
 export interface AttemptRecord extends ModelRef {
-  outcome: 'answered' | 'failed' | 'skipped';
+  outcome: 'answered' | 'failed' | 'skipped' | 'hedged' | 'cancelled' | 'cached';
+  /** The replica asked, when the provider is a pool of several (`endpoints`). */
+  endpoint?: string;
+  /** The second copy of a request, sent to another replica after `hedge_after_ms`. */
+  hedge?: true;
   error?: DecisionError;
   latencyMs: number;
 }

@@ -4,7 +4,10 @@ import { ConfigError } from '../config/config-error';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
-import { CooldownService } from './cooldown.service';
+import { type CooldownState, CooldownService } from './cooldown.service';
+import { EndpointLoad } from './endpoint-load.service';
+import { endpointKey, isPool, type PoolMember } from './engine-pool';
+import type { System1Provider } from './provider.interface';
 import { failureKind, toDecisionError } from './decision-error';
 import { ConfigStatus } from './config-status.service';
 import { withDeadline } from '../common/deadline';
@@ -19,6 +22,21 @@ export interface ProviderProbe {
   ok: boolean;
   latency_ms: number;
   detail: string;
+  /** A pool's replicas, each probed, with its cooldown and load (absent for a provider with one endpoint). */
+  endpoints?: EndpointProbe[];
+}
+
+/** One replica of a pool in `system1_health`. */
+export interface EndpointProbe {
+  url: string;
+  weight: number;
+  ok: boolean;
+  latency_ms: number;
+  detail: string;
+  /** `cooling`: skipped for `cooling_s_left` more; `trial`: its window is over, one decision tries it again. */
+  state: CooldownState['state'];
+  cooling_s_left: number;
+  in_flight: number;
 }
 
 export interface HealthReport {
@@ -41,6 +59,7 @@ export class HealthService {
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,
     private readonly cooldown: CooldownService,
+    private readonly load: EndpointLoad,
   ) {}
 
   async health(): Promise<HealthReport> {
@@ -59,21 +78,48 @@ export class HealthService {
     };
   }
 
-  private async probe({ name, role, provider }: ChainMember): Promise<ProviderProbe> {
-    if (!provider) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
+  private async probe({ name, role, provider, pool }: ChainMember): Promise<ProviderProbe> {
+    if (!provider || !pool) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
+    if (!isPool(pool)) return { name, role, ...(await this.probeEngine(provider, this.cooldown.peekMs(name))) };
+    const endpoints = await Promise.all(pool.map((member) => this.probeEndpoint(name, member)));
+    const up = endpoints.filter((endpoint) => endpoint.ok && endpoint.state !== 'cooling').length;
+    return {
+      name,
+      role,
+      ok: endpoints.some((endpoint) => endpoint.ok),
+      latency_ms: Math.max(...endpoints.map((endpoint) => endpoint.latency_ms)),
+      detail: `${up} of ${endpoints.length} endpoints up and not cooling down`,
+      endpoints,
+    };
+  }
+
+  private async probeEndpoint(name: string, member: PoolMember): Promise<EndpointProbe> {
+    const key = endpointKey({ provider: name }, member);
+    const cooling = this.cooldown.state(key);
+    const probe = await this.probeEngine(member.provider, this.cooldown.peekMs(key));
+    return {
+      url: member.url,
+      weight: member.weight,
+      ...probe,
+      state: cooling.state,
+      cooling_s_left: Math.ceil(cooling.remainingMs / 1000),
+      in_flight: this.load.of(name, member).inFlight,
+    };
+  }
+
+  /** One engine's probe under the attempt timeout, with what is left of its cooldown (read, never claimed). */
+  private async probeEngine(provider: System1Provider, cooling: number): Promise<Pick<ProviderProbe, 'ok' | 'latency_ms' | 'detail'>> {
     const started = performance.now();
     const timeoutMs = this.config.gateway.timeout_s * 1000;
-    // Read, never claimed: a probe is not the one call that tries a cooling engine again.
-    const cooling = this.cooldown.peekMs(name);
     const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
     try {
-      if (!provider.health) return { name, role, ok: true, latency_ms: 0, detail: `this engine has no health probe${note}` };
+      if (!provider.health) return { ok: true, latency_ms: 0, detail: `this engine has no health probe${note}` };
       const result = await withDeadline((signal) => provider.health!({ signal, requestId: 'health' }), timeoutMs);
       // A probe that succeeds does not end a cooldown: /health may answer while decisions hang. Only an answer does.
-      return { name, role, ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: `${String(result.detail)}${note}` };
+      return { ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: `${String(result.detail)}${note}` };
     } catch (error) {
       const { code, message } = toDecisionError(error, timeoutMs);
-      return { name, role, ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failureKind(code)}: ${message}${note}` };
+      return { ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failureKind(code)}: ${message}${note}` };
     }
   }
 }

@@ -6,6 +6,7 @@ import { type LoadedConfig, providerVariable, secretInFile } from '../config/con
 import type { Env } from '../config/paths';
 import { settingProblem } from '../config/setting-types';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { endpointsFromEnv, type EndpointSpec, type Pool, readEndpoints, singleEngine } from './engine-pool';
 import { ProviderDefinition, ProviderSettingError, System1Provider } from './provider.interface';
 import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
 
@@ -16,6 +17,16 @@ export interface ChainMember {
   role: ChainRole;
   /** null when the provider is unknown or its settings are unusable (see the config errors). */
   provider: System1Provider | null;
+  /** Its engines: the one, or each replica of its `endpoints` (the first is `provider`); null with `provider`. */
+  pool: Pool | null;
+}
+
+/** A provider configured by name: its engines (null when unusable), and the config errors that stop it. */
+export interface Configured {
+  provider: System1Provider | null;
+  pool: Pool | null;
+  errors: ConfigError[];
+  problem: string;
 }
 
 interface Built {
@@ -40,12 +51,12 @@ const DEFAULTS = '(defaults)';
 export class ProviderRegistry {
   private built?: Built;
   // Keyed by a caller's model name: bounded in count and bytes, so distinct names cannot fill the heap.
-  private readonly withModel = new LRUCache<string, System1Provider>({
+  private readonly withModel = new LRUCache<string, Pool>({
     max: MODELS_KEPT,
     maxSize: MODEL_KEYS_BYTES,
-    sizeCalculation: (_provider, key) => Buffer.byteLength(key) + 1,
+    sizeCalculation: (_pool, key) => Buffer.byteLength(key) + 1,
   });
-  private readonly byName = new Map<string, { provider: System1Provider | null; errors: ConfigError[]; problem: string }>();
+  private readonly byName = new Map<string, Configured>();
 
   constructor(
     @Inject(SYSTEM1_PROVIDERS) private readonly definitions: ProviderDefinitions,
@@ -66,15 +77,15 @@ export class ProviderRegistry {
    * A provider by name, configured like the chain's (for commands such as calibrate that pick one), with
    * the config errors that stop it from working.
    */
-  instance(name: string): { provider: System1Provider | null; errors: ConfigError[]; problem: string } {
+  instance(name: string): Configured {
     const member = this.chain().find((candidate) => candidate.name === name);
-    if (member?.provider) return { provider: member.provider, errors: [], problem: '' };
+    if (member?.pool) return { provider: member.pool[0].provider, pool: member.pool, errors: [], problem: '' };
     let built = this.byName.get(name);
     if (!built) {
       const errors: ConfigError[] = [];
-      const provider = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
+      const pool = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
       // Built once, like the chain: a call naming it must not build a new provider each time.
-      this.byName.set(name, (built = { provider, errors, problem: problemOf(name, errors) }));
+      this.byName.set(name, (built = { provider: pool?.[0].provider ?? null, pool, errors, problem: problemOf(name, errors) }));
     }
     return built;
   }
@@ -86,16 +97,17 @@ export class ProviderRegistry {
 
   /**
    * A provider configured like {@link instance} but asking another model: `model` replaces the `model`
-   * setting. Null when the provider is unusable or serves one model only ({@link unusable} says why).
+   * setting (on every replica of a pool). Null when the provider is unusable or serves one model only
+   * ({@link unusable} says why).
    */
-  instanceWithModel(name: string, model: string): System1Provider | null {
+  instanceWithModel(name: string, model: string): Pool | null {
     const key = JSON.stringify([name, model]);
     const kept = this.withModel.get(key);
     if (kept) return kept;
-    const provider = this.configure(name, { file: ENVIRONMENT, key: 'model' }, [], { overrides: { model } });
+    const pool = this.configure(name, { file: ENVIRONMENT, key: 'model' }, [], { overrides: { model } });
     // Only providers are kept: a failure costs the caller that asked, and cannot grow the cache.
-    if (provider) this.withModel.set(key, provider);
-    return provider;
+    if (pool) this.withModel.set(key, pool);
+    return pool;
   }
 
   /**
@@ -123,19 +135,16 @@ export class ProviderRegistry {
     const source = (variable: string, key: string) =>
       this.env[variable] !== undefined ? { file: ENVIRONMENT, key: variable } : { file, key };
 
-    const configured = new Map<string, System1Provider | null>();
+    const configured = new Map<string, Pool | null>();
     const configure = (name: string, origin: { file: string; key: string }) => {
       if (!configured.has(name)) configured.set(name, this.configure(name, origin, errors));
       return configured.get(name) ?? null;
     };
+    const member = (name: string, role: ChainRole, pool: Pool | null): ChainMember => ({ name, role, provider: pool?.[0].provider ?? null, pool });
 
     const chain: ChainMember[] = [
-      { name: provider, role: 'primary', provider: configure(provider, source('SYSTEM1_PROVIDER', 'gateway.provider')) },
-      ...fallback.map((name) => ({
-        name,
-        role: 'fallback' as const,
-        provider: configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback')),
-      })),
+      member(provider, 'primary', configure(provider, source('SYSTEM1_PROVIDER', 'gateway.provider'))),
+      ...fallback.map((name) => member(name, 'fallback', configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback')))),
     ];
     // Tables for providers outside the chain are still read, so a typo or a bad value surfaces before it is
     // needed; but they are not built, since a provider that does not run needs no required setting.
@@ -152,10 +161,10 @@ export class ProviderRegistry {
     origin: { file: string; key: string },
     errors: ConfigError[],
     { build = true, overrides = {} }: { build?: boolean; overrides?: Record<string, unknown> } = {},
-  ): System1Provider | null {
+  ): Pool | null {
     const file = this.config.configFile ?? DEFAULTS;
     // Names and keys are the user's: `constructor` must find nothing here, not Object.prototype's member.
-    const { type: typeName = name, ...table } = ownValue(this.config.providerTables, name) ?? {};
+    const { type: typeName = name, ...written } = ownValue(this.config.providerTables, name) ?? {};
     if (typeof typeName !== 'string') {
       errors.push(configError(file, `providers.${name}.type`, 'must be the name of a provider definition'));
       return null;
@@ -172,12 +181,13 @@ export class ProviderRegistry {
       return null;
     }
 
-    const values: Record<string, unknown> = {};
     let usable = true;
     const fail = (errorFile: string, key: string, problem: string) => {
       errors.push(configError(errorFile, key, problem));
       usable = false;
     };
+    const { table, endpoints } = this.poolOf(name, definition, written, fail);
+    const values: Record<string, unknown> = {};
     for (const key of Object.keys(table)) {
       if (!Object.hasOwn(definition.settings, key)) {
         const settings = Object.keys(definition.settings).join(', ') || 'none';
@@ -213,10 +223,69 @@ export class ProviderRegistry {
     }
     if (!usable || !build) return null;
 
+    // One engine per endpoint of a pool, each with the same settings and key but its own `endpoint`.
+    const replicas = endpoints ?? [undefined];
+    const pool = replicas.map((endpoint, index) => {
+      const key = endpoint ? `providers.${name}.endpoints[${index}]` : undefined;
+      const provider = this.create(name, definition, endpoint ? { ...values, endpoint: endpoint.url } : values, fail, key);
+      return provider && { url: endpoint?.url ?? '', weight: endpoint?.weight ?? 1, provider };
+    });
+    if (!usable || pool.some((replica) => replica === null)) return null;
+    return endpoints === undefined ? singleEngine(pool[0]!.provider) : (pool as Pool);
+  }
+
+  /**
+   * A table's `endpoints` (or `SYSTEM1_<NAME>_ENDPOINTS`), read apart from the engine's own settings: the pool
+   * is the gateway's, and any engine with an `endpoint` setting can have one.
+   */
+  private poolOf(
+    name: string,
+    definition: ProviderDefinition,
+    written: Record<string, unknown>,
+    fail: (file: string, key: string, problem: string) => void,
+  ): { table: Record<string, unknown>; endpoints?: EndpointSpec[] } {
+    // A team's engine with an `endpoints` setting of its own keeps it.
+    if (Object.hasOwn(definition.settings, 'endpoints')) return { table: written };
+    const { endpoints: raw, ...table } = written;
+    const variable = providerVariable(name, 'endpoints');
+    const fromEnv = this.env[variable];
+    if (raw === undefined && fromEnv === undefined) return { table };
+    const file = fromEnv !== undefined ? ENVIRONMENT : (this.config.configFile ?? DEFAULTS);
+    const key = fromEnv !== undefined ? variable : `providers.${name}.endpoints`;
+    if (!Object.hasOwn(definition.settings, 'endpoint')) {
+      fail(file, key, `provider ${definition.name} has no endpoint setting, so it cannot have a pool of endpoints`);
+      return { table };
+    }
+    if (Object.hasOwn(table, 'endpoint') || this.env[providerVariable(name, 'endpoint')] !== undefined) {
+      fail(file, key, 'is set beside endpoint: set one of them (endpoints lists every replica)');
+      return { table };
+    }
+    try {
+      return { table, endpoints: (fromEnv !== undefined ? endpointsFromEnv(fromEnv) : readEndpoints(raw)).map((spec) => ({ ...spec, url: this.checkedEndpoint(definition, spec.url) })) };
+    } catch (error) {
+      fail(file, key, settingProblem(error));
+      return { table };
+    }
+  }
+
+  /** An endpoint of a pool held to the engine's own `endpoint` setting type. */
+  private checkedEndpoint(definition: ProviderDefinition, url: string): string {
+    return String(definition.settings.endpoint.type.fromFile(url));
+  }
+
+  private create(
+    name: string,
+    definition: ProviderDefinition,
+    values: Record<string, unknown>,
+    fail: (file: string, key: string, problem: string) => void,
+    endpointKey?: string,
+  ): System1Provider | null {
+    const file = this.config.configFile ?? DEFAULTS;
     try {
       return definition.create(values, { env: this.env });
     } catch (error) {
-      if (error instanceof ProviderSettingError) fail(file, `providers.${name}.${error.key}`, error.message);
+      // A bad endpoint of a pool is named by its place in the list.
+      if (error instanceof ProviderSettingError) fail(file, error.key === 'endpoint' && endpointKey ? endpointKey : `providers.${name}.${error.key}`, error.message);
       else fail(file, `providers.${name}`, `cannot be configured (${error instanceof Error ? error.name : 'error'})`);
       return null;
     }

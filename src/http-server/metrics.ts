@@ -1,6 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { abstentionOf, DecisionEvent, decisionStatus } from '../decisions/decision-observer';
 import type { DecisionService } from '../decisions/decision.service';
+import type { EndpointStats } from '../decisions/endpoint-load.service';
+
+/** Seconds: one engine call, from a loopback engine's milliseconds to a hosted model's seconds. */
+const ATTEMPT_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Seconds: from a cached answer to a slow engine's whole fallback chain. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -72,6 +76,31 @@ export class GatewayMetrics {
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
+  private readonly attemptDuration = new Histogram({
+    name: 'system1_attempt_duration_seconds',
+    help: 'Time each engine call took, by provider and endpoint (the replica of a pool; empty for a provider with one endpoint).',
+    labelNames: ['provider', 'endpoint'] as const,
+    buckets: ATTEMPT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly hedgesSent = new Counter({
+    name: 'system1_hedges_sent_total',
+    help: 'Second copies of a request sent to another replica of a pool after hedge_after_ms, by provider and the replica it went to.',
+    labelNames: ['provider', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+  private readonly hedgesWon = new Counter({
+    name: 'system1_hedges_won_total',
+    help: 'Hedged copies that answered before the first copy (which was then cancelled), by provider and replica.',
+    labelNames: ['provider', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+  private readonly cacheHits = new Counter({
+    name: 'system1_cache_hits_total',
+    help: 'Decisions answered from the decision cache (an identical request within cache_ttl_s), no engine asked, by provider.',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
   private readonly httpRequests = new Counter({
     name: 'system1_http_requests_total',
     help: 'HTTP requests answered, by route (/mcp, /healthz, /readyz, /metrics, other) and status code.',
@@ -87,6 +116,7 @@ export class GatewayMetrics {
     decisions: Pick<DecisionService, 'observe'>,
     inFlight: () => number,
     providers: readonly string[] = [],
+    endpoints: () => readonly Readonly<EndpointStats>[] = () => [],
     /** A caller's label value, bounded by the configured callers (see CallerAccess.label). */
     private readonly callerLabel: (caller: string) => string = () => 'other',
   ) {
@@ -97,6 +127,25 @@ export class GatewayMetrics {
       registers: [this.registry],
       collect() {
         this.set(inFlight());
+      },
+    });
+    const label = (provider: string) => this.providers.value(provider);
+    new Gauge({
+      name: 'system1_endpoint_requests_in_flight',
+      help: 'Engine calls under way, by provider and endpoint (each replica of a pool; empty for a provider with one endpoint), hedged copies included.',
+      labelNames: ['provider', 'endpoint'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const stats of endpoints()) this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'system1_endpoint_latency_ewma_seconds',
+      help: "Moving average of each endpoint's latency, what the balancer breaks ties by.",
+      labelNames: ['provider', 'endpoint'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const stats of endpoints()) if (stats.ewmaMs !== undefined) this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.ewmaMs / 1000);
       },
     });
     collectDefaultMetrics({ register: this.registry });
@@ -112,6 +161,10 @@ export class GatewayMetrics {
       const name = this.providers.value(attempt.provider);
       this.attempts.inc({ provider: name, outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome });
       if (attempt.outcome === 'skipped') this.cooldownSkips.inc({ provider: name });
+      else if (attempt.outcome === 'cached') this.cacheHits.inc({ provider: name });
+      else this.attemptDuration.observe({ provider: name, endpoint: attempt.endpoint ?? '' }, attempt.latencyMs / 1000);
+      if (attempt.hedge) this.hedgesSent.inc({ provider: name, endpoint: attempt.endpoint ?? '' });
+      if (attempt.outcome === 'hedged') this.hedgesWon.inc({ provider: name, endpoint: attempt.endpoint ?? '' });
     }
     for (const answer of Object.values(outcome.answers)) {
       const reason = abstentionOf(answer);

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { HttpOAuthSettings } from '../config/config-keys';
 import type { DecisionService } from '../decisions/decision.service';
+import type { EndpointLoad } from '../decisions/endpoint-load.service';
 import type { HealthService } from '../decisions/health.service';
 import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
@@ -20,6 +21,8 @@ export interface ServeHttpDeps {
   decisions: Pick<DecisionService, 'observe'>;
   /** Every provider name the config can use, for the metrics' labels. */
   providerNames: readonly string[];
+  /** Each endpoint's load, read at each scrape. */
+  endpoints?: Pick<EndpointLoad, 'all'>;
   health: Pick<HealthService, 'health'>;
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -41,7 +44,7 @@ export interface RunningHttpServer {
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
   const access = new CallerAccess(options.tokens, options.policies, new RateLimiter(() => performance.now()), options.oauth && oauthAccess(options.oauth));
-  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames, (caller) => access.label(caller));
+  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames, () => deps.endpoints?.all() ?? [], (caller) => access.label(caller));
   gateway = new HttpGateway({
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
     mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),

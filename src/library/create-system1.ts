@@ -49,6 +49,8 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
   const { LibraryModule } = require('./library.module') as typeof import('./library.module');
   const env = { ...(options.env ?? process.env), ...(options.configFile !== undefined && { SYSTEM1_CONFIG: options.configFile }) };
   const config = loadConfig({ env });
+  // The cache is built with the service, so its one option is applied to the config it is built from.
+  if (options.cacheTtlS !== undefined) config.gateway.cache_ttl_s = options.cacheTtlS;
   const logger = new GatewayLogger(options.logger === false ? () => undefined : (options.logger ?? ((line) => process.stderr.write(line))));
   logger.configure(config.gateway.log_level, '');
   const app: INestApplicationContext = await NestFactory.createApplicationContext(LibraryModule.with(config, env), {
@@ -72,6 +74,9 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
  */
 export function system1From(app: INestApplicationContext, options: System1Options = {}, { closeApp = false }: { closeApp?: boolean } = {}): System1 {
   checkOptions(options);
+  if (options.cacheTtlS !== undefined && !closeApp) {
+    throw new System1InputError('cacheTtlS', 'is an option of createSystem1; with system1From, set [gateway] cache_ttl_s in the config System1Module.forRoot() reads');
+  }
   const decisions = app.get(DecisionService);
   const runtime = app.get(RuntimeProviders);
   const registry = app.get(ProviderRegistry);
@@ -119,4 +124,10 @@ function checkOptions(options: System1Options): void {
     fail('callerModels', 'must be a list of provider, provider:model, provider:* or * entries');
   }
   if (options.cooldown !== undefined && typeof options.cooldown !== 'boolean') fail('cooldown', 'must be true or false');
+  if (options.waitForRecovery !== undefined && typeof options.waitForRecovery !== 'boolean') fail('waitForRecovery', 'must be true or false');
+  const { hedgeAfterMs, cacheTtlS } = options;
+  if (hedgeAfterMs !== undefined && hedgeAfterMs !== 'auto' && !(typeof hedgeAfterMs === 'number' && hedgeAfterMs >= 0 && hedgeAfterMs <= 300_000)) {
+    fail('hedgeAfterMs', 'must be "auto" or a number of milliseconds from 0 (off) to 300000');
+  }
+  if (cacheTtlS !== undefined && !(typeof cacheTtlS === 'number' && cacheTtlS >= 0 && cacheTtlS <= 86_400)) fail('cacheTtlS', 'must be a number of seconds from 0 (off) to 86400');
 }

@@ -45,6 +45,8 @@ export async function libraryDecide(
     ...(options.minConfidence !== undefined && { minConfidence: options.minConfidence }),
     ...((options.defaultModel || options.fallbackModels) && { chain: libraryChain(decisions, options) }),
     ...(options.cooldown === false && { cooldown: false }),
+    ...(options.waitForRecovery !== undefined && { waitForRecovery: options.waitForRecovery }),
+    ...(options.hedgeAfterMs !== undefined && { hedgeAfterMs: options.hedgeAfterMs }),
   };
   const chain = decisions.chainFor(request.model, policy);
   if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
@@ -70,7 +72,7 @@ export function libraryResult(outcome: DecisionOutcome): DecideResult {
   // A cancelled attempt is the caller's doing, not the engine's failure; a skipped one was never asked.
   const failed: FailedAttempt[] = outcome.attempts
     .filter((attempt) => attempt.outcome === 'failed' && attempt.error?.code !== DecisionErrorCode.Cancelled)
-    .map(({ provider, model, error }) => ({ provider, ...(model !== undefined && { model }), error: libraryError(error!) }));
+    .map(({ provider, model, endpoint, error }) => ({ provider, ...(model !== undefined && { model }), ...(endpoint !== undefined && { endpoint }), error: libraryError(error!) }));
   return {
     answers,
     meta: {
@@ -78,6 +80,7 @@ export function libraryResult(outcome: DecisionOutcome): DecideResult {
       requested: outcome.requested,
       ...(outcome.executed && { executed: outcome.executed }),
       ...(failed.length > 0 && { attempts: failed }),
+      ...(outcome.attempts.some((attempt) => attempt.outcome === 'cached') && { cached: true as const }),
       durationMs: outcome.durationMs,
       ...(outcome.usage && { usage: outcome.usage }),
       ...(outcome.approximate !== undefined && { approximate: outcome.approximate }),

@@ -24,5 +24,21 @@ export interface System1Options {
   callerModels?: string[];
   /** False: never skip an engine for its recent failures (dsh-system1 has no cooldown); default true. */
   cooldown?: boolean;
+  /**
+   * True: when every engine of the chain is cooling down, a call waits for the first to recover (within one
+   * attempt's `timeoutMs`) instead of failing at once; default `[gateway] wait_for_recovery`.
+   */
+  waitForRecovery?: boolean;
+  /**
+   * For a provider with several `endpoints`: a request not answered after this many ms also goes to a second
+   * replica, the first answer wins; `"auto"` waits for the pool's recent p95, 0 sends none; default
+   * `[gateway] hedge_after_ms`.
+   */
+  hedgeAfterMs?: number | 'auto';
+  /**
+   * Seconds an identical request is answered from the decision cache, no engine asked; 0 turns it off. Default
+   * `[gateway] cache_ttl_s`. `createSystem1` only: with `system1From`, the application's config decides.
+   */
+  cacheTtlS?: number;
 }
 

@@ -33,6 +33,8 @@ export interface DecideRequest extends Omit<DecisionRequest, 'state' | 'requestI
 }
 
 export interface FailedAttempt extends ModelRef {
+  /** The replica asked, when the provider is a pool of several endpoints. */
+  endpoint?: string;
   error: QuestionError;
 }
 
@@ -44,6 +46,8 @@ export interface DecideMeta {
   executed?: ModelRef;
   /** Failed attempts in order, a cancelled one left out; absent when none failed. */
   attempts?: FailedAttempt[];
+  /** True when the answers came from the decision cache (an identical request within `cache_ttl_s`): no engine was asked. */
+  cached?: true;
   durationMs: number;
   usage?: { inputTokens?: number; outputTokens?: number };
   /** Engine-reported; absent = unknown. */

@@ -3,7 +3,10 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
 import { isTrusted } from '../calibration/fit-choice';
-import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { ChainMember, ProviderRegistry } from '../decisions/provider-registry.service';
+import { CooldownService } from '../decisions/cooldown.service';
+import { EndpointLoad } from '../decisions/endpoint-load.service';
+import { endpointKey, isPool } from '../decisions/engine-pool';
 import { System1Provider } from '../decisions/provider.interface';
 import { questionCapabilitiesOf } from '../decisions/question-capabilities';
 import { ConfigStatus } from '../decisions/config-status.service';
@@ -23,7 +26,22 @@ export class CapabilitiesService {
     private readonly configStatus: ConfigStatus,
     private readonly schemas: SchemaService,
     private readonly calibration: CalibrationService,
+    private readonly cooldown: CooldownService,
+    private readonly load: EndpointLoad,
   ) {}
+
+  /** A pool's replicas with their weight, cooldown state and requests in flight (read, never claimed). */
+  private endpointsOf({ name, pool }: ChainMember) {
+    if (!pool || !isPool(pool)) return {};
+    return {
+      endpoints: pool.map((member) => ({
+        url: member.url,
+        weight: member.weight,
+        state: this.cooldown.state(endpointKey({ provider: name }, member)).state,
+        in_flight: this.load.of(name, member).inFlight,
+      })),
+    };
+  }
 
   private calibrationSummary() {
     const { fits, problems } = this.calibration.load();
@@ -55,7 +73,7 @@ export class CapabilitiesService {
       schema_versions: SCHEMA_VERSIONS,
       tools: [...TOOL_NAMES],
       mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS],
-      provider_chain: chain.map(({ name, role }) => ({ name, role })),
+      provider_chain: chain.map((member) => ({ name: member.name, role: member.role, ...this.endpointsOf(member) })),
       timeout_s: this.config.gateway.timeout_s,
       min_confidence: this.config.gateway.min_confidence,
       // What a call may hold before any engine is asked; each engine may take less (its `questions`).

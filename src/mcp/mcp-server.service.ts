@@ -4,6 +4,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
+import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { GATEWAY_VERSION } from '../common/version';
 import { GatedTransport } from './gated.transport';
 import { StdioLineTransport } from './stdio-line.transport';
@@ -41,6 +42,7 @@ export class McpServerService {
   constructor(
     @Inject(MCP_TOOLS) private readonly tools: McpTool[],
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly registry: ProviderRegistry,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
@@ -82,10 +84,14 @@ export class McpServerService {
     return new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
   }
 
-  /** The longest one call may take (each engine of the chain gets timeout_s), and a margin to write the answer. */
+  /**
+   * The longest one call may take (each engine of the chain gets timeout_s, each replica of a pool too, and a
+   * wait for a cooling engine as long again), and a margin to write the answer.
+   */
   drainBoundMs(): number {
-    const { timeout_s, fallback } = this.config.gateway;
-    return timeout_s * 1000 * (1 + fallback.length) + DRAIN_MARGIN_MS;
+    const { timeout_s, wait_for_recovery } = this.config.gateway;
+    const engines = this.registry.chain().reduce((sum, member) => sum + (member.pool?.length ?? 1), 0);
+    return timeout_s * 1000 * (engines + (wait_for_recovery ? 1 : 0)) + DRAIN_MARGIN_MS;
   }
 
   /** Runs a tool and wraps its response object as a tool result; null for an unknown tool. */

@@ -3,7 +3,10 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/cooldown.service';
+import { DecisionCache } from '../decisions/decision-cache.service';
 import { DecisionService } from '../decisions/decision.service';
+import { EndpointLoad } from '../decisions/endpoint-load.service';
+import { Hedging } from '../decisions/hedging.service';
 import { HealthService } from '../decisions/health.service';
 import { PauseState } from '../decisions/pause-state.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
@@ -18,6 +21,9 @@ export interface CoreGraph {
   configStatus: ConfigStatus;
   pause: PauseState;
   cooldown: CooldownService;
+  load: EndpointLoad;
+  hedging: Hedging;
+  cache: DecisionCache;
   runtime: RuntimeProviders;
   decisions: DecisionService;
   health: HealthService;
@@ -36,7 +42,10 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
   const pause = new PauseState(config);
   const cooldown = new CooldownService(config, cooldownStore);
   const runtime = new RuntimeProviders();
-  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown);
-  const health = new HealthService(config, registry, configStatus, pause, cooldown);
-  return { registry, calibration, configStatus, pause, cooldown, runtime, decisions, health };
+  const load = new EndpointLoad();
+  const hedging = new Hedging(config, load);
+  const cache = new DecisionCache(config);
+  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load, hedging, cache);
+  const health = new HealthService(config, registry, configStatus, pause, cooldown, load);
+  return { registry, calibration, configStatus, pause, cooldown, load, hedging, cache, runtime, decisions, health };
 }

@@ -7,7 +7,10 @@ import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { CallerModels } from '../decisions/caller-models.service';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { COOLDOWN_STORE, CooldownService, type CooldownStore } from '../decisions/cooldown.service';
+import { DecisionCache } from '../decisions/decision-cache.service';
 import { DecisionService } from '../decisions/decision.service';
+import { EndpointLoad } from '../decisions/endpoint-load.service';
+import { Hedging } from '../decisions/hedging.service';
 import { HealthService } from '../decisions/health.service';
 import { PauseState } from '../decisions/pause-state.service';
 import { RuntimeProviders } from '../decisions/runtime-providers';
@@ -36,7 +39,7 @@ class GivenConfigModule {
 }
 
 /** The decision core's services, one list for every root that wires it. */
-export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, RuntimeProviders, DecisionService, HealthService];
+export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, EndpointLoad, Hedging, DecisionCache, RuntimeProviders, DecisionService, HealthService];
 
 /**
  * The decision core as one Nest module: the providers (built-ins and any `@System1Engine()` class in the

@@ -109,6 +109,8 @@ export abstract class FakeEngine {
   redirectTo = 'http://127.0.0.1:9/';
   /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
   abandoned = 0;
+  /** Those requests themselves (when recorded), in the order their connections closed. */
+  readonly abandonedRequests: RecordedRequest[] = [];
   /** Set its `mode` to close connections as the client reuses them (such requests are never recorded). */
   readonly reusedConnections = new ReusedConnectionCloser();
   private server?: Server;
@@ -161,8 +163,11 @@ export abstract class FakeEngine {
 
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.reusedConnections.dropped(req)) return;
+    let recorded: RecordedRequest | undefined;
     res.on('close', () => {
-      if (!res.writableFinished) this.abandoned++;
+      if (res.writableFinished) return;
+      this.abandoned++;
+      if (recorded) this.abandonedRequests.push(recorded);
     });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -175,7 +180,7 @@ export abstract class FakeEngine {
     }
     const path = (req.url ?? '/').split('?')[0];
     const request: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    if (this.record) this.requests.push(request);
+    if (this.record) this.requests.push((recorded = request));
     const decision = this.decisionPaths.includes(path);
     const fault = (decision && this.chooseFault?.(request)) || this.fault;
     if (fault !== 'none' && (this.faultEverywhere || decision)) return this.play(fault, request, res);

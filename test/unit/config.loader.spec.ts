@@ -33,6 +33,12 @@ describe('config loader', () => {
       timeout_s: 5,
       min_confidence: 0.6,
       cooldown_s: 30,
+      wait_for_recovery: false,
+      hedge_after_ms: 0,
+      hedge_budget: 0.1,
+      cache_ttl_s: 0,
+      cache_max_entries: 10_000,
+      cache_max_bytes: 16 * 1024 * 1024,
       log_level: 'INFO',
       log_file: '',
       caller_models: ['*'],
@@ -147,6 +153,21 @@ min_confidence = 0.9
     expect(errors[0].message).toContain(FILE);
     expect(errors[0].message).toContain(key);
     expect(errors[0].message).toContain(words);
+  });
+
+  it('reads hedge_after_ms as milliseconds, "auto" or "off", from the file and the environment', () => {
+    expect(load('[gateway]\nhedge_after_ms = 40\n').gateway.hedge_after_ms).toBe(40);
+    expect(load('[gateway]\nhedge_after_ms = "auto"\n').gateway.hedge_after_ms).toBe('auto');
+    expect(load('[gateway]\nhedge_after_ms = "off"\n').gateway.hedge_after_ms).toBe(0);
+    expect(load(null, { SYSTEM1_HEDGE_AFTER_MS: 'AUTO' }).gateway.hedge_after_ms).toBe('auto');
+    expect(load(null, { SYSTEM1_HEDGE_AFTER_MS: '12.5' }).gateway.hedge_after_ms).toBe(12.5);
+    for (const bad of ['-1', '"soon"', 'true']) {
+      const config = load(`[gateway]\nhedge_after_ms = ${bad}\n`);
+      expect(keysOf(config.errors)).toEqual(['gateway.hedge_after_ms']);
+      expect(config.errors[0].message).toContain('"auto" or "off"');
+      expect(config.gateway.hedge_after_ms).toBe(0);
+    }
+    expect(keysOf(load('[gateway]\nhedge_budget = 0\n').errors)).toEqual(['gateway.hedge_budget']);
   });
 
   it('keeps the default of a key whose value is rejected', () => {

@@ -55,7 +55,7 @@ describe('a primary that times out', () => {
     expect(timeouts).toHaveLength(1);
   });
 
-  it('names what is left of the default 30 s window in whole seconds', async () => {
+  it('names what is left of the window in whole seconds', async () => {
     const decide = (await app(SLOW_FIRST())).get(DecideService);
     const [, second] = await decideMany(decide, 2);
     expect(second.attempts[0].detail).toMatch(COOLING);
@@ -220,7 +220,7 @@ describe('what does not cool, and the one trial after a window', () => {
     expect(first.attempts[0].outcome).toBe('timeout');
     const [cooling] = await decideMany(decide, 1);
     expect(cooling.attempts[0].detail).toMatch(COOLING);
-    clock += 30_000; // past the default 30 s window
+    clock += 30_000; // past the first window (an eighth of the default 30 s)
     const replies = await Promise.all([1, 2, 3, 4, 5].map((i) => decide.decide({ ...ASK, request_id: `trial-${i}` })));
     const outcomes = replies.map((reply) => reply.attempts[0].outcome);
     expect(outcomes.filter((outcome) => outcome === 'timeout')).toHaveLength(1);

@@ -26,6 +26,12 @@ const cooldown = (cooldownS = 30, store?: CooldownStore) => new FakeClockCooldow
 
 const { Timeout, Unavailable, ProviderError, InvalidResponse, Cancelled } = DecisionErrorCode;
 
+/** The windows of the backoff with cooldown_s = 30: an eighth of it, doubled at each failure again, up to 30 s. */
+const W1 = 3_750;
+const W2 = 7_500;
+const W3 = 15_000;
+const CAP = 30_000;
+
 describe('CooldownService', () => {
   it('starts at no cooldown for a provider it never heard of', () => {
     const service = cooldown();
@@ -34,19 +40,19 @@ describe('CooldownService', () => {
     expect(service.remainingMs('laya')).toBe(0);
   });
 
-  it('starts a cooldown of cooldown_s at a single timeout, for that provider only', () => {
+  it('starts the first window (an eighth of cooldown_s) at a single timeout, for that provider only', () => {
     const service = cooldown(30);
     service.failed('slow', Timeout);
-    expect(service.remainingMs('slow')).toBe(30_000);
+    expect(service.remainingMs('slow')).toBe(W1);
     expect(service.remainingMs('mock')).toBe(0);
-    service.advance(12_500);
-    expect(service.remainingMs('slow')).toBe(17_500);
+    service.advance(1_250);
+    expect(service.remainingMs('slow')).toBe(W1 - 1_250);
   });
 
   it('takes a fractional cooldown_s in milliseconds', () => {
-    const service = cooldown(0.25);
+    const service = cooldown(0.8);
     service.failed('slow', Timeout);
-    expect(service.remainingMs('slow')).toBe(250);
+    expect(service.remainingMs('slow')).toBe(100);
   });
 
   it('does not cool at two errors in a row, and cools at the third', () => {
@@ -56,7 +62,7 @@ describe('CooldownService', () => {
     service.failed('laya', ProviderError);
     expect(service.remainingMs('laya')).toBe(0);
     service.failed('laya', InvalidResponse);
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
   });
 
   it('counts the third error from the moment it happened, not from the first', () => {
@@ -66,7 +72,7 @@ describe('CooldownService', () => {
     service.failed('laya', Unavailable);
     service.advance(5_000);
     service.failed('laya', Unavailable);
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
   });
 
   it('resets the count of errors at a success', () => {
@@ -78,7 +84,7 @@ describe('CooldownService', () => {
     service.failed('laya', Unavailable);
     expect(service.remainingMs('laya')).toBe(0);
     service.failed('laya', Unavailable);
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
   });
 
   it('ends a running cooldown at a success (an answer)', () => {
@@ -98,22 +104,21 @@ describe('CooldownService', () => {
     service.succeeded('b');
     service.failed('a', Unavailable);
     service.failed('b', Unavailable);
-    expect(service.remainingMs('a')).toBe(30_000);
+    expect(service.remainingMs('a')).toBe(W1);
     expect(service.remainingMs('b')).toBe(0);
   });
 
-  it('is over when the window is over (one call may try again), and a new timeout starts a new window', () => {
+  it('is over when the window is over (one call may try again), and the trial timing out starts the doubled window', () => {
     const service = cooldown(30);
     service.failed('slow', Timeout);
-    service.advance(29_999);
+    service.advance(W1 - 1);
     expect(service.remainingMs('slow')).toBe(1);
     service.advance(1);
     expect(service.remainingMs('slow')).toBe(0);
     service.advance(60_000);
-    expect(service.remainingMs('slow')).toBe(0);
-    // The call that tried again timed out too: a whole new window from now.
+    // The call that tried again timed out too: the next window, twice as long, from now.
     service.failed('slow', Timeout);
-    expect(service.remainingMs('slow')).toBe(30_000);
+    expect(service.remainingMs('slow')).toBe(W2);
   });
 
   it('clamps a window that ends further ahead than cooldown_s (the clock stepped back) and ends it on time', () => {
@@ -122,34 +127,35 @@ describe('CooldownService', () => {
     const service = cooldown(30, store);
     service.failed('slow', Timeout);
     service.advance(-3_600_000);
-    expect(service.remainingMs('slow')).toBe(30_000);
-    expect(entries.get('slow')!.until).toBe(service.clock + 30_000);
-    service.advance(30_000);
+    expect(service.remainingMs('slow')).toBe(CAP);
+    expect(entries.get('slow')!.until).toBe(service.clock + CAP);
+    service.advance(CAP);
     expect(service.remainingMs('slow')).toBe(0);
   });
 
-  it('after a window started by three errors, three new errors start a new one', () => {
+  it('after a window started by three errors and ended by an answer, three new errors start the first window again', () => {
     const service = cooldown(30);
     for (let i = 0; i < 3; i++) service.failed('laya', Unavailable);
-    service.advance(30_000);
+    service.advance(W1);
     expect(service.remainingMs('laya')).toBe(0);
+    service.succeeded('laya');
     for (let i = 0; i < 3; i++) service.failed('laya', Unavailable);
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
   });
 
-  // In the pipeline's order: remainingMs() lets the one trial call through (and claims it), then the trial's
-  // failure, even an error that alone would not cool, starts a whole new window at once.
-  it('cools again at once when the trial call after a window fails, even with an error', () => {
+  // In the pipeline's order: admit() lets the one trial call through (and claims it), then the trial's
+  // failure, even an error that alone would not cool, starts the next window at once, twice as long.
+  it('cools again at once, for twice as long, when the trial call after a window fails, even with an error', () => {
     const service = cooldown(30);
     for (let i = 0; i < 3; i++) service.failed('laya', Unavailable);
-    service.advance(30_000);
-    expect(service.remainingMs('laya')).toBe(0); // the trial
-    expect(service.remainingMs('laya')).toBe(30_000); // every other call waits while the trial runs
-    service.advance(4_000); // the trial's engine took 4 s to fail
+    service.advance(W1);
+    expect(service.admit('laya')).toEqual({ remainingMs: 0, trial: true });
+    expect(service.remainingMs('laya')).toBeGreaterThan(0); // every other call waits while the trial runs
+    service.advance(2_000); // the trial's engine took 2 s to fail
     service.failed('laya', Unavailable);
-    expect(service.remainingMs('laya')).toBe(30_000); // a whole window from its failure
-    service.advance(30_000);
-    expect(service.remainingMs('laya')).toBe(0); // the next trial
+    expect(service.remainingMs('laya')).toBe(W2); // the doubled window from its failure
+    service.advance(W2);
+    expect(service.admit('laya').trial).toBe(true); // the next trial
     service.succeeded('laya');
     service.failed('laya', Unavailable);
     expect(service.remainingMs('laya')).toBe(0); // well again: one error is one error
@@ -158,18 +164,21 @@ describe('CooldownService', () => {
   it('lets system1_health read a cooldown without taking the trial', () => {
     const service = cooldown(30);
     service.failed('slow', Timeout);
-    expect(service.peekMs('slow')).toBe(30_000);
-    service.advance(30_000);
+    expect(service.peekMs('slow')).toBe(W1);
+    expect(service.state('slow')).toEqual({ state: 'cooling', remainingMs: W1, failures: 0, level: 1 });
+    service.advance(W1);
     for (let i = 0; i < 3; i++) expect(service.peekMs('slow')).toBeLessThan(0);
-    expect(service.remainingMs('slow')).toBe(0); // the trial is still free for a decision
-    expect(service.peekMs('slow')).toBe(30_000);
+    expect(service.state('slow')).toEqual({ state: 'trial', remainingMs: 0, failures: 0, level: 1 });
+    expect(service.admit('slow')).toEqual({ remainingMs: 0, trial: true }); // the trial is still free for a decision
+    expect(service.peekMs('slow')).toBe(W1);
+    expect(service.state('slow').state).toBe('trial');
   });
 
   it('keeps a chosen model apart from its provider: the model cools, the chain does not', () => {
     const service = cooldown(30);
     const chosen = cooldownKey({ provider: 'laya', model: 'no-such-checkpoint' });
     service.failed(chosen, Timeout);
-    expect(service.remainingMs(chosen)).toBe(30_000);
+    expect(service.remainingMs(chosen)).toBe(W1);
     expect(service.remainingMs(cooldownKey({ provider: 'laya' }))).toBe(0);
   });
 
@@ -180,10 +189,10 @@ describe('CooldownService', () => {
     service.failed(first, Timeout);
     for (let i = 1; i < 5_000; i++) service.failed(cooldownKey({ provider: 'laya', model: `invented-${i}` }), Timeout);
     expect(service.remainingMs(first)).toBe(0); // forgotten: 5,000 names do not stay in memory
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
     // The most recent are kept: the model that failed last is still cooling.
     const last = cooldownKey({ provider: 'laya', model: 'invented-4999' });
-    expect(service.remainingMs(last)).toBe(30_000);
+    expect(service.remainingMs(last)).toBe(W1);
   });
 
   it('never cools with cooldown_s = 0, at timeouts or errors', () => {
@@ -198,7 +207,7 @@ describe('CooldownService', () => {
 
   it('never counts a cancelled call, however many', () => {
     const service = cooldown(30);
-    for (let i = 0; i < 10; i++) service.failed('laya', Cancelled);
+    for (let i = 0; i < 10; i++) expect(service.failed('laya', Cancelled)).toBe(false);
     expect(service.remainingMs('laya')).toBe(0);
     // Nor does a cancel in between add to the count of real errors.
     service.failed('laya', Unavailable);
@@ -206,7 +215,7 @@ describe('CooldownService', () => {
     service.failed('laya', Unavailable);
     expect(service.remainingMs('laya')).toBe(0);
     service.failed('laya', Unavailable);
-    expect(service.remainingMs('laya')).toBe(30_000);
+    expect(service.remainingMs('laya')).toBe(W1);
   });
 
   it('is safe with provider names like Object.prototype members', () => {
@@ -214,7 +223,7 @@ describe('CooldownService', () => {
     expect(service.remainingMs('constructor')).toBe(0);
     expect(service.remainingMs('__proto__')).toBe(0);
     service.failed('toString', Timeout);
-    expect(service.remainingMs('toString')).toBe(30_000);
+    expect(service.remainingMs('toString')).toBe(W1);
     expect(service.remainingMs('constructor')).toBe(0);
   });
 
@@ -223,10 +232,90 @@ describe('CooldownService', () => {
     const store: CooldownStore = { get: (key) => saved.get(key), set: (key, entry) => (entry ? saved.set(key, entry) : saved.delete(key)) };
     const first = cooldown(30, store);
     first.failed('slow', Timeout);
-    expect(saved.get('slow')).toEqual({ failures: 0, until: first.clock + 30_000 });
+    expect(saved.get('slow')).toEqual({ failures: 0, until: first.clock + W1 });
     const second = cooldown(30, store);
-    second.clock = first.clock + 10_000;
-    expect(second.remainingMs('slow')).toBe(20_000);
+    second.clock = first.clock + 1_000;
+    expect(second.remainingMs('slow')).toBe(W1 - 1_000);
+  });
+});
+
+// Users of other routers report a cooldown that a second failure does not extend: the engine is asked again
+// at the first, shorter deadline although it failed since. Each failure before an answer is a step of backoff.
+describe('CooldownService backoff', () => {
+  it('extends a running window at a failure during it (a call that was in flight), doubling it from that failure', () => {
+    const service = cooldown(30);
+    service.failed('laya', Timeout);
+    service.advance(1_000);
+    service.failed('laya', Timeout); // a second call in flight timed out 1 s into the window
+    expect(service.remainingMs('laya')).toBe(W2); // not the first window's 2.75 s left
+    service.advance(1_000);
+    service.failed('laya', Unavailable); // an error alone counts too once the engine is cooling
+    expect(service.remainingMs('laya')).toBe(W3);
+    expect(service.state('laya')).toMatchObject({ state: 'cooling', level: 3 });
+  });
+
+  it('caps the window at cooldown_s, counted from the latest failure', () => {
+    const service = cooldown(30);
+    for (const _ of [1, 2, 3, 4]) service.failed('laya', Timeout); // W1, W2, W3, then the cap
+    expect(service.remainingMs('laya')).toBe(CAP);
+    service.advance(100);
+    service.failed('laya', Timeout);
+    expect(service.remainingMs('laya')).toBe(CAP); // capped at cooldown_s, from the latest failure
+  });
+
+  it('doubles at each failed trial up to cooldown_s, and an answer starts over at the first window', () => {
+    const service = cooldown(30);
+    service.failed('laya', Timeout);
+    const windows: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      service.advance(service.remainingMs('laya'));
+      expect(service.admit('laya').trial).toBe(true);
+      service.failed('laya', Timeout);
+      windows.push(service.remainingMs('laya'));
+    }
+    expect(windows).toEqual([W2, W3, CAP, CAP, CAP]);
+    service.advance(CAP);
+    expect(service.admit('laya').trial).toBe(true);
+    service.succeeded('laya');
+    service.failed('laya', Timeout);
+    expect(service.remainingMs('laya')).toBe(W1);
+  });
+});
+
+// The half-open trial after a window must never leak: a trial that ends without a verdict on the engine hands
+// it back, so the next call is the trial at once rather than the engine being skipped for a whole window more.
+describe('CooldownService trial slot', () => {
+  it('is handed back by release(): the next call takes the trial at once, at the same step of backoff', () => {
+    const service = cooldown(30);
+    service.failed('laya', Timeout);
+    service.advance(W1);
+    expect(service.admit('laya', 5_000)).toEqual({ remainingMs: 0, trial: true });
+    expect(service.admit('laya').remainingMs).toBe(5_000); // held for the trial's own budget
+    service.release('laya');
+    expect(service.admit('laya')).toEqual({ remainingMs: 0, trial: true });
+    service.failed('laya', Timeout);
+    expect(service.remainingMs('laya')).toBe(W2);
+  });
+
+  it('ignores a release by a call that does not hold the trial', () => {
+    const service = cooldown(30);
+    service.failed('laya', Timeout);
+    service.release('laya');
+    expect(service.remainingMs('laya')).toBe(W1);
+    service.succeeded('laya');
+    service.release('laya');
+    expect(service.remainingMs('laya')).toBe(0);
+  });
+
+  it('tells its listeners which record changed', () => {
+    const service = cooldown(30);
+    const seen: string[] = [];
+    const stop = service.onChange((key) => seen.push(key));
+    service.failed('a', Timeout);
+    service.succeeded('a');
+    stop();
+    service.failed('b', Timeout);
+    expect(seen).toEqual(['a', 'a']);
   });
 });
 
@@ -321,18 +410,24 @@ describe('CooldownFile', () => {
     expect(store.read()).toEqual({});
   });
 
-  it('keeps the trial mark, so a hook process whose trial fails cools the engine again at once', () => {
+  it('keeps the trial mark and the step of backoff, so a hook process whose trial fails cools the engine again at once, for longer', () => {
     const file = path.join(dir, 'cooldown.json');
     const first = cooldown(30, new CooldownFile(file));
     first.failed('laya', Timeout);
-    first.advance(30_000);
+    first.advance(W1);
     expect(first.remainingMs('laya')).toBe(0); // this prompt's hook takes the trial ...
-    const next = cooldown(30, new CooldownFile(file)); // ... and records its failure 4 s later
-    next.clock = first.clock + 4_000;
+    const next = cooldown(30, new CooldownFile(file)); // ... and records its failure 2 s later
+    next.clock = first.clock + 2_000;
     next.failed('laya', Unavailable);
     const after = cooldown(30, new CooldownFile(file));
     after.clock = next.clock;
-    expect(after.peekMs('laya')).toBe(30_000);
+    expect(after.peekMs('laya')).toBe(W2);
+    after.advance(W2);
+    expect(after.admit('laya').trial).toBe(true);
+    const last = cooldown(30, new CooldownFile(file));
+    last.clock = after.clock;
+    last.failed('laya', Timeout);
+    expect(new CooldownFile(file).read().laya).toEqual({ failures: 0, until: last.clock + W3, level: 3 });
   });
 
   it('backs a CooldownService across instances (a hook process per prompt)', () => {
@@ -341,7 +436,7 @@ describe('CooldownFile', () => {
     first.failed('laya', Timeout);
     const second = cooldown(30, new CooldownFile(file));
     second.clock = first.clock + 1_000;
-    expect(second.remainingMs('laya')).toBe(29_000);
+    expect(second.remainingMs('laya')).toBe(W1 - 1_000);
     second.succeeded('laya');
     expect(cooldown(30, new CooldownFile(file)).remainingMs('laya')).toBe(0);
   });

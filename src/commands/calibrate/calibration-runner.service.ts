@@ -91,7 +91,7 @@ export class CalibrationRunner {
             model: { provider },
             requestId: `calibrate-${example.line}`,
           },
-          { calibrate: false, retryBadAnswers: true, minConfidence: 0, surface: 'calibrate' },
+          { calibrate: false, cache: false, retryBadAnswers: true, minConfidence: 0, surface: 'calibrate' },
         );
         onProgress?.(++done, examples.length);
         const answer = outcome.answers.decision;

@@ -57,6 +57,7 @@ export class AskService {
         ...(meta.attempts && { fallbacks: meta.attempts }),
         ...(meta.approximate !== undefined && { approximate: meta.approximate }),
         ...(meta.degraded !== undefined && { degraded: meta.degraded }),
+        ...(meta.cached && { cached: true }),
         ...(meta.warnings && { warnings: meta.warnings }),
       },
       invalid: false,

@@ -12,6 +12,9 @@ import { AttemptDto, DecideResponseDto } from '../dto/decide-response.dto';
 import { GatewayErrorCode, REFUSALS, S1_CODES } from './gateway-error';
 import { checkDecideRequest, requestIdOf } from './request-validation';
 
+/** Attempt outcomes that are no trouble worth a log line. */
+const QUIET_OUTCOMES: ReadonlySet<AttemptDto['outcome']> = new Set(['ok', 'abstained', 'hedged', 'cancelled', 'cached']);
+
 /** The one question `system1_decide` asks; its id in the pipeline's answers. */
 const QUESTION_ID = 'decision';
 
@@ -26,8 +29,11 @@ export class DecideService {
 
   constructor(private readonly decisions: DecisionService) {}
 
-  /** `fallbackId`: the id to answer under when the request gives none (the HTTP request's); else a new one. */
-  async decide(raw: unknown, fallbackId?: string): Promise<DecideResponseDto> {
+  /**
+   * `fallbackId`: the id to answer under when the request gives none (the HTTP request's); else a new one.
+   * `signal`: the client's cancel (MCP's notifications/cancelled, a closed HTTP request), which ends the engine's call.
+   */
+  async decide(raw: unknown, fallbackId?: string, signal?: AbortSignal): Promise<DecideResponseDto> {
     const started = performance.now();
     const requestId = requestIdOf(raw, () => fallbackId ?? randomUUID());
     const check = checkDecideRequest(raw);
@@ -42,13 +48,15 @@ export class DecideService {
         ...(request.context !== undefined && { state: request.context }),
         questions: { [QUESTION_ID]: choiceOf(request) },
         ...(request.min_confidence !== undefined && { minConfidence: request.min_confidence }),
+        ...(signal && { signal }),
         requestId,
       },
       { retryBadAnswers: true, surface: 'system1_decide' },
     );
     const reply = s1Reply(outcome, started);
     for (const attempt of reply.attempts) {
-      if (attempt.outcome !== 'ok' && attempt.outcome !== 'abstained') this.logger.warn(`[${requestId}] ${attempt.provider} ${attempt.outcome}: ${attempt.detail}`);
+      // A hedge that won, or the copy it beat, is the pool working as meant: no warning.
+      if (!QUIET_OUTCOMES.has(attempt.outcome)) this.logger.warn(`[${requestId}] ${attempt.provider} ${attempt.outcome}: ${attempt.detail}`);
     }
     this.logger.log(`[${requestId}] ${reply.status}${reply.provider ? ` by ${reply.provider}` : ''}${reply.confidence !== null ? ` with confidence ${reply.confidence}` : ''}${reply.calibrated ? ' (calibrated)' : ''}`);
     return reply;
@@ -65,7 +73,7 @@ function s1Reply(outcome: DecisionOutcome, started: number): DecideResponseDto {
   const answer = outcome.answers[QUESTION_ID];
   const abstention = answer.status === 'error' && answer.error.code === DecisionErrorCode.Abstained ? answer.error.message : undefined;
   const attempts = outcome.attempts.map((attempt) =>
-    abstention !== undefined && attempt.outcome === 'answered' ? { ...s1Attempt(attempt), outcome: 'abstained' as const, detail: abstention } : s1Attempt(attempt),
+    abstention !== undefined && (attempt.outcome === 'answered' || attempt.outcome === 'hedged' || attempt.outcome === 'cached') ? { ...s1Attempt(attempt), outcome: 'abstained' as const, detail: abstention } : s1Attempt(attempt),
   );
   const build = (fields: Partial<DecideResponseDto> & Pick<DecideResponseDto, 'status'>) => envelope(outcome.requestId, started, attempts, fields);
   const provider = outcome.executed?.provider ?? null;
@@ -89,10 +97,13 @@ function s1Reply(outcome: DecisionOutcome, started: number): DecideResponseDto {
 
 function s1Attempt(attempt: AttemptRecord): AttemptDto {
   const latency_ms = Math.round(attempt.latencyMs);
-  if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null };
+  const endpoint = attempt.endpoint !== undefined ? { endpoint: attempt.endpoint } : {};
+  if (attempt.outcome === 'answered') return { provider: attempt.provider, outcome: 'ok', latency_ms, detail: null, ...endpoint };
+  if (attempt.outcome === 'hedged' || attempt.outcome === 'cached') return { provider: attempt.provider, outcome: attempt.outcome, latency_ms, detail: null, ...endpoint };
+  if (attempt.outcome === 'cancelled') return { provider: attempt.provider, outcome: 'cancelled', latency_ms, detail: attempt.error?.message ?? null, ...endpoint };
   const { code, message } = attempt.error!;
   const detail = REFUSALS.has(code) ? `refused: ${message}` : message;
-  return { provider: attempt.provider, outcome: S1_CODES[code].attempt, latency_ms, detail };
+  return { provider: attempt.provider, outcome: S1_CODES[code].attempt, latency_ms, detail, ...endpoint };
 }
 
 /** Every path fills the same fields the same way. */

@@ -50,7 +50,7 @@ export class AskResponseDto {
   @Optional()
   @rawSchema(({
     type: 'array',
-    items: { type: 'object', properties: { provider: { type: 'string' }, model: { type: 'string' }, error: ERROR }, required: ['provider', 'error'] },
+    items: { type: 'object', properties: { provider: { type: 'string' }, model: { type: 'string' }, endpoint: { type: 'string', description: 'The replica asked, when the provider is a pool of several endpoints.' }, error: ERROR }, required: ['provider', 'error'] },
     description: 'Engines that failed before one answered (or all of them), in order; a cancelled attempt is left out.',
   }))
   fallbacks?: unknown;
@@ -62,6 +62,10 @@ export class AskResponseDto {
   @Optional()
   @rawSchema({ type: 'boolean', description: 'Engine-reported degraded service.' })
   degraded?: boolean;
+
+  @Optional()
+  @rawSchema({ type: 'boolean', const: true, description: 'Present when the answers came from the decision cache (an identical request within cache_ttl_s): no engine was asked.' })
+  cached?: boolean;
 
   @Optional()
   @rawSchema(({ type: 'array', items: { type: 'string' }, description: 'Things worth knowing that failed nothing.' }))

@@ -12,11 +12,17 @@ import {
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { ERROR_CODES, GatewayErrorCode } from '../decide/gateway-error';
 import { SCHEMA_VERSION } from '../../common/limits';
+import { Optional } from '../../common/optional.decorator';
 
 export const DECISION_STATUSES = ['decided', 'abstained', 'error'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
 
-export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed'] as const;
+/**
+ * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to another
+ * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped); `cached`
+ * is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
+ */
+export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled', 'cached'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
@@ -32,6 +38,13 @@ export class AttemptDto {
   provider!: string;
 
   @IsIn(ATTEMPT_OUTCOMES)
+  @JSONSchema({
+    description:
+      'ok: answered; abstained: answered below the threshold or declined; timeout, error, malformed: failed (detail says why); ' +
+      'hedged: the second copy of a request, sent to another replica of the pool after hedge_after_ms, answered first; ' +
+      'cancelled: the copy of a hedged request that lost the race, stopped before it answered; ' +
+      'cached: answered from the decision cache (an identical request within cache_ttl_s), no engine asked.',
+  })
   outcome!: AttemptOutcome;
 
   @IsNumber()
@@ -41,6 +54,11 @@ export class AttemptDto {
   @Allow()
   @nullable({ type: 'string' }, 'Why the attempt did not decide (status, timeout, what was malformed); null when it did.')
   detail!: string | null;
+
+  @Optional()
+  @IsString()
+  @JSONSchema({ description: 'The replica asked, when the provider is a pool of several endpoints; absent otherwise.' })
+  endpoint?: string;
 }
 
 @JSONSchema({ title: 'error' })

@@ -20,8 +20,8 @@ export class DecideTool implements McpTool {
     return this.schemas.get().request;
   }
 
-  async call(args: unknown, _signal?: AbortSignal, requestId?: string) {
-    const response = await this.gateway.decide(args, requestId);
+  async call(args: unknown, signal?: AbortSignal, requestId?: string) {
+    const response = await this.gateway.decide(args, requestId, signal);
     return { result: { ...response }, isError: response.status === 'error' };
   }
 }

@@ -60,6 +60,59 @@ describe('the gateway metrics', () => {
     expect(text.get('process_cpu_user_seconds_total')?.type).toBe('counter');
   });
 
+  it("show each replica of a pool: its calls in flight, its latency's moving average, and how long its calls took", async () => {
+    const decisions = pipeline();
+    const endpoints = [
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8001', inFlight: 4, ewmaMs: 20 },
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8002', inFlight: 1 },
+    ];
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya'], () => endpoints);
+    const attempts = [
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8002', outcome: 'failed' as const, latencyMs: 3, error: { code: DecisionErrorCode.Unavailable, message: '' } },
+      { provider: 'laya', endpoint: 'http://127.0.0.1:8001', outcome: 'answered' as const, latencyMs: 30 },
+    ];
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_endpoint_requests_in_flight', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBe(4);
+    expect(sampleValue(text, 'system1_endpoint_requests_in_flight', { provider: 'laya', endpoint: 'http://127.0.0.1:8002' })).toBe(1);
+    expect(sampleValue(text, 'system1_endpoint_latency_ewma_seconds', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBeCloseTo(0.02);
+    expect(sampleValue(text, 'system1_attempt_duration_seconds_count', { provider: 'laya', endpoint: 'http://127.0.0.1:8002' })).toBe(1);
+    expect(sampleValue(text, 'system1_attempt_duration_seconds_sum', { provider: 'laya', endpoint: 'http://127.0.0.1:8001' })).toBeCloseTo(0.03);
+  });
+
+  it('count hedges sent and won, by the replica the second copy went to', async () => {
+    const decisions = pipeline();
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya']);
+    const [one, two] = ['http://127.0.0.1:8001', 'http://127.0.0.1:8002'];
+    const cancelled = { code: DecisionErrorCode.Cancelled, message: 'another replica answered first' };
+    const won = [
+      { provider: 'laya', endpoint: one, outcome: 'cancelled' as const, latencyMs: 40, error: cancelled },
+      { provider: 'laya', endpoint: two, hedge: true as const, outcome: 'hedged' as const, latencyMs: 15 },
+    ];
+    const lost = [
+      { provider: 'laya', endpoint: one, outcome: 'answered' as const, latencyMs: 30 },
+      { provider: 'laya', endpoint: two, hedge: true as const, outcome: 'cancelled' as const, latencyMs: 5, error: cancelled },
+    ];
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts: won }) });
+    decisions.emit({ surface: 'system1_ask', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts: lost }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_hedges_sent_total', { provider: 'laya', endpoint: two })).toBe(2);
+    expect(sampleValue(text, 'system1_hedges_won_total', { provider: 'laya', endpoint: two })).toBe(1);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'cancelled' })).toBe(2);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'hedged' })).toBe(1);
+  });
+
+  it('count answers from the decision cache, apart from engine calls', async () => {
+    const decisions = pipeline();
+    const metrics = new GatewayMetrics(decisions, () => 0, ['laya']);
+    const attempts = [{ provider: 'laya', outcome: 'cached' as const, latencyMs: 0 }];
+    for (let i = 0; i < 3; i++) decisions.emit({ surface: 'library', outcome: outcome({ a: choice() }, { executed: { provider: 'laya' }, attempts }) });
+    const text = parsePrometheusText(await metrics.text());
+    expect(sampleValue(text, 'system1_cache_hits_total', { provider: 'laya' })).toBe(3);
+    expect(sampleValue(text, 'system1_attempts_total', { provider: 'laya', outcome: 'cached' })).toBe(3);
+    expect(text.get('system1_attempt_duration_seconds')?.samples ?? []).toEqual([]);
+  });
+
   it('pools provider names past a cap, so callers cannot grow the series without end', async () => {
     const decisions = pipeline();
     const metrics = new GatewayMetrics(decisions, () => 0);
