@@ -113,6 +113,15 @@ describe('named callers with static tokens', () => {
     expect(others.map((answer) => answer.body.result?.structuredContent?.status)).toEqual(Array(30).fill('decided'));
   });
 
+  it("keeps each caller's cached answers to itself: a repeat is answered from the cache for its caller only", async () => {
+    const server = await HttpServerProcess.start(sandbox, { ...TOKENS, SYSTEM1_CONFIG: sandbox.writeConfig('[gateway]\nprovider = "mock"\ncache_ttl_s = 60\n', 'cache.toml') });
+    started.push(server);
+    const outcomes = async (token: string) => (await callTool(server.url, token, 'system1_decide', QUESTION)).body.result?.structuredContent?.attempts?.map((attempt: Json) => attempt.outcome);
+    expect(await outcomes(TOKENS.SYSTEM1_HTTP_TOKEN_ALICE)).toEqual(['ok']);
+    expect(await outcomes(TOKENS.SYSTEM1_HTTP_TOKEN_ALICE)).toEqual(['cached']);
+    expect(await outcomes(TOKENS.SYSTEM1_HTTP_TOKEN_BOB)).toEqual(['ok']);
+  });
+
   it('refuses to start when two callers share a token or a caller table names a tool that does not exist, naming the variables and never the token', async () => {
     const shared = await runCli(['serve-http', '--port', '0'], sandbox.env({ SYSTEM1_HTTP_TOKEN_ALICE: 'same-token-5e1', SYSTEM1_HTTP_TOKEN_BOB: 'same-token-5e1' }), 20_000);
     expect(shared.code).toBe(2);
