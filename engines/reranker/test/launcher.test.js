@@ -104,7 +104,7 @@ test('says what is missing: the packages, the model folder, or a usable model (f
   const unusable = await start(folder, ['--model', broken, '--port', port]);
   assert.equal(unusable.code, 1);
   assert.match(unusable.stderr, /^start: the reranker stopped while starting \(exit 1\):\n/);
-  assert.match(unusable.stderr, /has no model\.onnx nor onnx\/model\.onnx/);
+  assert.match(unusable.stderr, /has no model\.onnx, onnx\/model\.onnx nor onnx\/model_quantized\.onnx: pull one \(system1 engine pull reranker\)/);
 });
 
 test('names a bad port, device or option', async () => {
