@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { abortable } from '../common/abortable';
+import { abortable, firstOf } from '../common/abortable';
 import { withDeadline } from '../common/deadline';
 import { isRecord } from '../common/is-record';
 import { CalibrationService } from '../calibration/calibration.service';
@@ -486,7 +486,8 @@ export class DecisionService {
       withDeadline((deadline) => {
         const cancels = [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined);
         if (cancels.length === 0) return ask({ signal: deadline, requestId });
-        return abortable(Promise.resolve(ask({ signal: AbortSignal.any([deadline, ...cancels]), requestId })), cancels);
+        const linked = firstOf([deadline, ...cancels]);
+        return abortable(Promise.resolve(ask({ signal: linked.signal, requestId })), cancels).finally(linked.release);
       }, timeoutMs),
     );
   }
