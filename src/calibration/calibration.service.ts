@@ -1,12 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { LoadedConfig } from '../config/config.loader';
 import { PACKAGE_ROOT } from '../config/paths';
 import { system1Config } from '../config/system1.config';
 import { fitChooser, FitTarget } from './fit-choice';
 import { readFitFile, StoredFit } from './fit-store';
 import { scaleNamed } from './temperature';
+
+/**
+ * How long another process's new fits may go unseen: a stat per decision was a tenth of the pipeline's own time,
+ * so a server looks at the user's file at most this often, and `calibrate --write` waits this long after saving
+ * (`settled`), so every decision that starts after it returns uses the new fits (as `system1 toggle` does).
+ */
+export const FITS_SEEN_WITHIN_MS = 100;
 
 /** The fits that ship with the package; the user's file in the install dir takes precedence. */
 export const SHIPPED_FITS = path.join(PACKAGE_ROOT, 'calibration', 'calibration.json');
@@ -31,8 +39,9 @@ export class CalibrationService {
   private readonly logger = new Logger('Calibration');
   private loaded?: { fits: LoadedFit[]; problems: string[] };
   private choose?: (target: FitTarget) => LoadedFit | undefined;
-  /** The user's file as last seen (size, times, inode), and how many times it changed since. */
+  /** The user's file as last seen (size, times, inode) and when it was looked at, and how many times it changed. */
   private seen?: string;
+  private lookedAt = -Infinity;
   private changes = 0;
 
   constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
@@ -46,6 +55,7 @@ export class CalibrationService {
     if (this.loaded) return this.loaded;
     // Seen before it is read: a write in between is then seen as a change, and read again.
     this.seen = fileSignature(this.userFile);
+    this.lookedAt = performance.now();
     const fits: LoadedFit[] = [];
     const problems: string[] = [];
     for (const file of [this.userFile, SHIPPED_FITS]) {
@@ -59,9 +69,12 @@ export class CalibrationService {
 
   /**
    * Which fits are in force: a number that changes when the user's fit file does (written, replaced, removed),
-   * whose fits are then read again at their next use. One stat of the file per call.
+   * whose fits are then read again at their next use. The file is looked at once per {@link FITS_SEEN_WITHIN_MS}.
    */
   fitsInForce(): number {
+    const at = performance.now();
+    if (at - this.lookedAt < FITS_SEEN_WITHIN_MS) return this.changes;
+    this.lookedAt = at;
     const now = fileSignature(this.userFile);
     if (this.seen !== undefined && now !== this.seen) {
       this.loaded = undefined;
@@ -70,6 +83,11 @@ export class CalibrationService {
     }
     this.seen = now;
     return this.changes;
+  }
+
+  /** Resolves once every running server uses fits just saved (see {@link FITS_SEEN_WITHIN_MS}). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, FITS_SEEN_WITHIN_MS));
   }
 
   find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {

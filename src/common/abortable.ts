@@ -24,3 +24,20 @@ export function abortable<T>(work: Promise<T>, signals: readonly (AbortSignal | 
     work.then(resolve, reject).finally(() => listeners.forEach((remove) => remove()));
   });
 }
+
+/**
+ * A signal that aborts with the first of `signals` (and its reason), and `release`, which removes its listeners
+ * once the work is done. AbortSignal.any does the same through weak references the collector must chase: with a
+ * cancel signal on every decision it was about a fifth of the pipeline's own time.
+ */
+export function firstOf(signals: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
+  const already = signals.find((signal) => signal.aborted);
+  if (already) return { signal: AbortSignal.abort(already.reason), release: () => undefined };
+  const controller = new AbortController();
+  const listeners = signals.map((signal) => {
+    const listener = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', listener, { once: true });
+    return () => signal.removeEventListener('abort', listener);
+  });
+  return { signal: controller.signal, release: () => listeners.forEach((remove) => remove()) };
+}

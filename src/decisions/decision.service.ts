@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { abortable } from '../common/abortable';
+import { abortable, firstOf } from '../common/abortable';
 import { withDeadline } from '../common/deadline';
 import { isRecord } from '../common/is-record';
 import { CalibrationService } from '../calibration/calibration.service';
@@ -337,7 +337,7 @@ export class DecisionService {
     pool: Pool,
     { member, admission }: ReplicaPick,
     request: DecisionRequest,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     policy: DecisionPolicy,
     call: AttemptCall,
   ): Promise<CopyResult> {
@@ -346,11 +346,11 @@ export class DecisionService {
     const done = this.load.start(ref.provider, member);
     let verdict = false;
     try {
-      const attempt = await this.attempt(ref, member.provider, { ...request, signal }, call.timeoutMs, call.requestId, call.last);
+      const attempt = await this.attempt(ref, member.provider, signal === request.signal ? request : { ...request, signal }, call.timeoutMs, call.requestId, call.last);
       // A request refused before it was sent took no engine time.
       const latencyMs = !attempt.ok && 'notSent' in attempt ? 0 : performance.now() - started;
       // The loser of a race was slow at least this long: a sample for the balancer, never a failure.
-      const lost = signal.aborted && !request.signal?.aborted;
+      const lost = signal?.aborted === true && !request.signal?.aborted;
       done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout || lost ? 'slow' : 'other', latencyMs);
       let error: DecisionError;
       if (attempt.ok) {
@@ -367,7 +367,7 @@ export class DecisionService {
         error = attempt.error;
       }
       // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up.
-      const engineFailed = !('notSent' in attempt) && !signal.aborted && !NOT_THE_ENGINE.has(error.code);
+      const engineFailed = !('notSent' in attempt) && !signal?.aborted && !NOT_THE_ENGINE.has(error.code);
       if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
       return { ok: false, member, latencyMs, error, engineFailed };
     } finally {
@@ -490,7 +490,8 @@ export class DecisionService {
       withDeadline((deadline) => {
         const cancels = [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined);
         if (cancels.length === 0) return ask({ signal: deadline, requestId });
-        return abortable(Promise.resolve(ask({ signal: AbortSignal.any([deadline, ...cancels]), requestId })), cancels);
+        const linked = firstOf([deadline, ...cancels]);
+        return abortable(Promise.resolve(ask({ signal: linked.signal, requestId })), cancels).finally(linked.release);
       }, timeoutMs),
     );
   }

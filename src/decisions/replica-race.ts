@@ -19,11 +19,16 @@ export const LOST_RACE = 'another replica answered first (a hedged request)';
  * result not accepted leaves the race to the other. A copy's `signal` also aborts with `caller`.
  */
 export async function raceCopies<R>(
-  launch: (hedge: boolean, signal: AbortSignal) => Promise<R> | undefined,
+  launch: (hedge: boolean, signal: AbortSignal | undefined) => Promise<R> | undefined,
   accepted: (result: R) => boolean,
   afterMs: number | undefined,
   caller: AbortSignal | undefined,
 ): Promise<{ copies: RaceCopy<R>[]; winner?: RaceCopy<R> }> {
+  if (afterMs === undefined) {
+    // No race: the caller's signal as it is (a signal of its own per call costs more than the rest of the step).
+    const only: RaceCopy<R> = { hedge: false, result: await launch(false, caller)!, cancelled: false };
+    return { copies: [only], ...(accepted(only.result) && { winner: only }) };
+  }
   type Running = { hedge: boolean; controller: AbortController; done: Promise<RaceCopy<R>>; settled?: RaceCopy<R> };
   const start = (hedge: boolean): Running | undefined => {
     const controller = new AbortController();
@@ -38,10 +43,6 @@ export async function raceCopies<R>(
     return running;
   };
   const first = start(false)!;
-  if (afterMs === undefined) {
-    const only = await first.done;
-    return { copies: [only], ...(accepted(only.result) && { winner: only }) };
-  }
   let timer: NodeJS.Timeout | undefined;
   const delay = new Promise<void>((resolve) => (timer = setTimeout(resolve, afterMs)));
   await Promise.race([first.done, delay]);

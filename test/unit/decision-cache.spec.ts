@@ -7,6 +7,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { CalibrationService } from '../../src/calibration/calibration.service';
 import { ProviderError } from '../../src/decisions/decision-error';
 import { DecisionCache } from '../../src/decisions/decision-cache.service';
 import { DecisionService } from '../../src/decisions/decision.service';
@@ -212,6 +213,8 @@ describe('the decision cache', () => {
     expect(calls).toHaveLength(1);
     const fit = { provider: 'scripted', model: null, option_count: 2, temperature: 2, n: 500, at_bound: false, trusted: true, source: 'test', fitted_at: '2026-01-01T00:00:00Z' };
     writeFileSync(path.join(install, 'calibration.json'), JSON.stringify({ version: 1, fits: [fit] }));
+    // What calibrate --write waits for after saving, so that every decision after it sees the new fits.
+    await apps[0].get(CalibrationService).settled();
     await decisions.decide(REQUEST);
     expect(calls).toHaveLength(2);
     await decisions.decide(REQUEST);

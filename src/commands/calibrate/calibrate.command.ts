@@ -71,7 +71,10 @@ export class CalibrateCommand extends CommandRunner {
       .finally(() => bar.stop());
 
     const target = flags.ship ? SHIPPED_FITS : flags.write ? this.calibration.userFile : null;
-    if (target && report.fits.length > 0) saveFits(target, report.fits);
+    if (target && report.fits.length > 0) {
+      saveFits(target, report.fits);
+      await this.calibration.settled();
+    }
     if (flags.plot) this.plot(flags.plot, report);
 
     if (flags.json) this.output.json({ ...report, saved_to: target && report.fits.length > 0 ? target : null, plot: flags.plot ?? null });
