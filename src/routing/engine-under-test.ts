@@ -8,7 +8,7 @@ import { FeatureReader } from './feature-reader.service';
 export interface EngineUnderTestSetup {
   engine: EngineUnderTest;
   /** Why it cannot be asked now (config, pause, its health probe), or null when it is up. */
-  whyNotReady(): Promise<string | null>;
+  whyNotReady: () => Promise<string | null>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DecisionService } from '../../decisions/decision.service';
+import { DecisionErrorCode } from '../../decisions/decision-error';
 import type { ChoiceQuestion } from '../../decisions/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
@@ -95,7 +96,7 @@ export class CalibrationRunner {
         );
         onProgress?.(++done, examples.length);
         const answer = outcome.answers.decision;
-        if (answer.status === 'error' && answer.error.code === 'abstained') {
+        if (answer.status === 'error' && answer.error.code === DecisionErrorCode.Abstained) {
           consecutiveFailures = 0;
           counts.abstained += 1;
           continue;

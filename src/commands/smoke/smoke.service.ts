@@ -150,8 +150,8 @@ function describeHealth(health: Record<string, unknown>): string {
 function describeDecision(decision: Record<string, unknown>): string {
   const error = decision.error as { code: string; message: string } | null;
   if (decision.status === 'error') return `error ${error?.code}: ${error?.message}`;
-  if (decision.status === 'abstained') return `abstained (${decision.rationale}); the engine answered but below the threshold`;
-  return `decided ${JSON.stringify(decision.decision)} with confidence ${decision.confidence} from ${decision.provider}`;
+  if (decision.status === 'abstained') return `abstained (${String(decision.rationale)}); the engine answered but below the threshold`;
+  return `decided ${JSON.stringify(decision.decision)} with confidence ${String(decision.confidence)} from ${String(decision.provider)}`;
 }
 
 function describe(error: unknown): string {

@@ -39,7 +39,7 @@ export class EngineConfig {
     } catch (error) {
       return { kind: 'by-hand', file, why: `it could not be read as TOML (${(error as Error).message.split('\n')[0]})`, lines, note };
     }
-    const provider = typeof doc.gateway?.provider === 'string' ? doc.gateway.provider : doc.gateway?.provider === undefined ? undefined : String(doc.gateway.provider);
+    const provider = typeof doc.gateway?.provider === 'string' ? doc.gateway.provider : doc.gateway?.provider === undefined ? undefined : JSON.stringify(doc.gateway.provider);
     if (provider === 'systemone' && doc.providers?.systemone?.endpoint === endpoint) return { kind: 'already', file, note };
     if (!REPLACEABLE.includes(provider)) return { kind: 'by-hand', file, why: `it uses the provider "${provider}", your choice`, lines, note };
     try {
