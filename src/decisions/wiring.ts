@@ -36,7 +36,7 @@ export function wire<A extends unknown[], T>(
   useClass: new (...args: A) => T,
   ...inject: NoInfer<Dependencies<A>>
 ): Wiring<T> {
-  return { provide: useClass, useClass: useClass, inject };
+  return { provide: useClass, useClass, inject };
 }
 
 /** The same service for Nest: a factory over the same inject list (Nest would read the decorators instead). */

@@ -35,7 +35,7 @@ export interface CoreGraph {
 /**
  * The core without Nest's container, for the hooks: Claude Code waits on the hook before every prompt, and
  * the container (with @nestjs/core's module tree) was most of the hook's start-up. The engines are those a
- * server sees without a team's own Nest module: the built-ins and the config's `engine_modules`.
+ * server sees without a team's own Nest module: the built-ins and the config's `[engines] modules`.
  */
 export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: CooldownStore): CoreGraph {
   const http = new EngineHttpClient();

@@ -39,22 +39,25 @@ export const CORE_SERVICES = CORE_WIRING.map((wiring) => wiring.provide);
 
 /**
  * Every engine of the application: the `@System1Engine()` classes Nest finds (the built-ins and a team's
- * module) and the config's `engine_modules`, which the hooks load the same way.
+ * module) and the config's `[engines] modules`, which the hooks load the same way.
  */
 const engineDefinitions: Provider<ProviderDefinitions> = {
   provide: SYSTEM1_PROVIDERS,
   inject: [DiscoveryService, system1Config.KEY, EngineHttpClient],
-  useFactory: async (discovery: DiscoveryService, config: LoadedConfig, http: EngineHttpClient) => {
+  useFactory: async (
+    discovery: DiscoveryService,
+    config: LoadedConfig,
+    http: EngineHttpClient,
+  ): Promise<ProviderDefinitions> => {
     const discovered = await providerDefinitionsToken.useFactory(discovery);
     const team = teamEngines(config, http);
-    const all: ProviderDefinitions = { all: () => [...discovered.all(), ...team] };
-    return all;
+    return { all: () => [...discovered.all(), ...team] };
   },
 };
 
 /**
  * The decision core as one Nest module: the providers (built-ins, any `@System1Engine()` class in the
- * application and the config's `engine_modules`), the one pipeline, health and calibration, wired from
+ * application and the config's `[engines] modules`), the one pipeline, health and calibration, wired from
  * `CORE_WIRING`. The MCP root, the CLI root and `createSystem1` import it; feature modules inject its
  * services, since it is global.
  *
