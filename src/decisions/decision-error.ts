@@ -121,20 +121,3 @@ function classify(error: unknown, timeoutMs: number): DecisionError {
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.
   return unexpected();
 }
-
-/** The three kinds of engine failure a person reads in attempts and health: timed out, unreadable, or else. */
-export function failureKind(code: DecisionErrorCode): 'timeout' | 'malformed' | 'error' {
-  if (code === DecisionErrorCode.Timeout) return 'timeout';
-  return code === DecisionErrorCode.InvalidResponse ? 'malformed' : 'error';
-}
-
-/** Failures after which the next engine of the chain is asked; the others end the chain. */
-export const FALLBACK_CODES: ReadonlySet<DecisionErrorCode> = new Set([
-  DecisionErrorCode.Unavailable,
-  DecisionErrorCode.Unsupported,
-  DecisionErrorCode.LimitExceeded,
-  DecisionErrorCode.Timeout,
-  DecisionErrorCode.ProviderError,
-  DecisionErrorCode.InvalidResponse,
-  DecisionErrorCode.CoolingDown,
-]);
