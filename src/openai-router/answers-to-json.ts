@@ -1,4 +1,4 @@
-import type { DecideResult } from '../library/library.types';
+import type { DecideResult } from '../decisions/question-results';
 import type { LeafShape, SchemaPlan, Shape } from './schema-to-questions';
 
 /** One field as the fast engine answered it, whatever the threshold. */
