@@ -83,7 +83,9 @@ const QUESTION_CODES: Readonly<Record<DecisionErrorCode, QuestionErrorCode>> = {
 
 /** The pipeline's outcome in the per-question view. */
 export function questionResults(outcome: DecisionOutcome): DecideResult {
-  const answers = Object.fromEntries(Object.entries(outcome.answers).map(([id, answer]) => [id, questionResult(answer)]));
+  const answers = Object.fromEntries(
+    Object.entries(outcome.answers).map(([id, answer]) => [id, questionResult(answer)]),
+  );
   // A cancelled attempt is the caller's doing, not the engine's failure; a skipped one was never asked.
   const failed: FailedAttempt[] = outcome.attempts
     .filter((attempt) => attempt.outcome === 'failed' && attempt.error?.code !== DecisionErrorCode.Cancelled)

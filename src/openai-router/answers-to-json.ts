@@ -27,7 +27,9 @@ function fieldAnswer(leaf: LeafShape, result: DecideResult): FieldAnswer {
   const field = `field ${leaf.id}`;
   const outcome = Object.hasOwn(result.answers, leaf.id) ? result.answers[leaf.id] : undefined;
   if (!outcome) throw new FastAnswerError(`${field}: no answer`);
-  if (outcome.status === 'error') throw new FastAnswerError(`${field}: ${outcome.error.code} (${oneLine(outcome.error.message, 200)})`);
+  if (outcome.status === 'error') {
+    throw new FastAnswerError(`${field}: ${outcome.error.code} (${oneLine(outcome.error.message, 200)})`);
+  }
   const answer = outcome.answer;
   if (answer.type !== leaf.kind) throw new FastAnswerError(`${field}: answered as ${answer.type}, asked as ${leaf.kind}`);
   const confidence = answer.confidence;

@@ -14,7 +14,8 @@ import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
 import { BODY_ERROR_CODES, HeldBody, RequestBodies } from './request-body';
 import { Endpoint, readFastCandidate } from './request-eligibility';
-import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader, RouteReport, routeReport } from './route-report';
+import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
+import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, ShadowLog, ShadowRecord } from './shadow-log';
 import { slowObject } from './slow-answer';
@@ -99,8 +100,11 @@ export class OpenAiRouter {
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const url = new URL(req.url ?? '/', 'http://router.invalid');
     const method = req.method ?? 'GET';
-    const finish = (status: number, report?: RouteReport) =>
-      this.deps.log(`${requestId} ${method} ${clip(url.pathname, MAX_DETAIL_CHARS, '…')} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
+    const path = clip(url.pathname, MAX_DETAIL_CHARS, '…');
+    const finish = (status: number, report?: RouteReport) => {
+      const route = report ? ` ${routeHeader(report)}` : '';
+      this.deps.log(`${requestId} ${method} ${path} -> ${status}${route} (${this.deps.now() - started} ms)`);
+    };
     // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
       answerEarly(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);

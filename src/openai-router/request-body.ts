@@ -95,7 +95,8 @@ export class RequestBodies {
   }
 
   private tooLarge(): BodyRefused {
-    return new BodyRefused(413, `the request body is over the router's limit of ${formatBytes(this.limits.maxBodyBytes)}; send large files to the upstream directly`);
+    const limit = `the router's limit of ${formatBytes(this.limits.maxBodyBytes)}`;
+    return new BodyRefused(413, `the request body is over ${limit}; send large files to the upstream directly`);
   }
 
   private busy(): BodyRefused {

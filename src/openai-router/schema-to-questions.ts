@@ -98,7 +98,8 @@ export function schemaToQuestions(schema: unknown, name: string): SchemaPlan {
   const shape = shapeOf(schema, [], walk);
   if (walk.leaves.length === 0) throw new Ineligible('the schema has no field to decide (every field is a constant)');
   if (walk.leaves.length > QUESTIONS_MAX) {
-    throw new Ineligible(`the schema has ${walk.leaves.length} fields to decide (the fast engine takes at most ${QUESTIONS_MAX})`);
+    const count = walk.leaves.length;
+    throw new Ineligible(`the schema has ${count} fields to decide (the fast engine takes at most ${QUESTIONS_MAX})`);
   }
   return { name, shape, questions: { ...walk.questions }, leaves: walk.leaves };
 }
@@ -213,11 +214,14 @@ function choice(values: unknown[], nullable: boolean, path: string[], node: Reco
   const options: ChoiceOption[] = values.map((value) => ({ key: typeof value === 'string' ? value : JSON.stringify(value), value }));
   if (nullable) options.push({ key: NULL_OPTION, value: null });
   if (options.length > CANDIDATES_MAX) {
-    throw new Ineligible(`field ${fieldName(path)} has ${options.length} options (a choice takes at most ${CANDIDATES_MAX})`);
+    const field = `field ${fieldName(path)}`;
+    throw new Ineligible(`${field} has ${options.length} options (a choice takes at most ${CANDIDATES_MAX})`);
   }
   const keys = new Set<string>();
   for (const { key } of options) {
-    if (unusableKey(key)) throw new Ineligible(`field ${fieldName(path)} has an option the fast engine cannot name: ${shownName(key)}`);
+    if (unusableKey(key)) {
+      throw new Ineligible(`field ${fieldName(path)} has an option the fast engine cannot name: ${shownName(key)}`);
+    }
     if (keys.has(key)) throw new Ineligible(`field ${fieldName(path)} has two options that read alike: ${shownName(key)}`);
     keys.add(key);
   }
@@ -280,7 +284,9 @@ function object(node: Record<string, unknown>, path: string[], walk: Walk): Shap
   }
   const shapes: [string, Shape][] = [];
   for (const [name, child] of Object.entries(properties)) {
-    if (unusableName(name)) throw new Ineligible(`${field} has a property the fast engine cannot name: ${shownName(name)}`);
+    if (unusableName(name)) {
+      throw new Ineligible(`${field} has a property the fast engine cannot name: ${shownName(name)}`);
+    }
     shapes.push([name, shapeOf(child, [...path, name], walk)]);
   }
   return { kind: 'object', properties: shapes };
@@ -295,7 +301,9 @@ function leaf(shape: LeafShape, question: Question, walk: Walk): LeafShape {
 /** The leaf's dotted path; two paths that read alike (`a.b` and `a: {b}`) would share answers, so they may not. */
 function questionId(path: string[], walk: Walk): string {
   const id = path.join('.');
-  if (id.trim() === '') throw new Ineligible(`field ${shownName(id)} has a blank name, which the fast engine cannot ask by`);
+  if (id.trim() === '') {
+    throw new Ineligible(`field ${shownName(id)} has a blank name, which the fast engine cannot ask by`);
+  }
   if (Object.hasOwn(walk.questions, id)) throw new Ineligible(`field ${id} is named twice (a property name with a dot?)`);
   return id;
 }

@@ -28,4 +28,6 @@ export function appendLogLines(file: string, entries: readonly Record<string, un
 }
 
 const capped = (entry: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, typeof value === 'string' ? capLoggedText(value) : value]));
+  Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => [key, typeof value === 'string' ? capLoggedText(value) : value]),
+  );

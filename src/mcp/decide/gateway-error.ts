@@ -12,11 +12,20 @@ export enum GatewayErrorCode {
 export const ERROR_CODES = Object.values(GatewayErrorCode);
 
 /**
- * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to another
- * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped); `cached`
- * is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
+ * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to
+ * another replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped);
+ * `cached` is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
  */
-export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled', 'cached'] as const;
+export const ATTEMPT_OUTCOMES = [
+  'ok',
+  'abstained',
+  'timeout',
+  'error',
+  'malformed',
+  'hedged',
+  'cancelled',
+  'cached',
+] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** The pipeline's words in the S1 contract: the error a decision ends with, and how each attempt went. */
