@@ -3,6 +3,7 @@
  * flag or list is read the same way from the TOML file (already typed) and from an environment
  * variable (always text).
  */
+import { shown } from '../common/clip';
 
 /** Thrown by a setting type; the message says what was expected and never echoes a secret. */
 export class SettingValueError extends Error {}
@@ -19,19 +20,8 @@ export interface SettingType<T> {
   fromEnv(text: string): T;
 }
 
-/** A short, safe rendering of a rejected value for an error message. */
-export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : safeJson(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return typeof value;
-  }
-}
+// Where the providers read it from; it lives in common/ with the other ways of keeping text short.
+export { shown } from '../common/clip';
 
 function reject(expects: string, value: unknown): never {
   throw new SettingValueError(`must be ${expects}, got ${shown(value)}`);

@@ -1,5 +1,5 @@
 import { isRecord } from '../common/is-record';
-import { shown } from '../config/setting-types';
+import { shown } from '../common/clip';
 import { isProbability, kindOf, readDistribution } from './distribution';
 import { Answer, Question } from './question.types';
 

@@ -12,7 +12,7 @@ import { ProviderError } from '../../src/decisions/decision-error';
 import { DecisionCache } from '../../src/decisions/decision-cache.service';
 import { DecisionService } from '../../src/decisions/decision.service';
 import type { DecisionPolicy, DecisionRequest } from '../../src/decisions/decision.types';
-import { libraryResult } from '../../src/library/library-decide';
+import { questionResults } from '../../src/decisions/question-results';
 import { DecideService } from '../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../helpers/gateway-app';
 import { DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
@@ -67,8 +67,8 @@ describe('the decision cache', () => {
     expect(second.answers).toEqual(first.answers);
     expect(second.attempts).toEqual([{ provider: 'scripted', outcome: 'cached', latencyMs: 0 }]);
     expect(second.executed).toEqual(first.executed);
-    expect(libraryResult(second).meta.cached).toBe(true);
-    expect(libraryResult(first).meta.cached).toBeUndefined();
+    expect(questionResults(second).meta.cached).toBe(true);
+    expect(questionResults(first).meta.cached).toBeUndefined();
 
     const decide = app.get(DecideService);
     await decide.decide({ question: 'Go?' });

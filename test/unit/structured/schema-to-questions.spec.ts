@@ -250,5 +250,17 @@ describe('schemas that go to the slow model, with the field named', () => {
   it('a property name that cannot be a question id', () => {
     expect(ineligible({ type: 'object', properties: { ['__proto__']: { type: 'boolean' } } })).toContain('cannot name: "__proto__"');
     expect(ineligible(objectOf({ 'a.b': { type: 'boolean' }, a: objectOf({ b: { type: 'boolean' } }) }))).toContain('field a.b is named twice');
+    expect(ineligible(objectOf({ ' ': { type: 'boolean' } }))).toBe('field " " has a blank name, which the fast engine cannot ask by');
+  });
+
+  // The router checks what it sends once, here: the pipeline is never asked what a typed request may not hold.
+  it('more fields, options or blank options than a typed request may hold', () => {
+    const fields = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, { type: 'boolean' }]));
+    expect(ineligible(objectOf(fields))).toBe('the schema has 65 fields to decide (the fast engine takes at most 64)');
+    expect(plan(Object.fromEntries(Object.entries(fields).slice(0, 64))).leaves).toHaveLength(64);
+    const values = Array.from({ length: 257 }, (_, i) => `v${i}`);
+    expect(fieldIneligible({ enum: values })).toBe('field field has 257 options (a choice takes at most 256)');
+    expect(plan({ field: { enum: values.slice(0, 256) } }).leaves).toHaveLength(1);
+    expect(fieldIneligible({ enum: ['a', '  '] })).toBe('field field has an option the fast engine cannot name: "  "');
   });
 });
