@@ -20,9 +20,6 @@ export interface SettingType<T> {
   fromEnv(text: string): T;
 }
 
-// Where the providers read it from; it lives in common/ with the other ways of keeping text short.
-export { shown } from '../common/clip';
-
 function reject(expects: string, value: unknown): never {
   throw new SettingValueError(`must be ${expects}, got ${shown(value)}`);
 }

@@ -1,9 +1,6 @@
 import { shown } from '../common/clip';
 import { isRecord, kindOf } from '../common/is-record';
 
-// Where the engines read it from; it lives in common/ beside isRecord.
-export { kindOf } from '../common/is-record';
-
 /**
  * Rounded probabilities sum to 0.99..1.01 on real engines (wire-contracts §1.2); a sum further from 1 than
  * this is not rounding but a broken distribution.

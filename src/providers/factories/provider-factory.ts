@@ -1,6 +1,6 @@
 import type { AttemptContext, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
 import { DecisionErrorCode, System1ProviderError } from '../../decisions/decision-error';
-import { shown } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { createProvider, readProviderSettings, type SettingProblem } from '../../decisions/provider-settings';
 import { System1InputError } from '../../decisions/input-error';
 import { EngineHttpClient } from '../http/engine-http.client';

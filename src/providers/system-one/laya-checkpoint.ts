@@ -3,7 +3,7 @@
  * (laya-serve silently auto-routes a name it does not serve).
  */
 import { isRecord } from '../../common/is-record';
-import { shown } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { type DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/decision-error';
 import { type EvaluateRequest, ProviderSettingError } from '../../decisions/provider.interface';
 import { NON_LATIN_LIMIT, nonLatinShare, textsOfQuestion } from './laya-script';

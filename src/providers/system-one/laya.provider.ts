@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
-import { shown, text } from '../../config/setting-types';
+import { text } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../../decisions/decision-error';
 import { isProbability } from '../../decisions/distribution';
 import { System1Engine } from '../../decisions/providers.token';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
-import { shown, text } from '../../config/setting-types';
+import { text } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { EngineStatusError } from '../../decisions/decision-error';
 import { System1Engine } from '../../decisions/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
