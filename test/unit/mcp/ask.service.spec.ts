@@ -3,10 +3,10 @@
  * hands back (fallbacks), against a TypeSafe fake (jev-1.14.0, which takes images) over real HTTP.
  */
 import { TestingModule } from '@nestjs/testing';
-import { DecisionService } from '../../src/decisions/decision.service';
-import { AskService } from '../../src/mcp/ask/ask.service';
-import { TypeSafeFake } from '../fakes/typesafe.fake';
-import { gatewayApp } from '../helpers/gateway-app';
+import { DecisionService } from '../../../src/decisions/decision.service';
+import { AskService } from '../../../src/mcp/ask/ask.service';
+import { TypeSafeFake } from '../../fakes/typesafe.fake';
+import { gatewayApp } from '../../helpers/gateway-app';
 
 const KEY = 'ask-unit-key-3f9c1a';
 /** A 1x1 PNG: the smallest image an engine that reads images takes. */

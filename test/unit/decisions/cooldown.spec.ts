@@ -2,11 +2,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { LoadedConfig } from '../../src/config/config.loader';
-import { CooldownFile } from '../../src/decisions/cooldown-file';
-import { feedFifo, fifoIt, makeFifo } from '../helpers/fifo';
-import { type CooldownEntry, cooldownKey, CooldownService, type CooldownStore } from '../../src/decisions/cooldown.service';
-import { DecisionErrorCode } from '../../src/decisions/decision-error';
+import type { LoadedConfig } from '../../../src/config/config.loader';
+import { CooldownFile } from '../../../src/decisions/cooldown-file';
+import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
+import { type CooldownEntry, cooldownKey, CooldownService, type CooldownStore } from '../../../src/decisions/cooldown.service';
+import { DecisionErrorCode } from '../../../src/decisions/decision-error';
 
 /** A CooldownService whose clock stands still until the test moves it. */
 class FakeClockCooldown extends CooldownService {

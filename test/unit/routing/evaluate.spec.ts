@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { evaluateRouting, tierOf } from '../../src/routing/evaluate';
-import { routeTier } from '../../src/routing/routing-rule';
+import { evaluateRouting, tierOf } from '../../../src/routing/evaluate';
+import { routeTier } from '../../../src/routing/routing-rule';
 
 const BARS = { minFeatureAccuracy: 0.85, minSafety: 0.95, minFailures: 30, threshold: 0.6 };
 
@@ -69,7 +69,7 @@ describe('evaluate', () => {
   });
 
   it('system1 evaluate prints the verdict and exits 0 only when READY', () => {
-    const main = path.join(__dirname, '..', '..', 'dist', 'main.js');
+    const main = path.join(__dirname, '..', '..', '..', 'dist', 'main.js');
     const env = { PATH: process.env.PATH!, HOME: dir, SYSTEM1_INSTALL_DIR: dir };
     const ready = execFileSync(process.execPath, [main, 'evaluate', '--log', write(log(50)), '--json'], { env }).toString();
     expect(JSON.parse(ready).verdict).toBe('READY');

@@ -6,8 +6,8 @@
 import { mkdtempSync, readFileSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { withLogLock } from '../../src/logging/log-lock';
-import { isWaitingForLabels, parseLabels } from '../../src/routing/routing-labels';
+import { withLogLock } from '../../../src/logging/log-lock';
+import { isWaitingForLabels, parseLabels } from '../../../src/routing/routing-labels';
 
 const KNOWN = new Set(['p1', 'p2', 'p3']);
 const good = (id: string, tier = 'sonnet') => ({ id, read_only: false, design: false, review: false, specified: true, tier });

@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { loadConfig } from '../../src/config/config.loader';
-import { EngineHttpClient } from '../../src/providers/http/engine-http.client';
-import { teamEngines } from '../../src/system1/team-engines';
+import { loadConfig } from '../../../src/config/config.loader';
+import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
+import { teamEngines } from '../../../src/system1/team-engines';
 
 let dir: string;
 beforeAll(() => {

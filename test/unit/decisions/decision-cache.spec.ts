@@ -7,15 +7,15 @@ import type { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CalibrationService } from '../../src/calibration/calibration.service';
-import { ProviderError } from '../../src/decisions/decision-error';
-import { DecisionCache } from '../../src/decisions/decision-cache.service';
-import { DecisionService } from '../../src/decisions/decision.service';
-import type { DecisionPolicy, DecisionRequest } from '../../src/decisions/decision.types';
-import { questionResults } from '../../src/decisions/question-results';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import { gatewayApp } from '../helpers/gateway-app';
-import { DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
+import { CalibrationService } from '../../../src/calibration/calibration.service';
+import { ProviderError } from '../../../src/decisions/decision-error';
+import { DecisionCache } from '../../../src/decisions/decision-cache.service';
+import { DecisionService } from '../../../src/decisions/decision.service';
+import type { DecisionPolicy, DecisionRequest } from '../../../src/decisions/decision.types';
+import { questionResults } from '../../../src/decisions/question-results';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { gatewayApp } from '../../helpers/gateway-app';
+import { DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
 
 let calls: DecisionBatch[] = [];
 /** What the engine answers: by default the first option at 0.9, or as the state says. */

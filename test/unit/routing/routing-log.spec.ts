@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { appendLogLine, insideLogDirs } from '../../src/routing/routing-log';
+import { appendLogLine, insideLogDirs } from '../../../src/routing/routing-log';
 
 describe('the routing log', () => {
   it('is opt-in per repository: the working directory in or below one of log_dirs', () => {
@@ -18,7 +18,7 @@ describe('the routing log', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 's1-log-'));
     const file = path.join(dir, 'routing.jsonl');
     // Two processes writing through the built appendLogLine, 300 lines each, long enough that a torn write would show.
-    const built = path.join(__dirname, '..', '..', 'dist', 'routing', 'routing-log.js');
+    const built = path.join(__dirname, '..', '..', '..', 'dist', 'routing', 'routing-log.js');
     const script = (id: string) =>
       `const { appendLogLine } = require(${JSON.stringify(built)});` +
       `for (let i = 0; i < 300; i++) appendLogLine(${JSON.stringify(file)}, { writer: '${id}', i, pad: 'x'.repeat(2000) });`;

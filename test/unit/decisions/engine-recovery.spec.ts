@@ -1,7 +1,7 @@
 import { TestingModule } from '@nestjs/testing';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import { LayaFake } from '../fakes/laya.fake';
-import { gatewayApp } from '../helpers/gateway-app';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { LayaFake } from '../../fakes/laya.fake';
+import { gatewayApp } from '../../helpers/gateway-app';
 
 const SECRET = 'sk-test-LAYA-SECRET-42';
 const ASK = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun the pipeline', 'block the merge'] };

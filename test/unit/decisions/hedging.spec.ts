@@ -5,15 +5,15 @@
  * lose the race and see their connection closed, and the engine calls stay within the budget.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../src/decisions/config-status.service';
-import { DecisionService } from '../../src/decisions/decision.service';
-import type { DecisionOutcome, DecisionRequest } from '../../src/decisions/decision.types';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import type { RecordedRequest } from '../fakes/fake-engine';
-import { LayaFake } from '../fakes/laya.fake';
-import { SYSTEMONE_ROUTE } from '../fakes/systemone-answer';
-import { eventually } from '../helpers/eventually';
-import { gatewayApp } from '../helpers/gateway-app';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { DecisionService } from '../../../src/decisions/decision.service';
+import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/decision.types';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import type { RecordedRequest } from '../../fakes/fake-engine';
+import { LayaFake } from '../../fakes/laya.fake';
+import { SYSTEMONE_ROUTE } from '../../fakes/systemone-answer';
+import { eventually } from '../../helpers/eventually';
+import { gatewayApp } from '../../helpers/gateway-app';
 
 const QUESTION: DecisionRequest = { questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } } };
 /** Far above a healthy answer (20 ms) on any machine, so a decision that took this long waited for a slow copy. */

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { readPrices, usageReport } from '../../src/routing/usage-report';
-import { transcriptFiles } from '../../src/routing/transcripts';
-import { feedFifo, fifoIt, makeFifo } from '../helpers/fifo';
+import { readPrices, usageReport } from '../../../src/routing/usage-report';
+import { transcriptFiles } from '../../../src/routing/transcripts';
+import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
 
 const SESSION = '6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36';
 const line = (fields: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: SESSION, timestamp: '2026-11-30T09:14:00.000Z', ...fields });
@@ -61,7 +61,7 @@ describe('usage-report', () => {
   });
 
   it('prints totals only, never prompt text', () => {
-    const main = path.join(__dirname, '..', '..', 'dist', 'main.js');
+    const main = path.join(__dirname, '..', '..', '..', 'dist', 'main.js');
     const env = { PATH: process.env.PATH!, HOME: dir };
     const text = execFileSync(process.execPath, [main, 'usage-report', '--projects-dir', dir]).toString() + execFileSync(process.execPath, [main, 'usage-report', '--projects-dir', dir, '--json'], { env }).toString();
     expect(text).toContain('hints on 2 of 3 prompts (67%)');

@@ -1,4 +1,4 @@
-import { clip, oneLine, shown } from '../../src/common/clip';
+import { clip, oneLine, shown } from '../../../src/common/clip';
 
 describe('clip: the one way text is kept short in messages and log lines', () => {
   it('keeps text up to the limit whole, and cuts longer text to the limit with its mark', () => {

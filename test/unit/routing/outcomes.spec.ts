@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { labelSpawns } from '../../src/routing/outcomes';
-import { readLines, readSpawns } from '../../src/routing/transcripts';
+import { labelSpawns } from '../../../src/routing/outcomes';
+import { readLines, readSpawns } from '../../../src/routing/transcripts';
 
-const FIXTURE = path.join(__dirname, '..', 'fixtures', 'transcripts', 'two-spawns.jsonl');
+const FIXTURE = path.join(__dirname, '..', '..', 'fixtures', 'transcripts', 'two-spawns.jsonl');
 const SESSION = '6f1c2b7e-3d94-4a51-9c0e-8b2f5a7d1e36';
 
 /** Transcript lines in the envelope Claude Code 2.1.332 writes (claude-code-formats.md §2, §6.1). */
@@ -73,7 +73,7 @@ describe('outcomes from transcripts', () => {
       mkdirSync(projects, { recursive: true });
       writeFileSync(path.join(projects, `${SESSION}.jsonl`), readFileSync(FIXTURE, 'utf8') + 'not json, a line cut off at a crash\n');
       const env = { PATH: process.env.PATH!, HOME: dir, SYSTEM1_INSTALL_DIR: path.join(dir, 'install'), SYSTEM1_ROUTING_LOG_FILE: path.join(dir, 'routing.jsonl') };
-      const main = path.join(__dirname, '..', '..', 'dist', 'main.js');
+      const main = path.join(__dirname, '..', '..', '..', 'dist', 'main.js');
       const report = JSON.parse(execFileSync(process.execPath, [main, 'outcomes', '--projects-dir', path.join(dir, 'projects'), '--json', '--apply'], { env }).toString());
       expect(report).toMatchObject({ transcripts: 1, spawns: 2, by_outcome: { succeeded: 1, failed: 1 }, by_signal: { completed: 1, 'tool-error': 1 }, doubtful: [] });
       expect(JSON.stringify(report)).not.toContain('token-expiry'); // no prompt or result text

@@ -4,9 +4,9 @@
  * the same fields.
  */
 import { Test } from '@nestjs/testing';
-import { loadConfig } from '../../src/config/config.loader';
-import { buildCoreGraph } from '../../src/system1/core-graph';
-import { CORE_SERVICES, System1Module } from '../../src/system1/system1.module';
+import { loadConfig } from '../../../src/config/config.loader';
+import { buildCoreGraph } from '../../../src/system1/core-graph';
+import { CORE_SERVICES, System1Module } from '../../../src/system1/system1.module';
 
 const env = { HOME: '/test/home', SYSTEM1_INSTALL_DIR: '/test/install', SYSTEM1_PROVIDER: 'mock' };
 const config = () => loadConfig({ env: { ...env, SYSTEM1_CONFIG: '/test/none.toml' }, readFile: () => '' });

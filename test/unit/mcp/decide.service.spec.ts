@@ -3,15 +3,15 @@ import { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CapabilitiesService } from '../../src/mcp/capabilities.service';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import { PauseState } from '../../src/decisions/pause-state.service';
-import { ProviderDefinition, System1Provider } from '../../src/decisions/provider.interface';
-import { MalformedResponseError, ProviderError } from '../../src/decisions/decision-error';
-import { System1Engine } from '../../src/decisions/providers.token';
-import { gatewayApp } from '../helpers/gateway-app';
-import { answer, DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../helpers/scripted.provider';
-import { ChoiceAsk, ChoiceEngine } from '../../src/providers/choice/choice-engine';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { PauseState } from '../../../src/decisions/pause-state.service';
+import { ProviderDefinition, System1Provider } from '../../../src/decisions/provider.interface';
+import { MalformedResponseError, ProviderError } from '../../../src/decisions/decision-error';
+import { System1Engine } from '../../../src/decisions/providers.token';
+import { gatewayApp } from '../../helpers/gateway-app';
+import { answer, DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
+import { ChoiceAsk, ChoiceEngine } from '../../../src/providers/choice/choice-engine';
 
 const REQUEST = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'], request_id: 'r-1' };
 

@@ -3,13 +3,13 @@
  * system1_health's HealthService over DecisionService and CooldownService, with mock engines that hang.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { CooldownService, cooldownKey } from '../../src/decisions/cooldown.service';
-import { DecisionService } from '../../src/decisions/decision.service';
-import { HealthService } from '../../src/decisions/health.service';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import type { DecideResponseDto } from '../../src/mcp/dto/decide-response.dto';
-import { LayaFake } from '../fakes/laya.fake';
-import { gatewayApp } from '../helpers/gateway-app';
+import { CooldownService, cooldownKey } from '../../../src/decisions/cooldown.service';
+import { DecisionService } from '../../../src/decisions/decision.service';
+import { HealthService } from '../../../src/decisions/health.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import type { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
+import { LayaFake } from '../../fakes/laya.fake';
+import { gatewayApp } from '../../helpers/gateway-app';
 
 const SLOW_FIRST = (gateway = '') =>
   `[gateway]\nprovider = "slow"\nfallback = ["mock"]\ntimeout_s = 0.2\n${gateway}\n[providers.slow]\ntype = "mock"\ndelay_s = 10\n`;

@@ -1,8 +1,8 @@
 import { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../src/decisions/config-status.service';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import { ProviderRegistry } from '../../src/decisions/provider-registry.service';
-import { gatewayApp, TEST_CONFIG_FILE } from '../helpers/gateway-app';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
+import { gatewayApp, TEST_CONFIG_FILE } from '../../helpers/gateway-app';
 
 describe('ProviderRegistry', () => {
   let app: TestingModule;
@@ -77,7 +77,7 @@ describe('ProviderRegistry, with provider names like Object.prototype members', 
 describe('the shipped config example', () => {
   it('leaves a fresh install working: its commented provider tables raise no config error', async () => {
     const { readFileSync } = await import('node:fs');
-    const example = readFileSync(require('node:path').join(__dirname, '..', '..', 'config.example.toml'), 'utf8');
+    const example = readFileSync(require('node:path').join(__dirname, '..', '..', '..', 'config.example.toml'), 'utf8');
     const app = await gatewayApp({ toml: example, env: { SYSTEM1_PROVIDER: 'mock' } });
     try {
       expect(app.get(ConfigStatus).errors()).toEqual([]);

@@ -1,11 +1,11 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { render } from '../../src/commands/schema.command';
-import { PACKAGE_ROOT } from '../../src/config/paths';
-import { checkDecideRequest } from '../../src/mcp/decide/request-validation';
-import { buildSchemas } from '../../src/mcp/schema/schema-export';
-import { SPEC_REQUEST, specResponse } from '../fixtures/spec-example';
+import { render } from '../../../src/commands/schema.command';
+import { PACKAGE_ROOT } from '../../../src/config/paths';
+import { checkDecideRequest } from '../../../src/mcp/decide/request-validation';
+import { buildSchemas } from '../../../src/mcp/schema/schema-export';
+import { SPEC_REQUEST, specResponse } from '../../fixtures/spec-example';
 
 const committed = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'schema', name), 'utf8');
 const { request, response } = buildSchemas();

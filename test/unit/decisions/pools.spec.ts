@@ -4,18 +4,18 @@
  * health, capabilities and the attempts name the replicas.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../src/decisions/config-status.service';
-import { CooldownService } from '../../src/decisions/cooldown.service';
-import { DecisionService } from '../../src/decisions/decision.service';
-import type { DecisionRequest } from '../../src/decisions/decision.types';
-import { EndpointLoad } from '../../src/decisions/endpoint-load.service';
-import { HealthService } from '../../src/decisions/health.service';
-import { CapabilitiesService } from '../../src/mcp/capabilities.service';
-import { DecideService } from '../../src/mcp/decide/decide.service';
-import { LayaFake } from '../fakes/laya.fake';
-import { SYSTEMONE_ROUTE } from '../fakes/systemone-answer';
-import { eventually } from '../helpers/eventually';
-import { gatewayApp } from '../helpers/gateway-app';
+import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { CooldownService } from '../../../src/decisions/cooldown.service';
+import { DecisionService } from '../../../src/decisions/decision.service';
+import type { DecisionRequest } from '../../../src/decisions/decision.types';
+import { EndpointLoad } from '../../../src/decisions/endpoint-load.service';
+import { HealthService } from '../../../src/decisions/health.service';
+import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
+import { DecideService } from '../../../src/mcp/decide/decide.service';
+import { LayaFake } from '../../fakes/laya.fake';
+import { SYSTEMONE_ROUTE } from '../../fakes/systemone-answer';
+import { eventually } from '../../helpers/eventually';
+import { gatewayApp } from '../../helpers/gateway-app';
 
 const QUESTION: DecisionRequest = { questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } } };
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { readLinesSync, type LineReadStats } from '../../src/common/line-reader';
+import { readLinesSync, type LineReadStats } from '../../../src/common/line-reader';
 
 /** The reader's chunk is 256 KiB: lines longer than that, or across its edge, exercise the carry-over. */
 const CHUNK = 256 * 1024;

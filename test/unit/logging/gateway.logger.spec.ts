@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { GatewayLogger } from '../../src/logging/gateway.logger';
+import { GatewayLogger } from '../../../src/logging/gateway.logger';
 
 /** What a terminal or a log reader acts on, the record's own final newline aside: C0, DEL, C1, U+2028/U+2029. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -84,7 +84,7 @@ describe('GatewayLogger', () => {
       const fifo = path.join(dir, 'gateway.log');
       execFileSync('mkfifo', [fifo]);
       // In a child with a kill timer: a regression that opens the FIFO for writing waits there for a reader.
-      const built = path.join(__dirname, '..', '..', 'dist', 'logging', 'gateway.logger.js');
+      const built = path.join(__dirname, '..', '..', '..', 'dist', 'logging', 'gateway.logger.js');
       const script = `const { gatewayLogger } = require(${JSON.stringify(built)}); gatewayLogger.configure('INFO', ${JSON.stringify(fifo)}); gatewayLogger.log('after', 'Test');`;
       const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
         execFile(process.execPath, ['-e', script], { timeout: 10_000 }, (error, _stdout, stderr) =>

@@ -3,9 +3,9 @@
  * wrapped so they arrive as sent), and how it counts the answers in flight (for the drain when stdin closes).
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { envelopeFault } from '../../src/mcp/envelope';
-import { GatedTransport } from '../../src/mcp/gated.transport';
-import { sentArguments } from '../../src/mcp/tool-call.guard';
+import { envelopeFault } from '../../../src/mcp/envelope';
+import { GatedTransport } from '../../../src/mcp/gated.transport';
+import { sentArguments } from '../../../src/mcp/tool-call.guard';
 
 class FakeTransport implements Transport {
   sent: JSONRPCMessage[] = [];
