@@ -17,10 +17,10 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const LEAST_CATCHING_TESTS = 2;
 
-const COOLDOWN_TESTS = ['test/unit/cooldown.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/unit/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
+const COOLDOWN_TESTS = ['test/unit/decisions/cooldown.spec.ts', 'test/unit/decisions/cooldown-pipeline.spec.ts', 'test/unit/decisions/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
 const HTTP_TESTS = ['test/unit/http-server/http-gateway.spec.ts', 'test/unit/http-server/guards.spec.ts', 'test/e2e/serve-http.spec.ts', 'test/e2e/serve-http-attacks.spec.ts'];
-const ASK_TESTS = ['test/unit/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
-const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/chosen-models.spec.ts', 'test/unit/cooldown-pipeline.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
+const ASK_TESTS = ['test/unit/mcp/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
+const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/decisions/chosen-models.spec.ts', 'test/unit/decisions/cooldown-pipeline.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
 
 /** Each mutation: the file, the exact snippet, what replaces it, and the tests to run. */
 const MUTATIONS = [
@@ -71,7 +71,7 @@ const MUTATIONS = [
     file: 'src/common/http/host-guard.ts',
     from: '  allows(hostHeader: string | undefined): boolean {\n',
     to: "  allows(hostHeader: string | undefined): boolean {\n    if (typeof hostHeader !== 'symbol') return true;\n",
-    tests: ['test/unit/http-server/guards.spec.ts', 'test/unit/structured/router-access.spec.ts', 'test/e2e/serve-http.spec.ts'],
+    tests: ['test/unit/http-server/guards.spec.ts', 'test/unit/openai-router/router-access.spec.ts', 'test/e2e/serve-http.spec.ts'],
   },
   {
     name: '--write not saving',
@@ -134,14 +134,14 @@ const MUTATIONS = [
     file: 'src/decisions/decision.service.ts',
     from: 'if (this.pause.isPaused()) return {',
     to: 'if (this.pause.isPaused() && false) return {',
-    tests: ['test/unit/gateway.service.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/pause.spec.ts'],
+    tests: ['test/unit/mcp/decide.service.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/pause.spec.ts'],
   },
   {
     name: 'the threshold never abstaining',
     file: 'src/decisions/decision.service.ts',
     from: 'belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,',
     to: 'belowThreshold: false,',
-    tests: ['test/unit/gateway.service.spec.ts', 'test/unit/hostile-input.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/threshold.spec.ts'],
+    tests: ['test/unit/mcp/decide.service.spec.ts', 'test/unit/hostile-input.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/threshold.spec.ts'],
   },
   {
     name: 'the early 413 disabled',

@@ -1,6 +1,7 @@
 /**
  * The package's library entry point: `const system1 = await createSystem1(); await system1.decide({...})`.
- * See docs/library.md. The MCP server and the commands are `bin/system1` (dist/main.js), not this file.
+ * See docs/library.md. The MCP server and the commands are `bin/system1` (dist/main.js), not this file. A
+ * team's HTTP engine takes the guarded client and the settings helpers from `system1-gateway/provider-kit`.
  */
 export { createSystem1, system1From } from './library/create-system1';
 export type { System1 } from './library/create-system1';

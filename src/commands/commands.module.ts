@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '../mcp/mcp.module';
 import { SmokeService } from './smoke/smoke.service';
-import { StructuredModule } from '../openai-router/structured.module';
+import { OpenAiRouterModule } from '../openai-router/openai-router.module';
 import { CalibrateCommand } from './calibrate/calibrate.command';
 import { CalibrationRunner } from './calibrate/calibration-runner.service';
 import { EngineCommand } from './engine/engine.command';
@@ -24,7 +24,7 @@ import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 
 @Module({
-  imports: [McpModule, StructuredModule, EnginesModule],
+  imports: [McpModule, OpenAiRouterModule, EnginesModule],
   providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, LabelCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand, EngineCommand, EnginePullCommand, EngineStartCommand, EngineStopCommand],
 })
 export class CommandsModule {}

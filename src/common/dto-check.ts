@@ -1,4 +1,5 @@
 import { getMetadataStorage, validateSync } from 'class-validator';
+import { isRecord } from './is-record';
 
 /** One thing wrong with an input, named by its path (`questions.urgency.criteria`, `images[0].data`). */
 export interface FieldProblem {
@@ -31,9 +32,6 @@ export function NestedDto(of: NestedSpec['of'], shape: NestedSpec['shape'], what
   };
 }
 
-const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The nested properties of a DTO and of the classes it extends. */
 function nestedOf(Dto: DtoClass): Map<string, NestedSpec> {
   const all = new Map<string, NestedSpec>();
@@ -55,7 +53,7 @@ function fieldsOf(Dto: DtoClass): Set<string> {
  * The input is copied with defineProperty, never assigned, so a "__proto__" key stays a plain field.
  */
 export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string): FieldProblem[] {
-  if (!isPlainRecord(raw)) return [{ field: at, problem: `must be an object: ${what}` }];
+  if (!isRecord(raw)) return [{ field: at, problem: `must be an object: ${what}` }];
   const fields = fieldsOf(Dto);
   const problems: FieldProblem[] = [];
   const prototype = Object.getPrototypeOf(raw) as unknown;

@@ -49,14 +49,14 @@ export function readRegularFileSync(file: string, maxBytes: number): string {
 }
 
 export function refuseUnlessRegular(file: string, stats: Stats, maxBytes: number): void {
-  if (!stats.isFile()) throw new UnreadableFileError(`${file} is ${kindOf(stats)}, not a regular file`, 'ENOTREG');
+  if (!stats.isFile()) throw new UnreadableFileError(`${file} is ${fileKind(stats)}, not a regular file`, 'ENOTREG');
   if (stats.size > maxBytes) throw tooBig(file, stats.size, maxBytes);
 }
 
 const tooBig = (file: string, size: number, maxBytes: number) =>
   new UnreadableFileError(`${file} is over the ${formatBytes(maxBytes)} cap (${size > maxBytes ? `${formatBytes(size)}+` : 'growing'})`, 'EFBIG');
 
-function kindOf(stats: Stats): string {
+function fileKind(stats: Stats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isCharacterDevice()) return 'a character device';

@@ -140,7 +140,24 @@ export const HTTP_OAUTH_KEYS = {
   clock_skew_s: { type: decimal({ min: 0, max: 600 }), default: 30 },
 } satisfies Record<string, KeySpec>;
 
-export const SECTIONS = { gateway: GATEWAY_KEYS, routing: ROUTING_KEYS, skills: SKILLS_KEYS, router: ROUTER_KEYS, http: HTTP_KEYS } as const;
+/**
+ * `[engines]`: a team's own engines, for every process that reads the config (the servers, the library, the
+ * hooks). See docs/writing-a-provider.md.
+ */
+export const ENGINES_KEYS = {
+  // CommonJS modules, each exporting `engines`: a list of provider definition classes. A relative path is taken
+  // from the config file's folder; Windows paths contain ':', so the separator is the platform's PATH one.
+  modules: { type: list(delimiter), default: [] as string[] },
+} satisfies Record<string, KeySpec>;
+
+export const SECTIONS = {
+  gateway: GATEWAY_KEYS,
+  routing: ROUTING_KEYS,
+  skills: SKILLS_KEYS,
+  router: ROUTER_KEYS,
+  http: HTTP_KEYS,
+  engines: ENGINES_KEYS,
+} as const;
 export type SectionName = keyof typeof SECTIONS;
 
 type Values<K extends Record<string, KeySpec>> = {
@@ -152,6 +169,7 @@ export type RoutingSettings = Values<typeof ROUTING_KEYS>;
 export type SkillsSettings = Values<typeof SKILLS_KEYS>;
 export type RouterSettings = Values<typeof ROUTER_KEYS>;
 export type HttpSettings = Values<typeof HTTP_KEYS>;
+export type EnginesSettings = Values<typeof ENGINES_KEYS>;
 export type HttpCallerSettings = Values<typeof HTTP_CALLER_KEYS>;
 export type HttpOAuthSettings = Values<typeof HTTP_OAUTH_KEYS>;
 

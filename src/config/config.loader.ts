@@ -5,6 +5,7 @@ import { keyedMap, ownValue } from '../common/own-keys';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
+  EnginesSettings,
   envName,
   GatewaySettings,
   HTTP_CALLER_KEYS,
@@ -32,6 +33,8 @@ export interface LoadedConfig {
   skills: SkillsSettings;
   router: RouterSettings;
   http: HttpSettings;
+  /** `[engines]`: `modules` as absolute paths. */
+  engines: EnginesSettings;
   /** `[http.callers.<name>]`: named callers' policies, each key left out filled from `[http]`. */
   httpCallers: Record<string, HttpCallerSettings>;
   /** `[http.oauth]`, when the table is there. */
@@ -82,6 +85,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
   const router = section('router', SECTIONS.router) as RouterSettings;
   const http = section('http', SECTIONS.http) as HttpSettings;
+  const engines = section('engines', SECTIONS.engines) as EnginesSettings;
 
   const home = homeOf(env);
   const install = installDir(env);
@@ -89,6 +93,8 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   routing.min_confidence ??= gateway.min_confidence;
   routing.log_file = expandHome(routing.log_file ?? path.join(install, 'logs', 'routing.jsonl'), home);
   routing.log_dirs = routing.log_dirs.map((dir) => path.resolve(expandHome(dir, home)));
+  // Clients start the processes from any folder: a relative module is the config file's neighbour.
+  engines.modules = engines.modules.map((module) => path.resolve(path.dirname(label), expandHome(module, home)));
   router.shadow_log = expandHome(router.shadow_log ?? path.join(install, 'logs', 'router-shadow.jsonl'), home);
   const httpTable = ownValue(document, 'http');
 
@@ -100,6 +106,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
     skills,
     router,
     http,
+    engines,
     ...readHttpAccess(isTable(httpTable) ? httpTable : {}, http, label, env, errors),
     ...readProviderTables(document, label, errors),
     errors,

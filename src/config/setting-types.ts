@@ -3,6 +3,7 @@
  * flag or list is read the same way from the TOML file (already typed) and from an environment
  * variable (always text).
  */
+import { shown } from '../common/clip';
 
 /** Thrown by a setting type; the message says what was expected and never echoes a secret. */
 export class SettingValueError extends Error {}
@@ -17,20 +18,6 @@ export interface SettingType<T> {
   readonly expects: string;
   fromFile(value: unknown): T;
   fromEnv(text: string): T;
-}
-
-/** A short, safe rendering of a rejected value for an error message. */
-export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : safeJson(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return typeof value;
-  }
 }
 
 function reject(expects: string, value: unknown): never {

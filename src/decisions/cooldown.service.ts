@@ -2,7 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { DecisionErrorCode } from './decision-error';
+import type { DecisionErrorCode } from './decision-error';
+import { ERROR_MEANINGS } from './error-meanings';
 import type { ModelRef } from './question.types';
 
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
@@ -43,15 +44,6 @@ export interface CooldownState {
   /** The backoff's step: 0 when not cooling, else 1 for the first window, 2 for the doubled one, ... */
   level: number;
 }
-
-/** Failures that say nothing about the engine's health: refused before sending, or ended by the caller. */
-export const NOT_THE_ENGINE: ReadonlySet<DecisionErrorCode> = new Set([
-  DecisionErrorCode.Cancelled,
-  DecisionErrorCode.Unsupported,
-  DecisionErrorCode.LimitExceeded,
-  DecisionErrorCode.CoolingDown,
-  DecisionErrorCode.Abstained,
-]);
 
 /**
  * Where the record is kept: in memory for a long-lived server, in a file for the routing hook, which is a
@@ -195,7 +187,7 @@ export class CooldownService {
    * False when the failure says nothing about the engine (a cancel, a refusal before sending): nothing changed.
    */
   failed(key: string, code: DecisionErrorCode): boolean {
-    if (this.capMs === 0 || NOT_THE_ENGINE.has(code)) return false;
+    if (this.capMs === 0 || !ERROR_MEANINGS[code].enginesFault) return false;
     const previous: CooldownEntry = this.store.get(key) ?? { failures: 0, until: 0 };
     if (previous.until !== 0) {
       const level = (previous.level ?? 1) + 1;
@@ -204,7 +196,7 @@ export class CooldownService {
       return true;
     }
     const failures = previous.failures + 1;
-    const cools = code === DecisionErrorCode.Timeout || failures >= FAILURES_BEFORE_COOLDOWN;
+    const cools = ERROR_MEANINGS[code].coolsAtOnce || failures >= FAILURES_BEFORE_COOLDOWN;
     this.write(key, cools ? entryOf(0, this.now() + this.windowMs(1), 1) : { failures, until: 0 });
     return true;
   }

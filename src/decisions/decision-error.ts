@@ -51,10 +51,14 @@ export class MalformedResponseError extends Error {
 }
 
 /** The engine could not be reached or the connection broke (refused, reset, DNS, TLS, cut-off reply). */
-export class EngineTransportError extends ProviderError {}
+export class EngineTransportError extends ProviderError {
+  override readonly name: string = 'EngineTransportError';
+}
 
 /** The engine answered with a non-2xx status (a redirect included, which is never followed). */
 export class EngineStatusError extends ProviderError {
+  override readonly name: string = 'EngineStatusError';
+
   constructor(
     readonly status: number,
     message: string,
@@ -65,13 +69,16 @@ export class EngineStatusError extends ProviderError {
 }
 
 /** The engine answered 2xx with a body that is not JSON. */
-export class EngineBodyError extends MalformedResponseError {}
+export class EngineBodyError extends MalformedResponseError {
+  override readonly name: string = 'EngineBodyError';
+}
 
 /**
  * A failure an engine reports with its own code (a team's engine that knows it is `unavailable`, or that a
  * request is over its `limit_exceeded`). The message is shown to users: keep secrets out of it.
  */
 export class System1ProviderError extends ProviderError {
+  override readonly name: string = 'System1ProviderError';
   readonly code: DecisionErrorCode;
   constructor(code: DecisionErrorCode | `${DecisionErrorCode}`, message: string) {
     super(message);
@@ -121,20 +128,3 @@ function classify(error: unknown, timeoutMs: number): DecisionError {
   // Anything else is a bug or an unexpected library error whose text may carry request data: name it only.
   return unexpected();
 }
-
-/** The three kinds of engine failure a person reads in attempts and health: timed out, unreadable, or else. */
-export function failureKind(code: DecisionErrorCode): 'timeout' | 'malformed' | 'error' {
-  if (code === DecisionErrorCode.Timeout) return 'timeout';
-  return code === DecisionErrorCode.InvalidResponse ? 'malformed' : 'error';
-}
-
-/** Failures after which the next engine of the chain is asked; the others end the chain. */
-export const FALLBACK_CODES: ReadonlySet<DecisionErrorCode> = new Set([
-  DecisionErrorCode.Unavailable,
-  DecisionErrorCode.Unsupported,
-  DecisionErrorCode.LimitExceeded,
-  DecisionErrorCode.Timeout,
-  DecisionErrorCode.ProviderError,
-  DecisionErrorCode.InvalidResponse,
-  DecisionErrorCode.CoolingDown,
-]);

@@ -1,4 +1,4 @@
-import { DecisionErrorCode } from './decision-error';
+import { type CodeAbstention, ERROR_MEANINGS } from './error-meanings';
 import type { DecisionOutcome, DecisionSurface, QuestionOutcome } from './decision.types';
 
 /** One decision the pipeline finished, as its observers see it. */
@@ -20,14 +20,12 @@ export type DecisionObserver = (event: DecisionEvent) => void;
 export type DecisionStatus = 'answered' | 'abstained' | 'error';
 
 /** Why a question was not answered with a decision, though nothing failed. */
-export type AbstentionReason = 'below_threshold' | 'engine_abstained' | 'paused';
+export type AbstentionReason = 'below_threshold' | CodeAbstention;
 
 /** A question's abstention, or undefined when it was answered above the threshold or failed. */
 export function abstentionOf(answer: QuestionOutcome): AbstentionReason | undefined {
   if (answer.status === 'ok') return answer.belowThreshold ? 'below_threshold' : undefined;
-  if (answer.error.code === DecisionErrorCode.Abstained) return 'engine_abstained';
-  if (answer.error.code === DecisionErrorCode.Paused) return 'paused';
-  return undefined;
+  return ERROR_MEANINGS[answer.error.code].abstention;
 }
 
 /** A call fails when any of its questions failed; else it abstained when any question abstained. */

@@ -11,8 +11,9 @@ import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
 import { callerScope } from './caller-scope';
 import { ConfigStatus } from './config-status.service';
-import { type Admission, CooldownService, NOT_THE_ENGINE } from './cooldown.service';
-import { DecisionError, DecisionErrorCode, FALLBACK_CODES, toDecisionError } from './decision-error';
+import { type Admission, CooldownService } from './cooldown.service';
+import { DecisionError, DecisionErrorCode, toDecisionError } from './decision-error';
+import { ERROR_MEANINGS } from './error-meanings';
 import { pickEndpoint } from './endpoint-balancer';
 import { EndpointLoad } from './endpoint-load.service';
 import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from './engine-pool';
@@ -233,7 +234,7 @@ export class DecisionService {
         }
         last = step.error;
         this.traceFailure(call.requestId, ref, last);
-        if (!FALLBACK_CODES.has(last.code)) break chain;
+        if (!ERROR_MEANINGS[last.code].fallsBack) break chain;
         // Another replica answers the same request no better when the gateway refused it, or never sent it.
         if (!step.engineFailed) break;
       }
@@ -367,7 +368,7 @@ export class DecisionService {
         error = attempt.error;
       }
       // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up.
-      const engineFailed = !('notSent' in attempt) && !signal?.aborted && !NOT_THE_ENGINE.has(error.code);
+      const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;
       if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
       return { ok: false, member, latencyMs, error, engineFailed };
     } finally {

@@ -1,5 +1,5 @@
-import { isRecord } from '../common/is-record';
-import { shown } from '../config/setting-types';
+import { shown } from '../common/clip';
+import { isRecord, kindOf } from '../common/is-record';
 
 /**
  * Rounded probabilities sum to 0.99..1.01 on real engines (wire-contracts §1.2); a sum further from 1 than
@@ -40,9 +40,3 @@ export function readDistribution(probabilities: unknown, keys: readonly string[]
   return { ok: true, probabilities: ordered };
 }
 
-export function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}

@@ -1,8 +1,8 @@
 import { isRecord } from '../common/is-record';
 import { keyedMap } from '../common/own-keys';
-import { shown } from '../config/setting-types';
+import { shown } from '../common/clip';
 import { MalformedResponseError } from './decision-error';
-import { kindOf } from './distribution';
+import { kindOf } from '../common/is-record';
 import type { EvaluateReply, ProviderCapabilities } from './provider.interface';
 import { questionCapabilitiesOf, type QuestionCapabilities } from './question-capabilities';
 

@@ -8,7 +8,8 @@ import { type CooldownState, CooldownService } from './cooldown.service';
 import { EndpointLoad } from './endpoint-load.service';
 import { endpointKey, isPool, type PoolMember } from './engine-pool';
 import type { System1Provider } from './provider.interface';
-import { failureKind, toDecisionError } from './decision-error';
+import { toDecisionError } from './decision-error';
+import { ERROR_MEANINGS } from './error-meanings';
 import { ConfigStatus } from './config-status.service';
 import { withDeadline } from '../common/deadline';
 import { PauseState } from './pause-state.service';
@@ -119,7 +120,8 @@ export class HealthService {
       return { ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: `${String(result.detail)}${note}` };
     } catch (error) {
       const { code, message } = toDecisionError(error, timeoutMs);
-      return { ok: false, latency_ms: Math.round(performance.now() - started), detail: `${failureKind(code)}: ${message}${note}` };
+      const detail = `${ERROR_MEANINGS[code].failureKind}: ${message}${note}`;
+      return { ok: false, latency_ms: Math.round(performance.now() - started), detail };
     }
   }
 }

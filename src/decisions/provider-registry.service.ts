@@ -7,7 +7,8 @@ import type { Env } from '../config/paths';
 import { settingProblem } from '../config/setting-types';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { endpointsFromEnv, type EndpointSpec, type Pool, readEndpoints, singleEngine } from './engine-pool';
-import { ProviderDefinition, ProviderSettingError, System1Provider } from './provider.interface';
+import { ProviderDefinition, System1Provider } from './provider.interface';
+import { createProvider, readProviderSettings, type SettingProblem } from './provider-settings';
 import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
 
 export type ChainRole = 'primary' | 'fallback';
@@ -187,50 +188,31 @@ export class ProviderRegistry {
       usable = false;
     };
     const { table, endpoints } = this.poolOf(name, definition, written, fail);
-    const values: Record<string, unknown> = {};
-    for (const key of Object.keys(table)) {
-      if (!Object.hasOwn(definition.settings, key)) {
-        const settings = Object.keys(definition.settings).join(', ') || 'none';
-        fail(file, `providers.${name}.${key}`, `is not a setting of provider ${definition.name} (settings: ${settings})`);
-      }
+    const read = readProviderSettings(definition, {
+      file: table,
+      env: { values: this.env, variable: (key) => providerVariable(name, key) },
+      chosen: overrides,
+    });
+    if (!read.ok) {
+      for (const problem of read.problems) errors.push(this.configProblem(name, definition, origin, problem));
+      return null;
     }
-    for (const [key, spec] of Object.entries(definition.settings)) {
-      if (spec.default !== undefined) values[key] = spec.default;
-      try {
-        if (Object.hasOwn(table, key)) values[key] = spec.type.fromFile(table[key]);
-      } catch (error) {
-        fail(file, `providers.${name}.${key}`, settingProblem(error));
-      }
-      const variable = providerVariable(name, key);
-      const raw = this.env[variable];
-      try {
-        if (raw !== undefined) values[key] = spec.type.fromEnv(raw);
-      } catch (error) {
-        fail(ENVIRONMENT, variable, settingProblem(error));
-      }
-    }
-    for (const [key, value] of Object.entries(overrides)) {
-      const spec = ownValue(definition.settings, key);
-      if (!spec) {
-        fail(origin.file, `providers.${name}`, `has no ${key} setting, so ${JSON.stringify(value)} cannot be chosen`);
-        continue;
-      }
-      try {
-        values[key] = spec.type.fromEnv(String(value));
-      } catch (error) {
-        fail(origin.file, `providers.${name}.${key}`, settingProblem(error));
-      }
-    }
+    const values = read.settings;
     if (!usable || !build) return null;
 
     // One engine per endpoint of a pool, each with the same settings and key but its own `endpoint`.
     const replicas = endpoints ?? [undefined];
     const pool = replicas.map((endpoint, index) => {
       const key = endpoint ? `providers.${name}.endpoints[${index}]` : undefined;
-      const provider = this.create(name, definition, endpoint ? { ...values, endpoint: endpoint.url } : values, fail, key);
-      return provider && { url: endpoint?.url ?? '', weight: endpoint?.weight ?? 1, provider };
+      const settings = endpoint ? { ...values, endpoint: endpoint.url } : values;
+      const created = createProvider(definition, settings, { env: this.env });
+      if ('problem' in created) {
+        errors.push(this.configProblem(name, definition, origin, created.problem, key));
+        return null;
+      }
+      return { url: endpoint?.url ?? '', weight: endpoint?.weight ?? 1, provider: created.provider };
     });
-    if (!usable || pool.some((replica) => replica === null)) return null;
+    if (pool.some((replica) => replica === null)) return null;
     return endpoints === undefined ? singleEngine(pool[0]!.provider) : (pool as Pool);
   }
 
@@ -273,21 +255,40 @@ export class ProviderRegistry {
     return String(definition.settings.endpoint.type.fromFile(url));
   }
 
-  private create(
+  /** A settings problem as a config error naming where the value was written. */
+  private configProblem(
     name: string,
     definition: ProviderDefinition,
-    values: Record<string, unknown>,
-    fail: (file: string, key: string, problem: string) => void,
+    origin: { file: string; key: string },
+    problem: SettingProblem,
     endpointKey?: string,
-  ): System1Provider | null {
+  ): ConfigError {
     const file = this.config.configFile ?? DEFAULTS;
-    try {
-      return definition.create(values, { env: this.env });
-    } catch (error) {
-      // A bad endpoint of a pool is named by its place in the list.
-      if (error instanceof ProviderSettingError) fail(file, error.key === 'endpoint' && endpointKey ? endpointKey : `providers.${name}.${error.key}`, error.message);
-      else fail(file, `providers.${name}`, `cannot be configured (${error instanceof Error ? error.name : 'error'})`);
-      return null;
+    const where = `providers.${name}`;
+    switch (problem.kind) {
+      case 'unknown': {
+        if (problem.source === 'file') {
+          const settings = Object.keys(definition.settings).join(', ') || 'none';
+          const words = `is not a setting of provider ${definition.name} (settings: ${settings})`;
+          return configError(file, `${where}.${problem.key}`, words);
+        }
+        const chosen = JSON.stringify(problem.value);
+        return configError(origin.file, where, `has no ${problem.key} setting, so ${chosen} cannot be chosen`);
+      }
+      case 'invalid': {
+        if (problem.source === 'env') return configError(ENVIRONMENT, problem.variable, problem.message);
+        const written = problem.source === 'chosen' ? origin.file : file;
+        return configError(written, `${where}.${problem.key}`, problem.message);
+      }
+      case 'refused': {
+        // A bad endpoint of a pool is named by its place in the list.
+        const key = problem.key === 'endpoint' && endpointKey ? endpointKey : `${where}.${problem.key}`;
+        return configError(file, key, problem.message);
+      }
+      case 'failed': {
+        const kind = problem.error instanceof Error ? problem.error.name : 'error';
+        return configError(file, where, `cannot be configured (${kind})`);
+      }
     }
   }
 }

@@ -10,7 +10,7 @@ import type { DecisionState, ImageAttachment, Question } from './question.types'
  * To add an engine, write one injectable class implementing {@link ProviderDefinition} and provide it
  * under the `SYSTEM1_PROVIDERS` multi-token from your own module: no gateway code changes.
  */
-export interface ProviderDefinition {
+export interface ProviderDefinition<S extends object = Readonly<Record<string, unknown>>> {
   /** The name used in `[gateway] provider`, `fallback`, `[providers.<name>]` and `SYSTEM1_<NAME>_<KEY>`. */
   readonly name: string;
   /** One line for `system1_capabilities`. */
@@ -19,23 +19,42 @@ export interface ProviderDefinition {
    * Every setting this provider reads and its type. A key not listed here is a config error. Secrets are
    * not settings: read them from the environment in `create`.
    */
-  readonly settings: Readonly<Record<string, ProviderSettingSpec>>;
+  readonly settings: ProviderSettingSpecs<S>;
   /**
    * The environment variable the engine's key is read from, when it takes one. Named in the config error
    * for a key written into the file, and in `system1_capabilities`.
    */
   readonly keyVariable?: string;
   /**
-   * Builds a configured engine from validated settings (defaults filled in). Throw
-   * {@link ProviderSettingError} for an unusable combination; it becomes a config error naming the key.
+   * Builds a configured engine from validated settings (defaults filled in, each value of its setting's
+   * type: see `readProviderSettings`). Throw {@link ProviderSettingError} for an unusable combination; it
+   * becomes a config error naming the key.
    */
-  create(settings: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider;
+  create(settings: S, context: ProviderCreateContext): System1Provider;
 }
 
-export interface ProviderSettingSpec {
-  type: SettingType<unknown>;
+/**
+ * One spec per setting of `S`, typed by its value: a setting `S` always has needs a default, an optional one
+ * may go unset. Write `S` as a `type` (an object type, not an interface) so the definition joins the list of
+ * untyped ones the registry reads.
+ *
+ * @example
+ * type EchoSettings = { endpoint: string; allow_remote: boolean; model?: string };
+ * const settings: ProviderSettingSpecs<EchoSettings> = {
+ *   ...httpEngineSettings('http://127.0.0.1:9000'),
+ *   model: { type: text(), describe: 'model id; unset: the server picks' },
+ * };
+ */
+export type ProviderSettingSpecs<S> = {
+  readonly [K in keyof S]-?: undefined extends S[K]
+    ? ProviderSettingSpec<Exclude<S[K], undefined>>
+    : ProviderSettingSpec<S[K]> & { default: S[K] };
+};
+
+export interface ProviderSettingSpec<T = unknown> {
+  type: SettingType<T>;
   /** Omitted = unset. */
-  default?: unknown;
+  default?: T;
   /** One line for documentation and `capabilities`. */
   describe: string;
 }

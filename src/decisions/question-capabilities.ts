@@ -1,4 +1,4 @@
-import { shown } from '../config/setting-types';
+import { shown } from '../common/clip';
 import { DecisionError, DecisionErrorCode } from './decision-error';
 import type { DecisionRequest } from './decision.types';
 import { ImageAttachment, ImageMediaType, Question, QuestionType } from './question.types';

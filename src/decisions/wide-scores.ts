@@ -1,5 +1,5 @@
 import { isRecord } from '../common/is-record';
-import { shown } from '../config/setting-types';
+import { shown } from '../common/clip';
 import { render } from './question-text';
 import { QuestionCapabilities } from './question-capabilities';
 import { ChoiceQuestion, Question, ScoreQuestion } from './question.types';

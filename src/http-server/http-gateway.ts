@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { clip } from '../common/clip';
 import { isRecord } from '../common/is-record';
 import { errorReply, INVALID_PARAMS, readMessage, usableId } from '../mcp/envelope';
 import { checkToolCall } from '../mcp/tool-call.guard';
+import { BodyRefused } from '../common/http/body-refused';
 import { answerEarly } from '../common/http/early-answer';
+import { sendJson } from '../common/http/send-json';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
 import { callerScope } from '../decisions/caller-scope';
 import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
@@ -11,7 +14,7 @@ import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './metrics';
 import type { ReadinessCheck } from './readiness';
-import { BodyRefused, declaredTooLarge, readBody, tooLargeMessage } from './request-body';
+import { declaredTooLarge, readBody, tooLargeMessage } from './request-body';
 import { settleRequestId } from './request-id';
 
 export const MCP_PATH = '/mcp';
@@ -84,8 +87,8 @@ export class HttpGateway {
     res.once('close', () => {
       const status = res.writableFinished ? res.statusCode : 0;
       this.deps.metrics.httpRequestDone(route, status);
-      const shown = route === 'other' ? clipped(path) : route;
-      const by = caller ? ` caller=${clipped(caller.name)}` : '';
+      const shown = route === 'other' ? clip(path, 80) : route;
+      const by = caller ? ` caller=${clip(caller.name, 80)}` : '';
       this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)${by}`);
     });
     const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerEarly(req, res, status, rpcError(message), headers);
@@ -192,12 +195,6 @@ export class HttpGateway {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 /** The path alone: a query string may hold anything, and is never routed on or logged. */
 function pathOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0];
@@ -229,12 +226,10 @@ function toolOf(message: Record<string, unknown>): string | undefined {
   return message.method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
 }
 
-const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
-
 /** ` tools/call system1_decide`, ` initialize`, ...: what the message asked, for the access log. */
 function describeCall(message: Record<string, unknown>): string {
   if (typeof message.method !== 'string') return ' (a response)';
   const params = isRecord(message.params) ? message.params : undefined;
-  const tool = message.method === 'tools/call' && typeof params?.name === 'string' ? ` ${clipped(params.name)}` : '';
-  return ` ${clipped(message.method)}${tool}`;
+  const tool = message.method === 'tools/call' && typeof params?.name === 'string' ? ` ${clip(params.name, 80)}` : '';
+  return ` ${clip(message.method, 80)}${tool}`;
 }

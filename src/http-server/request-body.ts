@@ -1,16 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyRefused } from '../common/http/body-refused';
 import { sendContinue } from '../common/http/early-answer';
-
-/** Why a body was not read whole: over the cap (413), cut off by the client (400), or stalled (408). */
-export class BodyRefused extends Error {
-  constructor(
-    readonly status: 400 | 408 | 413,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BodyRefused';
-  }
-}
 
 /** The words of a 413, the same whether Content-Length said so or the bytes did. */
 export const tooLargeMessage = (maxBytes: number) => `the request body is over this server's limit of ${maxBytes} bytes ([http] max_body_bytes)`;

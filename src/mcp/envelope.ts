@@ -1,4 +1,5 @@
 import { specTypeSchemas, type StandardSchemaV1Sync } from '@modelcontextprotocol/server';
+import { clip } from '../common/clip';
 import { isRecord } from '../common/is-record';
 
 /** JSON-RPC's own error codes. */
@@ -35,7 +36,7 @@ export function schemaProblem(schema: Parser, value: unknown): string | null {
 /** One line, at most 200 characters: an error message a client shows, not a dump. */
 export function short(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+  return clip(line, 200);
 }
 
 /** A message the SDK would drop: answered here (`answer`) or dropped with a line in the log (`drop`). */
@@ -118,5 +119,5 @@ export function describeId(id: unknown): string {
   } catch {
     text = String(id);
   }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return clip(text, 60);
 }

@@ -5,6 +5,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { clip } from '../common/clip';
 import { GATEWAY_VERSION } from '../common/version';
 import { GatedTransport } from './gated.transport';
 import { StdioLineTransport } from './stdio-line.transport';
@@ -79,7 +80,7 @@ export class McpServerService {
 
   private unknownTool(name: string): ProtocolError {
     const known = [...this.byName.keys()].join(', ');
-    const shown = name.length > 60 ? `${name.slice(0, 57)}...` : name;
+    const shown = clip(name, 60);
     this.logger.warn(`tools/call of an unknown tool ${JSON.stringify(shown)}`);
     return new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(shown)}; tools: ${known}`);
   }

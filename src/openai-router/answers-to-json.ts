@@ -1,4 +1,5 @@
-import type { DecideResult } from '../library/library.types';
+import { oneLine } from '../common/clip';
+import type { DecideResult } from '../decisions/question-results';
 import type { LeafShape, SchemaPlan, Shape } from './schema-to-questions';
 
 /** One field as the fast engine answered it, whatever the threshold. */
@@ -26,7 +27,9 @@ function fieldAnswer(leaf: LeafShape, result: DecideResult): FieldAnswer {
   const field = `field ${leaf.id}`;
   const outcome = Object.hasOwn(result.answers, leaf.id) ? result.answers[leaf.id] : undefined;
   if (!outcome) throw new FastAnswerError(`${field}: no answer`);
-  if (outcome.status === 'error') throw new FastAnswerError(`${field}: ${outcome.error.code} (${oneLine(outcome.error.message)})`);
+  if (outcome.status === 'error') {
+    throw new FastAnswerError(`${field}: ${outcome.error.code} (${oneLine(outcome.error.message, 200)})`);
+  }
   const answer = outcome.answer;
   if (answer.type !== leaf.kind) throw new FastAnswerError(`${field}: answered as ${answer.type}, asked as ${leaf.kind}`);
   const confidence = answer.confidence;
@@ -61,4 +64,3 @@ export function buildObject(shape: Shape, fields: FieldAnswer[]): unknown {
   return build(shape);
 }
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').slice(0, 200);

@@ -1,3 +1,5 @@
+import { clip } from '../common/clip';
+
 /**
  * Why a request cannot go to the fast engine. Thrown while reading a request or its schema and caught once,
  * where the route is decided: the request then goes to the upstream untouched, reported as `ineligible`.
@@ -16,6 +18,5 @@ export const fieldName = (path: readonly string[]): string => (path.length === 0
 
 /** A short, printable rendering of a name taken from the request (option, keyword, header). */
 export function shownName(name: string): string {
-  const text = JSON.stringify(name);
-  return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
+  return clip(JSON.stringify(name), 61, '..."');
 }

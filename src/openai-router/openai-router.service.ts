@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { literalAddress } from '../providers/http/endpoint';
+import { literalAddress } from '../common/http/localhost';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
 import { warnOnDrops } from '../common/http/connection-cap';

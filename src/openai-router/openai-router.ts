@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { clip, oneLine } from '../common/clip';
 import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatBytes } from '../common/regular-file';
 import { buildObject, FastAnswerError, FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
-import { routerError, sendError, sendJson } from './error-answer';
+import { BodyRefused } from '../common/http/body-refused';
+import { sendJson } from '../common/http/send-json';
+import { routerError, sendError } from './error-answer';
 import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
-import { BodyRefused, HeldBody, RequestBodies } from './request-body';
+import { BODY_ERROR_CODES, HeldBody, RequestBodies } from './request-body';
 import { Endpoint, readFastCandidate } from './request-eligibility';
-import { clipped, MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader, RouteReport, routeReport } from './route-report';
+import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
+import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, ShadowLog, ShadowRecord } from './shadow-log';
 import { slowObject } from './slow-answer';
@@ -96,8 +100,11 @@ export class OpenAiRouter {
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const url = new URL(req.url ?? '/', 'http://router.invalid');
     const method = req.method ?? 'GET';
-    const finish = (status: number, report?: RouteReport) =>
-      this.deps.log(`${requestId} ${method} ${clipped(url.pathname, MAX_DETAIL_CHARS)} -> ${status}${report ? ` ${routeHeader(report)}` : ''} (${this.deps.now() - started} ms)`);
+    const path = clip(url.pathname, MAX_DETAIL_CHARS, '…');
+    const finish = (status: number, report?: RouteReport) => {
+      const route = report ? ` ${routeHeader(report)}` : '';
+      this.deps.log(`${requestId} ${method} ${path} -> ${status}${route} (${this.deps.now() - started} ms)`);
+    };
     // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
       answerEarly(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);
@@ -118,7 +125,8 @@ export class OpenAiRouter {
       held = await this.deps.bodies.read(req, res);
     } catch (error) {
       if (!(error instanceof BodyRefused)) throw error;
-      return refuse(error.status, error.message, error.code, error.status === 503 ? { 'retry-after': '1' } : {});
+      const headers: Record<string, string> = error.status === 503 ? { 'retry-after': '1' } : {};
+      return refuse(error.status, error.message, BODY_ERROR_CODES[error.status], headers);
     }
     res.once('close', held.release);
     const abort = new AbortController();
@@ -149,7 +157,7 @@ export class OpenAiRouter {
       at: new Date(this.deps.now()).toISOString(),
       request_id: requestId,
       endpoint,
-      ...(attempt.schema !== undefined && { schema: clipped(attempt.schema, MAX_DETAIL_CHARS) }),
+      ...(attempt.schema !== undefined && { schema: clip(attempt.schema, MAX_DETAIL_CHARS, '…') }),
       route: attempt.report.route,
       ...(attempt.report.detail !== undefined && { detail: attempt.report.detail }),
       min_confidence: this.options.minConfidence,
@@ -283,6 +291,6 @@ function describeBelow(below: FieldAnswer[], minConfidence: number): string {
 
 /** The library's messages are safe to show by contract; kept to one short line. */
 function safeMessage(error: unknown): string {
-  if (error instanceof Error && error.message) return error.message.replace(/\s+/g, ' ').slice(0, 200);
+  if (error instanceof Error && error.message) return oneLine(error.message, 200);
   return 'unknown error';
 }

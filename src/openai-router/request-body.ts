@@ -1,19 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyRefused } from '../common/http/body-refused';
 import { sendContinue } from '../common/http/early-answer';
 import { formatBytes } from '../common/regular-file';
 import type { RouterLimits } from './router-limits';
 
-/** Why a body was not read: the status and words the caller gets, in the OpenAI error shape. */
-export class BodyRefused extends Error {
-  constructor(
-    readonly status: 400 | 413 | 503,
-    message: string,
-    readonly code: 'request_too_large' | 'router_busy' | 'request_incomplete',
-  ) {
-    super(message);
-    this.name = 'BodyRefused';
-  }
-}
+/** The code of the OpenAI-shaped error the router answers a refused body with (it never waits out a stall). */
+export const BODY_ERROR_CODES: Readonly<Record<BodyRefused['status'], string>> = {
+  400: 'request_incomplete',
+  408: 'request_timeout',
+  413: 'request_too_large',
+  503: 'router_busy',
+};
 
 /** A body read whole; its bytes count against the shared cap until `release` (once the answer is sent). */
 export interface HeldBody {
@@ -98,14 +95,15 @@ export class RequestBodies {
   }
 
   private tooLarge(): BodyRefused {
-    return new BodyRefused(413, `the request body is over the router's limit of ${formatBytes(this.limits.maxBodyBytes)}; send large files to the upstream directly`, 'request_too_large');
+    const limit = `the router's limit of ${formatBytes(this.limits.maxBodyBytes)}`;
+    return new BodyRefused(413, `the request body is over ${limit}; send large files to the upstream directly`);
   }
 
   private busy(): BodyRefused {
-    return new BodyRefused(503, 'the router is holding as many request bodies as it may at once; retry shortly', 'router_busy');
+    return new BodyRefused(503, 'the router is holding as many request bodies as it may at once; retry shortly');
   }
 
   private incomplete(): BodyRefused {
-    return new BodyRefused(400, 'the request body did not arrive whole', 'request_incomplete');
+    return new BodyRefused(400, 'the request body did not arrive whole');
   }
 }

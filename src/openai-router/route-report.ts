@@ -1,3 +1,5 @@
+import { clip } from '../common/clip';
+
 /**
  * What happened to one request, told to the caller in a response header and to the operator in the log.
  * `fast`: the fast engine answered. `ineligible`: the request asks for something it cannot answer.
@@ -23,14 +25,9 @@ export const MAX_DETAIL_CHARS = 200;
  * property name would otherwise overflow the client's header limit though the upstream answered.
  */
 export function routeReport(route: Route, detail?: string): RouteReport {
-  return detail === undefined ? { route } : { route, detail: clipped(detail, MAX_DETAIL_CHARS) };
+  return detail === undefined ? { route } : { route, detail: clip(detail, MAX_DETAIL_CHARS, '…') };
 }
 
-/** `text` cut to `max` characters (whole code points), with an ellipsis when cut. */
-export function clipped(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
-}
 
 export const ROUTE_HEADER = 'x-system1-route';
 export const REQUEST_ID_HEADER = 'x-system1-request-id';

@@ -1,4 +1,6 @@
 import { isRecord } from '../common/is-record';
+import { CANDIDATES_MAX, QUESTIONS_MAX } from '../common/limits';
+import { RESERVED_IDS } from '../decisions/dto/json-value.decorators';
 import type { Question } from '../decisions/question.types';
 import { fieldName, Ineligible, shownName } from './ineligible';
 import { resolveSchema } from './schema-refs';
@@ -16,7 +18,9 @@ import { resolveSchema } from './schema-refs';
  * | object                                    | one question per leaf, id `parent.child`        | nested JSON       |
  * | const, a one-value enum                   | none                                            | filled in         |
  *
- * Anything else makes the whole schema ineligible (thrown as Ineligible, naming the field).
+ * Anything else makes the whole schema ineligible (thrown as Ineligible, naming the field), and so does a
+ * schema over the limits every typed question is held to (questions, candidates, usable ids): these are
+ * the router's checks of what it sends, made once here, so the pipeline is asked nothing it would refuse.
  */
 
 /** The option that stands for null in an `X | null` field. */
@@ -76,8 +80,11 @@ const HONOURED = new Set([
   'exclusiveMaximum',
 ]);
 
-/** Names an engine refuses as question or option ids, and that would be unsafe as object keys. */
-const RESERVED_NAMES = new Set(['', '__proto__', 'prototype', 'constructor']);
+/** A property name an engine refuses as a question id, and that would be unsafe as an object key. */
+const unusableName = (name: string) => name === '' || RESERVED_IDS.has(name);
+
+/** An option an engine refuses as a candidate key: blank, or reserved. */
+const unusableKey = (key: string) => key.trim() === '' || RESERVED_IDS.has(key);
 
 interface Walk {
   root: unknown;
@@ -90,6 +97,10 @@ export function schemaToQuestions(schema: unknown, name: string): SchemaPlan {
   const walk: Walk = { root: schema, name, questions: Object.create(null) as Record<string, Question>, leaves: [] };
   const shape = shapeOf(schema, [], walk);
   if (walk.leaves.length === 0) throw new Ineligible('the schema has no field to decide (every field is a constant)');
+  if (walk.leaves.length > QUESTIONS_MAX) {
+    const count = walk.leaves.length;
+    throw new Ineligible(`the schema has ${count} fields to decide (the fast engine takes at most ${QUESTIONS_MAX})`);
+  }
   return { name, shape, questions: { ...walk.questions }, leaves: walk.leaves };
 }
 
@@ -202,9 +213,15 @@ function checkKeywords(node: Record<string, unknown>, path: string[]): void {
 function choice(values: unknown[], nullable: boolean, path: string[], node: Record<string, unknown>, walk: Walk): LeafShape {
   const options: ChoiceOption[] = values.map((value) => ({ key: typeof value === 'string' ? value : JSON.stringify(value), value }));
   if (nullable) options.push({ key: NULL_OPTION, value: null });
+  if (options.length > CANDIDATES_MAX) {
+    const field = `field ${fieldName(path)}`;
+    throw new Ineligible(`${field} has ${options.length} options (a choice takes at most ${CANDIDATES_MAX})`);
+  }
   const keys = new Set<string>();
   for (const { key } of options) {
-    if (RESERVED_NAMES.has(key)) throw new Ineligible(`field ${fieldName(path)} has an option the fast engine cannot name: ${shownName(key)}`);
+    if (unusableKey(key)) {
+      throw new Ineligible(`field ${fieldName(path)} has an option the fast engine cannot name: ${shownName(key)}`);
+    }
     if (keys.has(key)) throw new Ineligible(`field ${fieldName(path)} has two options that read alike: ${shownName(key)}`);
     keys.add(key);
   }
@@ -267,7 +284,9 @@ function object(node: Record<string, unknown>, path: string[], walk: Walk): Shap
   }
   const shapes: [string, Shape][] = [];
   for (const [name, child] of Object.entries(properties)) {
-    if (RESERVED_NAMES.has(name)) throw new Ineligible(`${field} has a property the fast engine cannot name: ${shownName(name)}`);
+    if (unusableName(name)) {
+      throw new Ineligible(`${field} has a property the fast engine cannot name: ${shownName(name)}`);
+    }
     shapes.push([name, shapeOf(child, [...path, name], walk)]);
   }
   return { kind: 'object', properties: shapes };
@@ -282,6 +301,9 @@ function leaf(shape: LeafShape, question: Question, walk: Walk): LeafShape {
 /** The leaf's dotted path; two paths that read alike (`a.b` and `a: {b}`) would share answers, so they may not. */
 function questionId(path: string[], walk: Walk): string {
   const id = path.join('.');
+  if (id.trim() === '') {
+    throw new Ineligible(`field ${shownName(id)} has a blank name, which the fast engine cannot ask by`);
+  }
   if (Object.hasOwn(walk.questions, id)) throw new Ineligible(`field ${id} is named twice (a property name with a dot?)`);
   return id;
 }

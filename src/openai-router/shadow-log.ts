@@ -1,7 +1,8 @@
+import { clip } from '../common/clip';
 import { isRecord } from '../common/is-record';
-import { appendLogLine } from '../routing/routing-log';
+import { appendJsonLines } from '../logging/json-lines';
 import type { FieldAnswer } from './answers-to-json';
-import { clipped, MAX_DETAIL_CHARS, type Route } from './route-report';
+import { MAX_DETAIL_CHARS, type Route } from './route-report';
 
 /** One field the fast engine answered, and, when the slow answer could be read, what it said. */
 export interface ShadowField {
@@ -40,7 +41,7 @@ export interface ShadowRecord {
 export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown> | undefined): ShadowField[] {
   return fast.map(({ id, value, confidence }) => {
     // Field ids are the caller's property names, of any length: the log keeps them as short as route details.
-    const shown = clipped(id, MAX_DETAIL_CHARS);
+    const shown = clip(id, MAX_DETAIL_CHARS, '…');
     if (!slow) return { id: shown, fast: loggable(value), confidence };
     const theirs = valueAt(slow, id.split('.'));
     return { id: shown, fast: loggable(value), confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
@@ -61,7 +62,7 @@ const sameValue = (a: unknown, b: unknown) => a === b;
 
 function loggable(value: unknown): unknown {
   if (value === undefined) return '(missing)';
-  if (typeof value === 'string') return value.length > 80 ? `${value.slice(0, 77)}...` : value;
+  if (typeof value === 'string') return clip(value, 80);
   if (value !== null && typeof value === 'object') return Array.isArray(value) ? '(array)' : '(object)';
   return value;
 }
@@ -71,6 +72,6 @@ export class ShadowLog {
   constructor(readonly file: string) {}
 
   append(record: ShadowRecord): void {
-    appendLogLine(this.file, record as unknown as Record<string, unknown>);
+    appendJsonLines(this.file, [record]);
   }
 }

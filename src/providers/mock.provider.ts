@@ -2,17 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anyValue, decimal, integer, text } from '../config/setting-types';
 import { ProviderError } from '../decisions/decision-error';
-import type { AttemptContext, HealthProbeResult, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../decisions/provider.interface';
+import type {
+  AttemptContext,
+  HealthProbeResult,
+  ProviderDefinition,
+  ProviderSettingSpecs,
+  System1Provider,
+} from '../decisions/provider.interface';
 import { System1Engine } from '../decisions/providers.token';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine } from './choice/choice-engine';
 
-interface MockSettings {
+type MockSettings = {
   confidence: number;
   delay_s: number;
   fail?: string;
   response?: unknown;
   max_options?: number;
-}
+};
 
 /**
  * A deterministic stand-in engine for trying the gateway and for tests.
@@ -20,10 +26,10 @@ interface MockSettings {
  */
 @Injectable()
 @System1Engine()
-export class MockProviderDefinition implements ProviderDefinition {
+export class MockProviderDefinition implements ProviderDefinition<MockSettings> {
   readonly name = 'mock';
   readonly description = 'deterministic stand-in: always picks the first option';
-  readonly settings: Record<keyof MockSettings, ProviderSettingSpec> = {
+  readonly settings: ProviderSettingSpecs<MockSettings> = {
     confidence: { type: decimal({ min: 0, max: 1 }), default: 0.9, describe: 'probability given to the first option' },
     delay_s: { type: decimal({ min: 0, max: 300 }), default: 0, describe: 'seconds to wait before answering' },
     fail: { type: text(), describe: 'when set, every decision fails with this text' },
@@ -31,8 +37,8 @@ export class MockProviderDefinition implements ProviderDefinition {
     max_options: { type: integer({ min: 2 }), describe: 'most options accepted per question' },
   };
 
-  create(settings: Readonly<Record<string, unknown>>): System1Provider {
-    return new MockProvider(settings as unknown as MockSettings);
+  create(settings: MockSettings): System1Provider {
+    return new MockProvider(settings);
   }
 }
 

@@ -1,3 +1,5 @@
+import { clip } from '../common/clip';
+
 /**
  * What the Claude Code hooks read and log, and what the routing log's and transcripts' readers hold at once,
  * in one place. Each is generous for real use (a pasted log or diff makes a prompt of some 100s of KB) and
@@ -26,7 +28,5 @@ export const ROUTING_LIMITS = {
 export function capLoggedText(text: string): string {
   const cap = ROUTING_LIMITS.loggedTextChars;
   if (text.length <= cap) return text;
-  // Not between the two halves of a surrogate pair: the kept start stays valid text.
-  const end = /[\ud800-\udbff]/.test(text[cap - 1]) ? cap - 1 : cap;
-  return `${text.slice(0, end)} … [truncated: ${text.length.toLocaleString('en-US')} characters in all]`;
+  return `${clip(text, cap, '')} … [truncated: ${text.length.toLocaleString('en-US')} characters in all]`;
 }

@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { ConfigStatus } from '../decisions/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/cooldown.service';
+import { COOLDOWN, CONFIG, CORE_WIRING, ENGINE_DEFINITIONS, ENV } from '../decisions/core-wiring';
 import { DecisionCache } from '../decisions/decision-cache.service';
 import { DecisionService } from '../decisions/decision.service';
 import { EndpointLoad } from '../decisions/endpoint-load.service';
@@ -10,11 +11,13 @@ import { Hedging } from '../decisions/hedging.service';
 import { HealthService } from '../decisions/health.service';
 import { PauseState } from '../decisions/pause-state.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { resolveWiring, supply } from '../decisions/resolve-wiring';
 import { RuntimeProviders } from '../decisions/runtime-providers';
 import { BUILT_IN_PROVIDERS } from '../providers/built-in';
 import { EngineHttpClient } from '../providers/http/engine-http.client';
+import { teamEngines } from './team-engines';
 
-/** The decision core built by hand, as `System1Module` builds it (a test holds the two to the same constructors). */
+/** The decision core without Nest, as `System1Module` builds it: both resolve `CORE_WIRING`. */
 export interface CoreGraph {
   registry: ProviderRegistry;
   calibration: CalibrationService;
@@ -31,21 +34,29 @@ export interface CoreGraph {
 
 /**
  * The core without Nest's container, for the hooks: Claude Code waits on the hook before every prompt, and
- * the container (with @nestjs/core's module tree) was most of the hook's start-up.
+ * the container (with @nestjs/core's module tree) was most of the hook's start-up. The engines are those a
+ * server sees without a team's own Nest module: the built-ins and the config's `[engines] modules`.
  */
 export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: CooldownStore): CoreGraph {
   const http = new EngineHttpClient();
-  const definitions = BUILT_IN_PROVIDERS.map((Definition) => new Definition(http));
-  const registry = new ProviderRegistry({ all: () => definitions }, config, env);
-  const calibration = new CalibrationService(config);
-  const configStatus = new ConfigStatus(config, registry);
-  const pause = new PauseState(config);
-  const cooldown = new CooldownService(config, cooldownStore);
-  const runtime = new RuntimeProviders();
-  const load = new EndpointLoad();
-  const hedging = new Hedging(config, load);
-  const cache = new DecisionCache(config);
-  const decisions = new DecisionService(config, registry, runtime, calibration, configStatus, pause, cooldown, load, hedging, cache);
-  const health = new HealthService(config, registry, configStatus, pause, cooldown, load);
-  return { registry, calibration, configStatus, pause, cooldown, load, hedging, cache, runtime, decisions, health };
+  const definitions = [...BUILT_IN_PROVIDERS.map((Definition) => new Definition(http)), ...teamEngines(config, http)];
+  const core = resolveWiring(CORE_WIRING, [
+    supply(CONFIG, config),
+    supply(ENV, env),
+    supply(ENGINE_DEFINITIONS, { all: () => definitions }),
+    ...(cooldownStore ? [supply(COOLDOWN, cooldownStore)] : []),
+  ]);
+  return {
+    registry: core.get(ProviderRegistry),
+    calibration: core.get(CalibrationService),
+    configStatus: core.get(ConfigStatus),
+    pause: core.get(PauseState),
+    cooldown: core.get(CooldownService),
+    load: core.get(EndpointLoad),
+    hedging: core.get(Hedging),
+    cache: core.get(DecisionCache),
+    runtime: core.get(RuntimeProviders),
+    decisions: core.get(DecisionService),
+    health: core.get(HealthService),
+  };
 }

@@ -1,20 +1,16 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
-import { CalibrationService } from '../calibration/calibration.service';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { LoadedConfig } from '../config/config.loader';
 import { System1ConfigModule } from '../config/config.module';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import { CallerModels } from '../decisions/caller-models.service';
-import { ConfigStatus } from '../decisions/config-status.service';
-import { COOLDOWN_STORE, CooldownService, type CooldownStore } from '../decisions/cooldown.service';
-import { DecisionCache } from '../decisions/decision-cache.service';
-import { DecisionService } from '../decisions/decision.service';
-import { EndpointLoad } from '../decisions/endpoint-load.service';
-import { Hedging } from '../decisions/hedging.service';
-import { HealthService } from '../decisions/health.service';
-import { PauseState } from '../decisions/pause-state.service';
-import { RuntimeProviders } from '../decisions/runtime-providers';
+import { COOLDOWN_STORE, type CooldownStore } from '../decisions/cooldown.service';
+import { CORE_WIRING, SERVER_WIRING } from '../decisions/core-wiring';
+import { providerDefinitionsToken, type ProviderDefinitions, SYSTEM1_PROVIDERS } from '../decisions/providers.token';
+import { nestProvider } from '../decisions/wiring';
+import { EngineHttpClient } from '../providers/http/engine-http.client';
 import { ProvidersModule } from '../providers/providers.module';
+import { teamEngines } from './team-engines';
 
 export interface System1ModuleOptions {
   /** A config already loaded (an embedding application's); default: the user's, read at start-up. */
@@ -38,13 +34,32 @@ class GivenConfigModule {
   }
 }
 
-/** The decision core's services, one list for every root that wires it. */
-export const CORE_SERVICES = [CalibrationService, ConfigStatus, PauseState, CooldownService, EndpointLoad, Hedging, DecisionCache, RuntimeProviders, DecisionService, HealthService];
+/** The decision core's services, one list for every root that wires it (see `CORE_WIRING`). */
+export const CORE_SERVICES = CORE_WIRING.map((wiring) => wiring.provide);
 
 /**
- * The decision core as one Nest module: the providers (built-ins and any `@System1Engine()` class in the
- * application), the one pipeline, health and calibration. The MCP root, the CLI root and `createSystem1`
- * import it; feature modules inject its services, since it is global.
+ * Every engine of the application: the `@System1Engine()` classes Nest finds (the built-ins and a team's
+ * module) and the config's `[engines] modules`, which the hooks load the same way.
+ */
+const engineDefinitions: Provider<ProviderDefinitions> = {
+  provide: SYSTEM1_PROVIDERS,
+  inject: [DiscoveryService, system1Config.KEY, EngineHttpClient],
+  useFactory: async (
+    discovery: DiscoveryService,
+    config: LoadedConfig,
+    http: EngineHttpClient,
+  ): Promise<ProviderDefinitions> => {
+    const discovered = await providerDefinitionsToken.useFactory(discovery);
+    const team = teamEngines(config, http);
+    return { all: () => [...discovered.all(), ...team] };
+  },
+};
+
+/**
+ * The decision core as one Nest module: the providers (built-ins, any `@System1Engine()` class in the
+ * application and the config's `[engines] modules`), the one pipeline, health and calibration, wired from
+ * `CORE_WIRING`. The MCP root, the CLI root and `createSystem1` import it; feature modules inject its
+ * services, since it is global.
  *
  * @example
  * ```ts
@@ -57,13 +72,13 @@ export class System1Module {
   static forRoot(options: System1ModuleOptions = {}): DynamicModule {
     const config = options.config ? GivenConfigModule.with(options.config, options.env ?? process.env) : System1ConfigModule;
     const store: Provider[] = options.cooldownStore ? [{ provide: COOLDOWN_STORE, useValue: options.cooldownStore }] : [];
+    const services = [...CORE_WIRING, ...SERVER_WIRING];
     return {
       module: System1Module,
       global: true,
-      imports: [config, ProvidersModule],
-      // CallerModels serves the MCP tools' callers only: the hooks' hand-built core has no callers to hold.
-      providers: [...store, ...CORE_SERVICES, CallerModels],
-      exports: [ProvidersModule, ...CORE_SERVICES, CallerModels],
+      imports: [config, DiscoveryModule, ProvidersModule],
+      providers: [...store, engineDefinitions, ...services.map(nestProvider)],
+      exports: [ProvidersModule, SYSTEM1_PROVIDERS, ...services.map((wiring) => wiring.provide)],
     };
   }
 }

@@ -3,9 +3,11 @@
  * packed by `npm pack` (so what a developer changed and built is what is tested, not the last commit), with
  * npm offline: the dependencies are the versions package-lock.json pins, from the npm cache `npm ci` filled.
  * It type-checks a TypeScript file under `strict` against the published types and entry points, and runs it
- * against a fake laya-serve.
+ * against a fake laya-serve and a fake keyword service, the HTTP engine a team writes with the provider kit.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
@@ -15,15 +17,40 @@ jest.setTimeout(600_000);
 
 let dir: string;
 let laya: LayaFake;
+let keywords: KeywordService;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'system1-consumer-'));
   laya = new LayaFake();
   await laya.start();
+  keywords = await keywordService();
 });
 afterAll(async () => {
   await laya.stop();
+  await new Promise((resolve) => keywords.server.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
+
+interface KeywordService {
+  server: Server;
+  url: URL;
+  /** Every request that reached it, with its JSON body. */
+  requests: { method: string; path: string; body: unknown }[];
+}
+
+/** The team's keyword service on 127.0.0.1 (a stand-in that picks the first option), recording what reaches it. */
+async function keywordService(): Promise<KeywordService> {
+  const requests: KeywordService['requests'] = [];
+  const server = createServer(async (req: IncomingMessage, res) => {
+    let text = '';
+    for await (const chunk of req) text += String(chunk);
+    const body = text === '' ? undefined : (JSON.parse(text) as { question: string; options: string[] });
+    requests.push({ method: req.method ?? '', path: req.url ?? '', body });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body ? { decision: body.options[0], confidence: 0.8, rationale: 'the first option' } : { status: 'ok' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), requests };
+}
 
 interface Packed {
   name: string;
@@ -84,6 +111,7 @@ it('installs the packed working tree offline, type-checks under strict, and deci
   expect(readFileSync(path.join(dir, 'node_modules', packed.name, 'dist', 'main.js'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'dist', 'main.js'), 'utf8'));
 
   copyFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'consumer.ts'), path.join(dir, 'consumer.ts'));
+  copyFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'keywords-engine.ts'), path.join(dir, 'keywords-engine.ts'));
   writeFileSync(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -107,14 +135,28 @@ it('installs the packed working tree offline, type-checks under strict, and deci
   expect(tsc.code).toBe(0);
 
   const run = await runCommand(process.execPath, [path.join(dir, 'out', 'consumer.js')], {
-    env: { ...env(), LAYA_URL: laya.url.origin, SYSTEM1_INSTALL_DIR: path.join(dir, 'install') },
+    env: { ...env(), LAYA_URL: laya.url.origin, KEYWORDS_URL: keywords.url.origin, SYSTEM1_INSTALL_DIR: path.join(dir, 'install') },
     cwd: dir,
   });
   expect(run.stderr).toBe('');
-  const { viaFactory, viaTeam } = JSON.parse(run.stdout);
+  const { viaFactory, viaTeam, viaKit, refused, refusedByClient } = JSON.parse(run.stdout);
   expect(viaFactory.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing' } });
   expect(viaFactory.meta.executed).toEqual({ provider: 'laya-direct', model: 'typed-decisions' });
   expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
   expect(viaTeam.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing', confidence: 0.75 } });
   expect(viaTeam.meta).toMatchObject({ executed: { provider: 'team', model: 'team-1' }, approximate: true });
+
+  // The kit's engine: asked at the loopback fake, and refused at 0.0.0.0 (which would reach the fake) unsent.
+  expect(viaKit.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing', confidence: 0.8 } });
+  expect(viaKit.meta).toMatchObject({ executed: { provider: 'keywords', model: 'kw-1' }, approximate: true });
+  expect(refused.answers.topic).toMatchObject({ status: 'error', error: { code: 'unavailable' } });
+  expect(refused.answers.topic.error.message).toMatch(/endpoint.*0\.0\.0\.0.*not this machine|not this machine.*0\.0\.0\.0/);
+  expect(refusedByClient).toBe('refused to call 0.0.0.0: not this machine and allow_remote is off');
+  const options = ['billing: Billing refund', 'technical: Technical support'];
+  expect(keywords.requests).toEqual([{ method: 'POST', path: '/v1/pick', body: { model: 'kw-1', question: expect.any(String), options } }]);
+});
+
+it('docs/writing-a-provider.md shows the kit engine the consumer project compiles, as it is', () => {
+  const doc = readFileSync(path.join(ROOT, 'docs', 'writing-a-provider.md'), 'utf8');
+  expect(doc).toContain(readFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'keywords-engine.ts'), 'utf8'));
 });

@@ -8,19 +8,25 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import * as path from 'node:path';
 import { ECHO_ENCODINGS, echoedKey } from '../fakes/fake-engine';
 import { LayaFake } from '../fakes/laya.fake';
+import { keyedEnginesLeftOut } from '../helpers/keyed-engines';
 import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
 
-const SECRETS = {
+/** Each keyed engine's variable, set to a value recognisable in any form; the router's token beside them. */
+const ENGINE_KEYS: Record<string, [variable: string, secret: string]> = {
   // `/` and `+` change under percent-encoding and JSON escaping, so each echoed form differs from the key.
-  SYSTEM1_LAYA_API_KEY: 'sk-sweep/LAYA+1f2e3d',
-  SYSTEM1_VON_API_KEY: 'sk-sweep-VON-4c5b6a',
-  SYSTEM1_SYSTEMONE_API_KEY: 'sk-sweep-SYSTEMONE-7a8b9c',
-  SYSTEM1_TYPESAFE_API_KEY: 'sk-sweep-TYPESAFE-0d1e2f',
-  SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-sweep-CLOUDFLARE-5e6f7a',
-  SYSTEM1_OPENAI_API_KEY: 'sk-sweep-OPENAI-3a4b5c',
-  ANTHROPIC_API_KEY: 'sk-ant-sweep-6d7e8f',
+  laya: ['SYSTEM1_LAYA_API_KEY', 'sk-sweep/LAYA+1f2e3d'],
+  von: ['SYSTEM1_VON_API_KEY', 'sk-sweep-VON-4c5b6a'],
+  systemone: ['SYSTEM1_SYSTEMONE_API_KEY', 'sk-sweep-SYSTEMONE-7a8b9c'],
+  typesafe: ['SYSTEM1_TYPESAFE_API_KEY', 'sk-sweep-TYPESAFE-0d1e2f'],
+  cloudflare: ['SYSTEM1_CLOUDFLARE_API_TOKEN', 'cf-sweep-CLOUDFLARE-5e6f7a'],
+  openai: ['SYSTEM1_OPENAI_API_KEY', 'sk-sweep-OPENAI-3a4b5c'],
+  anthropic: ['ANTHROPIC_API_KEY', 'sk-ant-sweep-6d7e8f'],
+};
+const SECRETS: Record<string, string> = {
+  ...Object.fromEntries(Object.values(ENGINE_KEYS)),
   SYSTEM1_ROUTER_TOKEN: 'rt-sweep-ROUTER-8b9c0d',
 };
+const LAYA_KEY = ENGINE_KEYS.laya[1];
 const FILE_SECRET = 'sk-sweep-IN-FILE-9z9z9z';
 
 const resources = Resources.perTest();
@@ -38,9 +44,13 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+it('sets a key for every built-in engine that takes one', () => {
+  expect(keyedEnginesLeftOut(Object.keys(ENGINE_KEYS))).toEqual([]);
+});
+
 it('finds none of the keys in anything the gateway writes', async () => {
   requireBuild();
-  const fake = new LayaFake({ apiKey: SECRETS.SYSTEM1_LAYA_API_KEY });
+  const fake = new LayaFake({ apiKey: LAYA_KEY });
   const endpoint = (await fake.start()).origin;
   const sandbox: Sandbox = resources.sandbox();
   const logFile = path.join(sandbox.dir, 'logs', 'gateway.log');
@@ -65,7 +75,7 @@ it('finds none of the keys in anything the gateway writes', async () => {
     }
     fake.faultEverywhere = false;
     fake.fault = 'none';
-    for (const hostile of [{ question: '' }, { question: 'q', api_key: 'x' }, { question: 'q', context: { key: SECRETS.SYSTEM1_LAYA_API_KEY.slice(0, 6) } }]) {
+    for (const hostile of [{ question: '' }, { question: 'q', api_key: 'x' }, { question: 'q', context: { key: LAYA_KEY.slice(0, 6) } }]) {
       seen.push((await gateway.decide(hostile)).text);
     }
     seen.push(JSON.stringify(await gateway.health()), JSON.stringify(await gateway.capabilities()));
@@ -114,7 +124,7 @@ it('finds none of the keys in anything the gateway writes', async () => {
     expect(readFileSync(logFile, 'utf8')).toContain('[sweep-reset]');
     expect(readFileSync(routingLog, 'utf8').trim().split('\n')).toHaveLength(1); // the hook ran and logged (not when refused)
     // The Laya key's tail: what a JSON-escaped echo leaves readable once the reply's own JSON escapes it again.
-    const lookedFor = [...[...Object.values(SECRETS), FILE_SECRET].flatMap(forms), SECRETS.SYSTEM1_LAYA_API_KEY.split('/')[1]];
+    const lookedFor = [...[...Object.values(SECRETS), FILE_SECRET].flatMap(forms), LAYA_KEY.split('/')[1]];
     const hits = lookedFor.filter((form) => everything.includes(form));
     expect(hits).toEqual([]);
   } finally {

@@ -41,6 +41,8 @@ export type StopOutcome =
 
 /** A start or stop that could not be done, said in one line (the launcher's own lines may follow). */
 export class EngineProcessError extends Error {
+  override readonly name: string = 'EngineProcessError';
+
   constructor(
     message: string,
     readonly details: string[] = [],

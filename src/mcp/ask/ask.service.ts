@@ -4,16 +4,17 @@ import { checkDto } from '../../common/dto-check';
 import { CallerModels } from '../../decisions/caller-models.service';
 import { DecisionService } from '../../decisions/decision.service';
 import type { DecisionState, ImageAttachment, Question } from '../../decisions/question.types';
-import { libraryResult } from '../../library/library-decide';
+import { questionResults } from '../../decisions/question-results';
 import { AskRequestDto } from '../dto/ask-request.dto';
 import { boxWithoutImage } from '../../decisions/dto/json-value.decorators';
+import { GatewayErrorCode } from '../decide/gateway-error';
 
 export type AskResponse = Record<string, unknown>;
 
 /**
  * `system1_ask` over the one pipeline: dsh-system1's agent tool. The questions list becomes the pipeline's
- * named questions, and its outcome the tool's `{answers, model?, fallbacks?}`: a bad answer stays on its own
- * question (the library's behaviour), and invalid arguments fail the whole call, naming the field.
+ * named questions, and its per-question view the tool's `{answers, model?, fallbacks?}`: a bad answer stays on
+ * its own question (the library's behaviour), and invalid arguments fail the whole call, naming the field.
  */
 @Injectable()
 export class AskService {
@@ -29,7 +30,8 @@ export class AskService {
     const problem = checkAsk(raw) ?? this.modelProblem(raw);
     if (problem) {
       this.logger.warn(`[${requestId}] ${problem}`);
-      return { response: { status: 'error', error: { code: 'invalid_request', message: problem } }, invalid: true };
+      const error = { code: GatewayErrorCode.InvalidRequest, message: problem };
+      return { response: { status: 'error', error }, invalid: true };
     }
     const request = raw as { state: DecisionState; questions: ({ id: string } & Question)[]; images?: ImageAttachment[]; longContext?: boolean; model?: { provider: string; model?: string } };
     const questions: Record<string, Question> = {};
@@ -48,7 +50,7 @@ export class AskService {
       },
       { retryBadAnswers: false, surface: 'system1_ask' },
     );
-    const { answers, meta } = libraryResult(outcome);
+    const { answers, meta } = questionResults(outcome);
     this.logger.log(`[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`);
     return {
       response: {

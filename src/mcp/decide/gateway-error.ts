@@ -1,5 +1,4 @@
 import { DecisionErrorCode } from '../../decisions/decision-error';
-import type { AttemptOutcome } from '../dto/decide-response.dto';
 
 /** The error codes of the S1 tools contract, surfaced as data in the response's `error`. */
 export enum GatewayErrorCode {
@@ -11,6 +10,23 @@ export enum GatewayErrorCode {
 }
 
 export const ERROR_CODES = Object.values(GatewayErrorCode);
+
+/**
+ * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to
+ * another replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped);
+ * `cached` is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
+ */
+export const ATTEMPT_OUTCOMES = [
+  'ok',
+  'abstained',
+  'timeout',
+  'error',
+  'malformed',
+  'hedged',
+  'cancelled',
+  'cached',
+] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** The pipeline's words in the S1 contract: the error a decision ends with, and how each attempt went. */
 export const S1_CODES: Readonly<Record<DecisionErrorCode, { error: GatewayErrorCode; attempt: AttemptOutcome }>> = {

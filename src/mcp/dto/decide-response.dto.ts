@@ -10,20 +10,12 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
-import { ERROR_CODES, GatewayErrorCode } from '../decide/gateway-error';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, ERROR_CODES, GatewayErrorCode } from '../decide/gateway-error';
 import { SCHEMA_VERSION } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
 
 export const DECISION_STATUSES = ['decided', 'abstained', 'error'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
-
-/**
- * How each attempt went. A request hedged across a pool's replicas adds `hedged` (the second copy, sent to another
- * replica after hedge_after_ms, answered first) and `cancelled` (the copy that lost the race, stopped); `cached`
- * is an answer from the decision cache (an identical request within cache_ttl_s), no engine asked.
- */
-export const ATTEMPT_OUTCOMES = ['ok', 'abstained', 'timeout', 'error', 'malformed', 'hedged', 'cancelled', 'cached'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
  * A field that is always present but may be null. The function form replaces what the converter inferred

@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { AskService } from '../ask/ask.service';
 import { SchemaService } from '../schema/schema.service';
 import { McpTool } from './mcp-tool';
+import { TOOLS } from '../tool-names';
 
 @Injectable()
 export class AskTool implements McpTool {
-  readonly name = 'system1_ask';
+  readonly name = TOOLS.ask;
   readonly description =
     'Ask the fast System-1 engine several typed questions about one state in one call: choice (pick a ' +
     'candidate key), noul (is a statement true: probabilityTrue), score (place it on levels listed lowest first) ' +

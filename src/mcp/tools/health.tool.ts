@@ -3,10 +3,11 @@ import { HealthService } from '../../decisions/health.service';
 import { DecisionTally } from '../decision-tally';
 import { SERVED_PROTOCOL_VERSIONS } from '../protocol-revisions';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';
+import { TOOLS } from '../tool-names';
 
 @Injectable()
 export class HealthTool implements McpTool {
-  readonly name = 'system1_health';
+  readonly name = TOOLS.health;
   readonly description =
     'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, with config errors, a probe per provider, and what this process decided since it started.';
 

@@ -1,6 +1,11 @@
-/** One MCP tool: its listing and its handler. Add a tool with one file and one line in `mcp.module.ts`. */
+import type { ToolName } from '../tool-names';
+
+/**
+ * One MCP tool: its listing and its handler. Add a tool with one file, its name in `tool-names.ts` and one
+ * line in `mcp.module.ts`.
+ */
 export interface McpTool {
-  readonly name: string;
+  readonly name: ToolName;
   readonly description: string;
   inputSchema(): Record<string, unknown>;
   /**

@@ -4,7 +4,14 @@ import { integer, text } from '../../config/setting-types';
 import { endpointUrl } from '../http/endpoint';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { configuredEndpoint, httpEngineSettings, secretFromEnv } from '../http/http-settings';
-import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import {
+  AttemptContext,
+  HealthProbeResult,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderSettingSpecs,
+  System1Provider,
+} from '../../decisions/provider.interface';
 import { ProviderError } from '../../decisions/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
@@ -12,11 +19,11 @@ import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.e
 import { answerFromMessage } from './anthropic.reply';
 import { anthropicHeaders, messagesRequest } from './anthropic.request';
 
-interface AnthropicSettings {
+type AnthropicSettings = {
   endpoint: string;
   model: string;
   max_tokens: number;
-}
+};
 
 /** The schema's own limit: the tool's enum lists every option, and the request allows no more. */
 const MAX_OPTIONS = 256;
@@ -27,11 +34,11 @@ const MAX_OPTIONS = 256;
  */
 @Injectable()
 @System1Engine()
-export class AnthropicProviderDefinition implements ProviderDefinition {
+export class AnthropicProviderDefinition implements ProviderDefinition<AnthropicSettings> {
   readonly keyVariable = API_KEY_VARIABLE;
   readonly name = 'anthropic';
   readonly description = 'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
-  readonly settings: Record<keyof AnthropicSettings, ProviderSettingSpec> = {
+  readonly settings: ProviderSettingSpecs<AnthropicSettings> = {
     endpoint: httpEngineSettings('https://api.anthropic.com').endpoint,
     model: { type: text({ nonEmpty: true }), default: 'claude-haiku-5-5', describe: 'the Claude model asked' },
     max_tokens: {
@@ -43,10 +50,10 @@ export class AnthropicProviderDefinition implements ProviderDefinition {
 
   constructor(private readonly http: EngineHttpClient) {}
 
-  create(settings: Readonly<Record<string, unknown>>, { env }: ProviderCreateContext): System1Provider {
+  create(settings: AnthropicSettings, { env }: ProviderCreateContext): System1Provider {
     // The hosted API is remote by nature; the key still never travels in clear text off this machine.
     const endpoint = configuredEndpoint(settings, { allowRemote: true, httpsUnlessLoopback: true });
-    return new AnthropicProvider(this.http, endpoint, settings as unknown as AnthropicSettings, env);
+    return new AnthropicProvider(this.http, endpoint, settings, env);
   }
 }
 

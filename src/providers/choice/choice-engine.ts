@@ -1,7 +1,8 @@
 import { isRecord } from '../../common/is-record';
-import { shown } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { DecisionErrorCode, type DecisionError } from '../../decisions/decision-error';
-import { isProbability, kindOf } from '../../decisions/distribution';
+import { isProbability } from '../../decisions/distribution';
+import { kindOf } from '../../common/is-record';
 import type { QuestionCapabilities } from '../../decisions/question-capabilities';
 import { isBare, render } from '../../decisions/question-text';
 import type { Question } from '../../decisions/question.types';

@@ -1,7 +1,7 @@
 import type { AttemptContext, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
 import { DecisionErrorCode, System1ProviderError } from '../../decisions/decision-error';
-import { shown } from '../../config/setting-types';
-import { ProviderSettingError } from '../../decisions/provider.interface';
+import { shown } from '../../common/clip';
+import { createProvider, readProviderSettings, type SettingProblem } from '../../decisions/provider-settings';
 import { System1InputError } from '../../decisions/input-error';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { FetchEngineHttpClient } from '../http/fetch-engine-http.client';
@@ -33,45 +33,47 @@ export function providerFrom(
   { defaultKeyEnv, extra = {} }: { defaultKeyEnv: string; extra?: Record<string, unknown> },
 ): System1Provider {
   const definition = new Definition(options.fetch ? new FetchEngineHttpClient(options.fetch) : new EngineHttpClient());
-  const settings: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(definition.settings)) if (spec.default !== undefined) settings[key] = spec.default;
   const given: Record<string, unknown> = {
     ...(options.baseURL !== undefined && { endpoint: options.baseURL }),
     ...(options.model !== undefined && { model: options.model }),
     ...(options.allowRemote !== undefined && { allow_remote: options.allowRemote }),
     ...extra,
   };
-  Object.assign(settings, checkedSettings(definition, given));
   const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
   const env = new Proxy({} as Record<string, string | undefined>, {
     // Read at each call, so a rotated key needs no new provider.
     get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
   });
-  const build = (overrides: Record<string, unknown>) => {
-    try {
-      return definition.create({ ...settings, ...overrides }, { env });
-    } catch (error) {
-      if (error instanceof ProviderSettingError) throw new System1InputError(error.key, error.message);
-      throw error;
-    }
+  const build = (settings: Readonly<Record<string, unknown>>) => {
+    const created = createProvider(definition, settings, { env });
+    if ('provider' in created) return created.provider;
+    throw inputError(definition, created.problem);
   };
-  const configured = build({});
-  return Object.hasOwn(definition.settings, 'model') ? modelPerCall(definition, configured, settings.model, (model) => build(checkedSettings(definition, { model }))) : configured;
+  const settings = checkedSettings(definition, given);
+  const configured = build(settings);
+  if (!Object.hasOwn(definition.settings, 'model')) return configured;
+  const withModel = (model: string) => build(checkedSettings(definition, { ...given, model }));
+  return modelPerCall(definition, configured, settings.model, withModel);
 }
 
-/** `given` as the definition's settings, each parsed by its type; a key it does not take is refused by name. */
-function checkedSettings(definition: ProviderDefinition, given: Record<string, unknown>): Record<string, unknown> {
-  const settings: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(given)) {
-    const spec = Object.hasOwn(definition.settings, key) ? definition.settings[key] : undefined;
-    if (!spec) throw new System1InputError(key, `is not a setting of ${definition.name}`);
-    try {
-      settings[key] = spec.type.fromEnv(String(value));
-    } catch (error) {
-      throw new System1InputError(key, error instanceof Error ? error.message : 'is not a usable value');
-    }
+/** The definition's settings with `chosen` over its defaults, each parsed by its type; else the first problem. */
+function checkedSettings(definition: ProviderDefinition, chosen: Record<string, unknown>) {
+  const read = readProviderSettings(definition, { chosen });
+  if (!read.ok) throw inputError(definition, read.problems[0]);
+  return read.settings;
+}
+
+/** A settings problem in the library's words: the option's key, and what is wrong with it. */
+function inputError(definition: ProviderDefinition, problem: SettingProblem): unknown {
+  switch (problem.kind) {
+    case 'unknown':
+      return new System1InputError(problem.key, `is not a setting of ${definition.name}`);
+    case 'invalid':
+    case 'refused':
+      return new System1InputError(problem.key, problem.message);
+    case 'failed':
+      return problem.error;
   }
-  return settings;
 }
 
 /**

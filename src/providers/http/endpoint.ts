@@ -1,18 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-
-/**
- * The one name that means this machine without being an address. Only this exact spelling (any case): a
- * trailing dot (`localhost.`, which the URL parser also makes of `localhost%2e`) asks DNS for a fully
- * qualified name, which another machine may answer, so it is treated like any other name.
- */
-const LOOPBACK_NAME = 'localhost';
-
-/** What `localhost` resolves to here, never by DNS: IPv4 first, as /etc/hosts usually lists it. */
-const LOCALHOST_ADDRESSES = [
-  { address: '127.0.0.1', family: 4 },
-  { address: '::1', family: 6 },
-] as const;
+import { isLocalhostName, LOCALHOST_ADDRESSES, LOOPBACK_NAME } from '../../common/http/localhost';
 
 /**
  * Whether a host is this machine: a literal loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z) or the
@@ -40,11 +28,6 @@ function canonicalIpv6(address: string): string {
   }
 }
 
-/** Whether `hostname` is the name `localhost`, which this machine resolves itself (see {@link localhostLookup}). */
-function isLocalhostName(hostname: string): boolean {
-  return hostname.toLowerCase() === LOOPBACK_NAME;
-}
-
 /**
  * A `lookup` for node:net that answers `localhost` with 127.0.0.1 then ::1 (Node tries both), so the
  * connection goes to the literal address while the request keeps `Host: localhost:PORT`. Any other name is
@@ -66,15 +49,6 @@ export const localhostLookup: LookupFunction = (hostname, options, callback) => 
 /** The `lookup` to connect to `url` with: ours for `localhost`, none (the system's) for anything else. */
 export function connectLookup(url: URL): LookupFunction | undefined {
   return isLocalhostName(url.hostname) ? localhostLookup : undefined;
-}
-
-/**
- * The literal address to bind or connect to for a host that passed {@link isLoopbackHost}: `localhost`
- * becomes 127.0.0.1 (never resolved), a bracketed IPv6 address loses its brackets, anything else is kept.
- */
-export function literalAddress(host: string): string {
-  if (isLocalhostName(host)) return LOCALHOST_ADDRESSES[0].address;
-  return host.replace(/^\[(.*)\]$/, '$1');
 }
 
 export class EndpointError extends Error {}

@@ -1,9 +1,12 @@
 import { flag, text } from '../../config/setting-types';
-import { ProviderSettingError, ProviderSettingSpec } from '../../decisions/provider.interface';
+import { ProviderSettingError, ProviderSettingSpecs } from '../../decisions/provider.interface';
 import { EndpointError, EndpointRules, parseEndpoint } from './endpoint';
 
 /** The settings every HTTP engine shares: where it listens, and the opt-in for another machine. */
-export function httpEngineSettings(defaultEndpoint: string): Record<'endpoint' | 'allow_remote', ProviderSettingSpec> {
+export type HttpEngineSettings = { endpoint: string; allow_remote: boolean };
+
+/** The specs of {@link HttpEngineSettings}, the endpoint defaulting to the engine's usual address. */
+export function httpEngineSettings(defaultEndpoint: string): ProviderSettingSpecs<HttpEngineSettings> {
   return {
     endpoint: { type: text({ nonEmpty: true }), default: defaultEndpoint, describe: 'base URL of the engine' },
     allow_remote: { type: flag(), default: false, describe: 'allow an endpoint that is not this machine' },
@@ -12,11 +15,11 @@ export function httpEngineSettings(defaultEndpoint: string): Record<'endpoint' |
 
 /** The configured endpoint, checked at configure time so a bad one is a config error naming `endpoint`. */
 export function configuredEndpoint(
-  settings: Readonly<Record<string, unknown>>,
+  settings: { readonly endpoint: string; readonly allow_remote?: boolean },
   rules: Partial<EndpointRules> = {},
 ): URL {
   try {
-    return parseEndpoint(settings.endpoint as string, { allowRemote: settings.allow_remote === true, ...rules });
+    return parseEndpoint(settings.endpoint, { allowRemote: settings.allow_remote === true, ...rules });
   } catch (error) {
     if (error instanceof EndpointError) throw new ProviderSettingError('endpoint', error.message);
     throw error;

@@ -1,10 +1,15 @@
 import { text } from '../../config/setting-types';
-import { httpEngineSettings } from '../http/http-settings';
-import { ProviderCapabilities, ProviderSettingError, ProviderSettingSpec } from '../../decisions/provider.interface';
+import { HttpEngineSettings, httpEngineSettings } from '../http/http-settings';
+import { ProviderCapabilities, ProviderSettingError, ProviderSettingSpecs } from '../../decisions/provider.interface';
 import { MAX_LETTER_OPTIONS } from './letter-choice';
 
 /** The settings of a chat-model adapter: where the server listens, and which model to ask (no default). */
-export function letterChatSettings(defaultEndpoint: string, modelHint: string): Record<'endpoint' | 'allow_remote' | 'model', ProviderSettingSpec> {
+export type LetterChatSettings = HttpEngineSettings & { model?: string };
+
+export function letterChatSettings(
+  defaultEndpoint: string,
+  modelHint: string,
+): ProviderSettingSpecs<LetterChatSettings> {
   return {
     ...httpEngineSettings(defaultEndpoint),
     model: { type: text(), describe: `the chat model to ask (required; ${modelHint})` },
@@ -15,8 +20,8 @@ export function letterChatSettings(defaultEndpoint: string, modelHint: string): 
  * The configured model. A chat server hosts many models and none is a sensible default, so an empty or
  * missing `model` is a config error rather than a guess.
  */
-export function requiredModel(settings: Readonly<Record<string, unknown>>, modelHint: string): string {
-  const model = typeof settings.model === 'string' ? settings.model.trim() : '';
+export function requiredModel(settings: LetterChatSettings, modelHint: string): string {
+  const model = settings.model?.trim() ?? '';
   if (!model) throw new ProviderSettingError('model', `is required: name the chat model to ask (${modelHint})`);
   return model;
 }

@@ -1,5 +1,5 @@
 import { isRecord } from '../../common/is-record';
-import { shown } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../../decisions/decision-error';
 import type { ChoiceAsk, ChoicePick, ChoiceState } from '../choice/choice-engine';
 

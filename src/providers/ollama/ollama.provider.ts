@@ -4,7 +4,12 @@ import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
 import { EngineStatusError } from '../../decisions/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint } from '../http/http-settings';
-import { letterCapabilities, letterChatSettings, requiredModel } from '../letters/letter-chat-settings';
+import {
+  letterCapabilities,
+  LetterChatSettings,
+  letterChatSettings,
+  requiredModel,
+} from '../letters/letter-chat-settings';
 import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
 import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
@@ -23,17 +28,17 @@ const LISTED_MODELS = 8;
  */
 @Injectable()
 @System1Engine()
-export class OllamaProviderDefinition implements ProviderDefinition {
+export class OllamaProviderDefinition implements ProviderDefinition<LetterChatSettings> {
   readonly name = 'ollama';
   readonly description = `a local chat model through Ollama ${OLLAMA_MIN_VERSION}+: options as letters, probabilities from logprobs`;
   readonly settings = letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT);
 
   constructor(private readonly http: EngineHttpClient) {}
 
-  create(settings: Readonly<Record<string, unknown>>): System1Provider {
+  create(settings: LetterChatSettings): System1Provider {
     const model = requiredModel(settings, MODEL_HINT);
     const endpoint = configuredEndpoint(settings);
-    return new OllamaProvider(this.http, endpoint, model, settings.allow_remote === true);
+    return new OllamaProvider(this.http, endpoint, model, settings.allow_remote);
   }
 }
 

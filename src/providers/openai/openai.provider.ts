@@ -5,9 +5,21 @@ import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
 import { EngineStatusError } from '../../decisions/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint, secretFromEnv } from '../http/http-settings';
-import { letterCapabilities, letterChatSettings, requiredModel } from '../letters/letter-chat-settings';
+import {
+  letterCapabilities,
+  LetterChatSettings,
+  letterChatSettings,
+  requiredModel,
+} from '../letters/letter-chat-settings';
 import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
-import { AttemptContext, HealthProbeResult, ProviderCreateContext, ProviderDefinition, ProviderSettingSpec, System1Provider } from '../../decisions/provider.interface';
+import {
+  AttemptContext,
+  HealthProbeResult,
+  ProviderCreateContext,
+  ProviderDefinition,
+  ProviderSettingSpecs,
+  System1Provider,
+} from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
@@ -18,17 +30,19 @@ export const OPENAI_KEY_VARIABLE = 'SYSTEM1_OPENAI_API_KEY';
 /** How many served models a health detail names before it stops listing. */
 const LISTED_MODELS = 8;
 
+type OpenAiSettings = LetterChatSettings & { disable_thinking: boolean };
+
 /**
  * An OpenAI-compatible chat server (vLLM, llama-server, LM Studio, OpenAI), asked by letter with logprobs.
  * How it maps decisions onto the engine: docs/engines.md#openai.
  */
 @Injectable()
 @System1Engine()
-export class OpenAiProviderDefinition implements ProviderDefinition {
+export class OpenAiProviderDefinition implements ProviderDefinition<OpenAiSettings> {
   readonly keyVariable = OPENAI_KEY_VARIABLE;
   readonly name = 'openai';
   readonly description = 'an OpenAI-compatible chat server with logprobs (vLLM, SGLang, llama-server): options as letters';
-  readonly settings: Record<'endpoint' | 'allow_remote' | 'model' | 'disable_thinking', ProviderSettingSpec> = {
+  readonly settings: ProviderSettingSpecs<OpenAiSettings> = {
     ...letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT),
     disable_thinking: {
       type: flag(),
@@ -39,12 +53,12 @@ export class OpenAiProviderDefinition implements ProviderDefinition {
 
   constructor(private readonly http: EngineHttpClient) {}
 
-  create(settings: Readonly<Record<string, unknown>>, { env }: ProviderCreateContext): System1Provider {
+  create(settings: OpenAiSettings, { env }: ProviderCreateContext): System1Provider {
     const model = requiredModel(settings, MODEL_HINT);
     const endpoint = configuredEndpoint(settings);
     return new OpenAiProvider(this.http, endpoint, model, {
-      allowRemote: settings.allow_remote === true,
-      disableThinking: settings.disable_thinking === true,
+      allowRemote: settings.allow_remote,
+      disableThinking: settings.disable_thinking,
       env,
     });
   }

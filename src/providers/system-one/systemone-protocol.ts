@@ -5,7 +5,7 @@
  */
 import { isRecord } from '../../common/is-record';
 import { isBare } from '../../decisions/question-text';
-import { kindOf } from '../../decisions/distribution';
+import { kindOf } from '../../common/is-record';
 import { isTokenCount } from '../../decisions/engine-reply';
 import type { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';

@@ -1,69 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
-import { shown, text } from '../../config/setting-types';
-import { EngineHttpClient } from '../http/engine-http.client';
+import { text } from '../../config/setting-types';
+import { shown } from '../../common/clip';
 import { EngineStatusError } from '../../decisions/decision-error';
-import { httpEngineSettings } from '../http/http-settings';
-import {
-  AttemptContext,
-  HealthProbeResult,
-  ProviderCreateContext,
-  ProviderDefinition,
-  ProviderSettingSpec,
-  System1Provider,
-} from '../../decisions/provider.interface';
 import { System1Engine } from '../../decisions/providers.token';
-import { localConnection, SystemOneAdapter } from './systemone.adapter';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { httpEngineSettings } from '../http/http-settings';
+import type { SystemOneDialect } from './systemone-dialect';
+import { SystemOneDefinition } from './systemone.definition';
 
-interface SystemOneSettings {
-  endpoint: string;
-  allow_remote: boolean;
-  model?: string;
-}
+type SystemOneServerSettings = { endpoint: string; allow_remote: boolean; model?: string };
 
 /**
  * Any server of the System One protocol (llama-server with a decision model, engines/systemone).
  * How it maps decisions onto the engine: docs/engines.md#systemone.
  */
-@Injectable()
-@System1Engine()
-export class SystemOneProviderDefinition implements ProviderDefinition {
-  readonly keyVariable = 'SYSTEM1_SYSTEMONE_API_KEY';
-  readonly name = 'systemone';
-  readonly description = 'any System One server: llama-server with a decision model, or engines/systemone/serve.py';
-  readonly settings: Record<keyof SystemOneSettings, ProviderSettingSpec> = {
+export const SYSTEMONE: SystemOneDialect<SystemOneServerSettings> = {
+  name: 'systemone',
+  description: 'any System One server: llama-server with a decision model, or engines/systemone/serve.py',
+  keyVariable: 'SYSTEM1_SYSTEMONE_API_KEY',
+  settings: {
     ...httpEngineSettings('http://127.0.0.1:8790'),
     model: { type: text({ nonEmpty: true }), describe: 'model to request (unset: not sent; the server answers with its own)' },
-  };
-
-  constructor(private readonly http: EngineHttpClient) {}
-
-  create(raw: Readonly<Record<string, unknown>>, context: ProviderCreateContext): System1Provider {
-    const settings = raw as unknown as SystemOneSettings;
-    return new SystemOneProvider(localConnection(this.http, raw, this.keyVariable, context), settings.model);
-  }
-}
-
-class SystemOneProvider extends SystemOneAdapter {
-  readonly name = 'systemone';
-
-  protected override explainFailure(error: unknown): unknown {
-    if (error instanceof EngineStatusError && error.status === 501) {
-      return new EngineStatusError(
-        501,
-        `${error.message}; the server's model is not a decision model, so it cannot answer /v1/systemone: load a native decision model (for example LiquidAI d1) instead`,
-      );
-    }
-    return super.explainFailure(error);
-  }
-
-  protected attribution(body: Record<string, unknown>, model: string | undefined): string {
-    return `systemone ${model ?? this.model ?? 'server model'}`;
-  }
-
-  async health({ signal }: AttemptContext): Promise<HealthProbeResult> {
+  },
+  reach: 'local',
+  statusAdvice: {
+    501:
+      "the server's model is not a decision model, so it cannot answer /v1/systemone: load a native decision model " +
+      '(for example LiquidAI d1) instead',
+  },
+  health: async (engine, { signal }) => {
     try {
-      const { body } = await this.call('GET', '/health', signal);
+      const { body } = await engine.get('/health', signal);
       const status = isRecord(body) ? body.status : undefined;
       if (status !== 'ok') return { ok: false, detail: `the server's /health answered status ${shown(status)}, not "ok"` };
       return { ok: true, detail: 'System One server up with its model loaded' };
@@ -73,5 +41,13 @@ class SystemOneProvider extends SystemOneAdapter {
       }
       throw error;
     }
+  },
+};
+
+@Injectable()
+@System1Engine()
+export class SystemOneProviderDefinition extends SystemOneDefinition<SystemOneServerSettings> {
+  constructor(http: EngineHttpClient) {
+    super(http, SYSTEMONE);
   }
 }

@@ -6,7 +6,8 @@
 import dns = require('node:dns');
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { EngineTransportError } from '../../../src/decisions/decision-error';
-import { connectLookup, isLoopbackHost, literalAddress, localhostLookup, parseEndpoint } from '../../../src/providers/http/endpoint';
+import { literalAddress } from '../../../src/common/http/localhost';
+import { connectLookup, isLoopbackHost, localhostLookup, parseEndpoint } from '../../../src/providers/http/endpoint';
 import { proxyTunnelFor } from '../../../src/providers/http/proxy-tunnel';
 import { loadConfig } from '../../../src/config/config.loader';
 import { settleRouterOptions } from '../../../src/openai-router/router-options';

@@ -14,6 +14,7 @@ import { LlamaServerFake } from '../../fakes/systemone.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import { VonFake } from '../../fakes/von.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
+import { keyedEnginesLeftOut } from '../../helpers/keyed-engines';
 
 /** Characters that encodings change (`/`, `+`, `=`, `~`), and no `sk-` prefix for the catch-all pattern to hide behind. */
 const KEY = 'cfTOKEN/with+slash=and~more_42';
@@ -34,6 +35,10 @@ const CASES = ENGINES.flatMap(([provider, variable, make, settings]) =>
 );
 
 describe('an engine that echoes the key in its error body', () => {
+  it('covers every built-in engine that takes a key', () => {
+    expect(keyedEnginesLeftOut(ENGINES.map(([provider]) => provider))).toEqual([]);
+  });
+
   let fake: FakeEngine | undefined;
   afterEach(async () => {
     await fake?.stop();

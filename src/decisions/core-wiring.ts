@@ -1,0 +1,57 @@
+import { CalibrationService } from '../calibration/calibration.service';
+import type { LoadedConfig } from '../config/config.loader';
+import type { Env } from '../config/paths';
+import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { CallerModels } from './caller-models.service';
+import { ConfigStatus } from './config-status.service';
+import { COOLDOWN_STORE, CooldownService, type CooldownStore } from './cooldown.service';
+import { DecisionCache } from './decision-cache.service';
+import { DecisionService } from './decision.service';
+import { EndpointLoad } from './endpoint-load.service';
+import { HealthService } from './health.service';
+import { Hedging } from './hedging.service';
+import { PauseState } from './pause-state.service';
+import { ProviderRegistry } from './provider-registry.service';
+import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
+import { RuntimeProviders } from './runtime-providers';
+import { typedToken, wire } from './wiring';
+
+/** What the process that starts the core supplies: its config and environment, its engines, where cooldowns go. */
+export const CONFIG = typedToken<LoadedConfig>(system1Config.KEY);
+export const ENV = typedToken<Env>(PROCESS_ENV);
+export const ENGINE_DEFINITIONS = typedToken<ProviderDefinitions>(SYSTEM1_PROVIDERS);
+/** Optional: in memory unless given (the routing hook, a process per prompt, keeps a file). */
+export const COOLDOWN = typedToken<CooldownStore>(COOLDOWN_STORE, { optional: true });
+
+/**
+ * The decision core, one line per service with what its constructor takes: `System1Module` gives it to Nest
+ * and the hooks resolve it without Nest (`buildCoreGraph`), so a new constructor argument is one edit here.
+ */
+export const CORE_WIRING = [
+  wire(ProviderRegistry, ENGINE_DEFINITIONS, CONFIG, ENV),
+  wire(CalibrationService, CONFIG),
+  wire(ConfigStatus, CONFIG, ProviderRegistry),
+  wire(PauseState, CONFIG),
+  wire(CooldownService, CONFIG, COOLDOWN),
+  wire(EndpointLoad),
+  wire(Hedging, CONFIG, EndpointLoad),
+  wire(DecisionCache, CONFIG),
+  wire(RuntimeProviders),
+  wire(
+    DecisionService,
+    CONFIG,
+    ProviderRegistry,
+    RuntimeProviders,
+    CalibrationService,
+    ConfigStatus,
+    PauseState,
+    CooldownService,
+    EndpointLoad,
+    Hedging,
+    DecisionCache,
+  ),
+  wire(HealthService, CONFIG, ProviderRegistry, ConfigStatus, PauseState, CooldownService, EndpointLoad),
+];
+
+/** The servers' only: the callers of the MCP tools (the hooks have none to hold). */
+export const SERVER_WIRING = [wire(CallerModels, CONFIG, DecisionService, ProviderRegistry)];

@@ -1,0 +1,154 @@
+/**
+ * The gated transport over a fake inner transport: what it refuses, what it hands the SDK (tool arguments
+ * wrapped so they arrive as sent), and how it counts the answers in flight (for the drain when stdin closes).
+ */
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { envelopeFault } from '../../../src/mcp/envelope';
+import { GatedTransport } from '../../../src/mcp/gated.transport';
+import { sentArguments } from '../../../src/mcp/tool-call.guard';
+
+class FakeTransport implements Transport {
+  sent: JSONRPCMessage[] = [];
+  writable = true;
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  async start() {}
+  async close() {
+    this.onclose?.();
+  }
+  async send(message: JSONRPCMessage) {
+    this.sent.push(message);
+  }
+}
+
+function setup(drainBoundMs = 60_000) {
+  const inner = new FakeTransport();
+  const warnings: string[] = [];
+  const gate = new GatedTransport(inner, { warn: (line) => warnings.push(line), log: () => undefined, drainBoundMs });
+  const delivered: JSONRPCMessage[] = [];
+  gate.onmessage = (message) => void delivered.push(message);
+  let closed = 0;
+  gate.onclose = () => void closed++;
+  const receive = (message: object) => inner.onmessage!(message as JSONRPCMessage);
+  return { inner, gate, warnings, delivered, receive, closes: () => closed };
+}
+
+const MODERN = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+describe('the gated transport', () => {
+  it('refuses params the SDK would dump zod errors for, in one short line, and passes the rest on', () => {
+    const { inner, delivered, warnings, receive } = setup();
+    receive({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } });
+    receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } });
+    receive({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'system1_decide', task: 5 } });
+    receive({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: {} } });
+    expect(inner.sent.map((m) => [('id' in m && m.id) as unknown, 'error' in m && m.error.code])).toEqual([
+      [1, -32602],
+      [2, -32602],
+      [3, -32602],
+    ]);
+    for (const reply of inner.sent) expect('error' in reply && reply.error.message).toMatch(/^invalid params: [^\n]{1,200}$/);
+    expect(delivered).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
+    expect(warnings).toHaveLength(4);
+  });
+
+  it('hands every tool call to the SDK with its arguments wrapped, so the tool gets them exactly as sent', () => {
+    const { inner, delivered, receive } = setup();
+    const odd = JSON.parse('{"question":"q?","constructor":null,"__proto__":{"a":1}}') as Record<string, unknown>;
+    receive({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'system1_decide', arguments: odd } });
+    receive({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'system1_decide', arguments: 'text' } });
+    receive({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'system1_decide' } });
+    expect(inner.sent).toEqual([]);
+    const args = delivered.map((m) => sentArguments((m as unknown as { params: { arguments: Record<string, unknown> } }).params.arguments));
+    expect(args[0]).toBe(odd);
+    expect(Object.keys(args[0] as object)).toEqual(['question', 'constructor', '__proto__']);
+    expect(args.slice(1)).toEqual(['text', {}]);
+  });
+
+  it('refuses a request claiming a revision it does not serve with -32022 and the supported list, under its id', () => {
+    const { inner, delivered, receive } = setup();
+    receive({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
+    receive({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: MODERN } });
+    expect(inner.sent).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: -32022, message: expect.stringContaining('2099-01-01'), data: { supported: ['2026-07-28'], requested: '2099-01-01' } } }]);
+    expect(delivered.map((m) => 'id' in m && m.id)).toEqual([10]);
+  });
+
+  it('drops responses from the client with one line: this server asks the client nothing', () => {
+    const { inner, delivered, warnings, receive } = setup();
+    receive({ jsonrpc: '2.0', id: 5, result: {} });
+    expect([inner.sent, delivered]).toEqual([[], []]);
+    expect(warnings).toEqual([expect.stringMatching(/^dropped a response from the client \(id 5\)/)]);
+  });
+
+  it('counts answers in flight, settles when the last is written, and gives up after its bound', async () => {
+    const { gate, receive } = setup();
+    receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: 'odd' } });
+    receive({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(gate.inFlight).toBe(2);
+    expect(await gate.settled(20)).toBe(false); // the bound
+    const settled = gate.settled(10_000);
+    await gate.send({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(gate.inFlight).toBe(1);
+    await gate.send({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x' } });
+    expect(await settled).toBe(true);
+    expect(gate.inFlight).toBe(0);
+  });
+
+  it('does not wait for an answer the client cancelled', async () => {
+    const { gate, receive } = setup();
+    receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
+    receive({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    expect(gate.inFlight).toBe(0);
+    expect(await gate.settled(10_000)).toBe(true);
+  });
+
+  it('passes the end of input on to the SDK only once the answers in flight are written', async () => {
+    const { inner, gate, receive, closes } = setup();
+    receive({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await inner.close(); // stdin ended
+    expect(closes()).toBe(0);
+    await gate.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await gate.closed;
+    expect(closes()).toBe(1);
+  });
+
+  it('closes at once when nothing more can be written', async () => {
+    const { inner, gate, receive, closes } = setup();
+    receive({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    inner.writable = false; // stdout closed
+    await inner.close();
+    await gate.closed;
+    expect(closes()).toBe(1);
+  });
+});
+
+describe('the JSON-RPC envelope check', () => {
+  const answer = (message: object) => {
+    const fault = envelopeFault(message as Record<string, unknown>);
+    return fault && 'answer' in fault ? fault.answer : fault;
+  };
+
+  it('passes what the SDK reads, including odd but valid members', () => {
+    expect(answer({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBeNull();
+    expect(answer({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();
+    expect(answer(JSON.parse('{"jsonrpc":"2.0","id":"x","method":"ping","params":{"constructor":null,"__proto__":{"a":1}}}'))).toBeNull();
+    expect(answer({ jsonrpc: '2.0', id: 3, result: {} })).toBeNull();
+  });
+
+  it('answers a usable id with its own id and anything else with id null and Invalid Request', () => {
+    expect(answer({ jsonrpc: '2.0', id: 1, method: 'ping', params: null })).toEqual({ id: 1, code: -32600, message: 'invalid request: "params" must be an object' });
+    expect(answer({ jsonrpc: '2.0', id: 'k', method: 'ping', params: [] })).toMatchObject({ id: 'k', code: -32602 });
+    expect(answer({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { progressToken: {} } } })).toMatchObject({ id: 2, code: -32602, message: expect.stringContaining('params._meta.progressToken') });
+    expect(answer({ jsonrpc: '2.0', id: 2 ** 60, method: 'ping' })).toMatchObject({ id: 2 ** 60, code: -32600 });
+    for (const id of [true, 1.5, {}, null, []]) expect(answer({ jsonrpc: '2.0', id, method: 'ping' })).toMatchObject({ id: null, code: -32600 });
+    expect(answer({ jsonrpc: '2.0', method: 'notifications/initialized', params: [] })).toMatchObject({ id: null, code: -32600 });
+    expect(answer(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"ping","__proto__":{}}'))).toMatchObject({ id: 5, code: -32600, message: expect.stringContaining('"__proto__"') });
+  });
+
+  it('drops an unreadable response from the client instead of answering it', () => {
+    expect(envelopeFault({ jsonrpc: '2.0', id: 6, result: 5 })).toEqual({ drop: expect.stringMatching(/^dropped an unreadable response from the client \(id 6\)/) });
+  });
+});
