@@ -73,6 +73,7 @@ const rssMiB = live(rssMb);
 const fdCount = live(openFds);
 
 /** Raw terminal controls (ESC, CR, BEL and the rest of C0 but tab and newline, DEL, C1) in text. */
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /**

@@ -1,7 +1,7 @@
-import { GroupReport, reportApplied, reportGroup } from './calibration-report';
+import { type GroupReport, reportApplied, reportGroup } from './calibration-report';
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from './fit-choice';
-import { fitTemperature, LabelledAnswer } from './fit';
-import { mergeFits, StoredFit } from './fit-store';
+import { fitTemperature, type LabelledAnswer } from './fit';
+import { mergeFits, type StoredFit } from './fit-store';
 import { crossValidated, reliabilityBins, scorePrediction } from './metrics';
 
 /** One labelled answer with what picks its fit: the question asked and how many options it had. */

@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer, TemperatureFit } from './fit';
+import { fitTemperature, type LabelledAnswer, type TemperatureFit } from './fit';
 import { MIN_TRUSTED_N } from './fit-choice';
 import { PROBABILITY_FLOOR } from './temperature';
 import {
@@ -13,9 +13,9 @@ import {
   meanLogLoss,
   recommendThreshold,
   scorePrediction,
-  ScoredPrediction,
+  type ScoredPrediction,
   thresholdTable,
-  ThresholdRow,
+  type ThresholdRow,
 } from './metrics';
 
 export interface GroupReport {

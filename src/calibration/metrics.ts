@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer } from './fit';
+import { fitTemperature, type LabelledAnswer } from './fit';
 import { seededRandom } from './random';
 import { PROBABILITY_FLOOR, scaleProbabilities } from './temperature';
 

@@ -19,7 +19,7 @@ const point = (bins: Bins) => bins.filter((b) => b.n > 0).map((b) => [b.confiden
  * ECharts' server-side renderer. ECharts is loaded here only, since only `calibrate --plot` needs it.
  */
 export function renderReliabilitySvg({ title, before, after, thresholds }: PlotData): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const echarts = require('echarts') as typeof import('echarts');
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 1000, height: 460 });
   const unit = { type: 'value' as const, min: 0, max: 1 };

@@ -3,24 +3,24 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { isRecord } from '../common/is-record';
 import { keyedMap, ownValue } from '../common/own-keys';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
-import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
+import { type ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
-  EnginesSettings,
+  type EnginesSettings,
   envName,
-  GatewaySettings,
+  type GatewaySettings,
   HTTP_CALLER_KEYS,
   HTTP_OAUTH_KEYS,
-  HttpCallerSettings,
-  HttpOAuthSettings,
-  HttpSettings,
-  KeySpec,
-  RouterSettings,
-  RoutingSettings,
-  SectionName,
+  type HttpCallerSettings,
+  type HttpOAuthSettings,
+  type HttpSettings,
+  type KeySpec,
+  type RouterSettings,
+  type RoutingSettings,
+  type SectionName,
   SECTIONS,
-  SkillsSettings,
+  type SkillsSettings,
 } from './config-keys';
-import { Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
+import { type Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
 import { settingProblem } from './setting-types';
 
 /** Everything read from the file and the environment, before providers are configured. */

@@ -206,7 +206,7 @@ export class DecisionService {
         const reply = { ok: true as const, ...cached };
         attempts.push({ ...ref, outcome: 'cached', latencyMs: 0 });
         const answers = this.readReply(ref, reply, request, call.threshold, policy.calibrate !== false);
-        return { answered: true, answers, attempts, meta: this.replyMeta(ref, reply, request) };
+        return { answered: true, answers, attempts, meta: this.replyMeta(ref, reply) };
       }
       const tried = new Set<PoolMember>();
       // At most one second copy per call: a hedge is never hedged again, nor each replica tried after a failure.
@@ -361,7 +361,7 @@ export class DecisionService {
           if (policy.cooldown !== false) this.cooldown.succeeded(key);
           verdict = true;
           const { ok: _ok, ...reply } = attempt;
-          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt, request), reply };
+          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt), reply };
         }
         error = unreadable;
       } else {
@@ -525,7 +525,7 @@ export class DecisionService {
     return answers;
   }
 
-  private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest): Partial<DecisionOutcome> {
+  private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>): Partial<DecisionOutcome> {
     const { reply, stray, model, notes } = attempt;
     const facts = replyFacts(ref.provider, reply, stray);
     const warnings = [...notes, ...facts.warnings];

@@ -35,7 +35,7 @@ export function capabilitiesData(engine: string, capabilities: () => ProviderCap
   }
   const facts = plainData(raw, `${engine}: what capabilities() returned`);
   if (!isRecord(facts)) throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
-  const typed = questionCapabilitiesOf(facts as ProviderCapabilities);
+  const typed = questionCapabilitiesOf(facts);
   if (!Array.isArray(typed.types) || !typed.types.every((type) => typeof type === 'string')) {
     throw new MalformedResponseError(`${engine}: capabilities() list no question types`);
   }

@@ -1,7 +1,7 @@
 import { shown } from '../common/clip';
-import { DecisionError, DecisionErrorCode } from './decision-error';
+import { type DecisionError, DecisionErrorCode } from './decision-error';
 import type { DecisionRequest } from './decision.types';
-import { ImageAttachment, ImageMediaType, Question, QuestionType } from './question.types';
+import { type ImageAttachment, type ImageMediaType, type Question, type QuestionType } from './question.types';
 
 /**
  * What an engine's `evaluate` takes, as `system1_capabilities` and the library report it. A limit left out

@@ -1,8 +1,8 @@
 import { isRecord } from '../common/is-record';
 import { shown } from '../common/clip';
 import { render } from './question-text';
-import { QuestionCapabilities } from './question-capabilities';
-import { ChoiceQuestion, Question, ScoreQuestion } from './question.types';
+import { type QuestionCapabilities } from './question-capabilities';
+import { type ChoiceQuestion, type Question, type ScoreQuestion } from './question.types';
 
 export interface WidenedQuestions {
   questions: Record<string, Question>;
@@ -51,6 +51,6 @@ function scoreFromChoice(answer: unknown, levels: number): unknown {
   if (!isRecord(answer) || answer.type !== 'choice' || !isRecord(answer.probabilities)) return answer;
   const { probabilities } = answer;
   const byLevel = Array.from({ length: levels }, (_, index) => probabilities[String(index)]);
-  const expected = byLevel.every((p) => typeof p === 'number') ? (byLevel as number[]).reduce((sum, p, index) => sum + index * p, 0) : undefined;
+  const expected = byLevel.every((p) => typeof p === 'number') ? (byLevel).reduce((sum, p, index) => sum + index * p, 0) : undefined;
   return { type: 'score', probabilities, ...(expected !== undefined && { score: expected }) };
 }

@@ -4,7 +4,7 @@ import { gatewayLogger } from '../logging/gateway.logger';
 import { ROUTING_LIMITS } from '../routing/routing-limits';
 import { readHookInput } from './hook-input';
 import { createHookServices, type HookServices } from './hook-services.factory';
-import { LeanStart, logCodeCache } from './lean-start';
+import { type LeanStart, logCodeCache } from './lean-start';
 
 /** The hook's budget until the config is read (`[routing] budget_ms`, whose default this is). */
 const START_BUDGET_MS = 1500;

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { CalibrationService } from '../calibration/calibration.service';
+import { type CalibrationService } from '../calibration/calibration.service';
 import { loadConfig, type LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import * as path from 'node:path';
 import { CooldownFile } from '../decisions/cooldown-file';
-import { GatewayLogger, gatewayLogger } from '../logging/gateway.logger';
+import { type GatewayLogger, gatewayLogger } from '../logging/gateway.logger';
 import { buildCoreGraph } from '../system1/core-graph';
 import type { DecisionService } from '../decisions/decision.service';
-import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { type ProviderRegistry } from '../decisions/provider-registry.service';
 import { FeatureReader } from '../routing/feature-reader.service';
 import { RouteHookService } from '../routing/route-hook.service';
 import { SkillPicker } from '../routing/skill-picker.service';

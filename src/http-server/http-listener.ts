@@ -1,6 +1,6 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpGateway, MCP_PATH } from './http-gateway';
+import { type HttpGateway, MCP_PATH } from './http-gateway';
 import { warnOnDrops } from '../common/http/connection-cap';
 import { HostGuard, OriginGuard } from '../common/http/host-guard';
 import type { HttpLimits } from './http-options';

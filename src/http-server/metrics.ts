@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { abstentionOf, DecisionEvent, decisionStatus } from '../decisions/decision-observer';
+import { abstentionOf, type DecisionEvent, decisionStatus } from '../decisions/decision-observer';
 import type { DecisionService } from '../decisions/decision.service';
 import type { EndpointStats } from '../decisions/endpoint-load.service';
 

@@ -1,4 +1,4 @@
-import { LoggerService, LogLevel as NestLevel } from '@nestjs/common';
+import { type LoggerService, type LogLevel as NestLevel } from '@nestjs/common';
 import { closeSync } from 'node:fs';
 import { format } from 'node:util';
 import { readFailureReason } from '../common/regular-file';

@@ -1,6 +1,6 @@
-import { JSONRPCMessage, PROTOCOL_VERSION_META_KEY, specTypeSchemas, Transport, TransportSendOptions, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, PROTOCOL_VERSION_META_KEY, specTypeSchemas, type Transport, type TransportSendOptions, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 import { isRecord } from '../common/is-record';
-import { describeId, INVALID_PARAMS, Parser, RequestId, schemaProblem, usableId } from './envelope';
+import { describeId, INVALID_PARAMS, type Parser, type RequestId, schemaProblem, usableId } from './envelope';
 import { MODERN_PROTOCOL_VERSIONS } from './protocol-revisions';
 import { checkToolCall } from './tool-call.guard';
 
@@ -154,7 +154,7 @@ export class GatedTransport implements Transport {
     }
     let delivered: JSONRPCMessage = message;
     if (method === 'tools/call') {
-      const check = checkToolCall(message as unknown as Record<string, unknown>);
+      const check = checkToolCall(message);
       if ('invalid' in check) return this.refuse(id, method, INVALID_PARAMS, check.invalid);
       delivered = check.message as unknown as JSONRPCMessage;
     } else {

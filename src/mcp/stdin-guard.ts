@@ -1,5 +1,5 @@
-import { PassThrough, Readable } from 'node:stream';
-import { ErrorReply, errorReply, INVALID_REQUEST, readMessage } from './envelope';
+import { PassThrough, type Readable } from 'node:stream';
+import { type ErrorReply, errorReply, INVALID_REQUEST, readMessage } from './envelope';
 
 /** The longest line a client may send: the largest valid request is a few hundred KiB. */
 export const MAX_LINE_BYTES = 1024 * 1024;

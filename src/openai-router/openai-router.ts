@@ -4,7 +4,7 @@ import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatBytes } from '../common/regular-file';
-import { buildObject, FastAnswerError, FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
+import { buildObject, FastAnswerError, type FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
 import { BodyRefused } from '../common/http/body-refused';
 import { sendJson } from '../common/http/send-json';
 import { routerError, sendError } from './error-answer';
@@ -12,14 +12,14 @@ import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
-import { BODY_ERROR_CODES, HeldBody, RequestBodies } from './request-body';
-import { Endpoint, readFastCandidate } from './request-eligibility';
+import { BODY_ERROR_CODES, type HeldBody, type RequestBodies } from './request-body';
+import { type Endpoint, readFastCandidate } from './request-eligibility';
 import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
-import { compareFields, ShadowLog, ShadowRecord } from './shadow-log';
+import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
 import { slowObject } from './slow-answer';
-import { ForwardedCall, UpstreamError, UpstreamForwarder } from './upstream-forwarder';
+import { type ForwardedCall, UpstreamError, type UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
 export interface RouterOptions {

@@ -15,7 +15,7 @@ export const BODY_ERROR_CODES: Readonly<Record<BodyRefused['status'], string>> =
 /** A body read whole; its bytes count against the shared cap until `release` (once the answer is sent). */
 export interface HeldBody {
   body: Buffer;
-  release(): void;
+  release: () => void;
 }
 
 /**

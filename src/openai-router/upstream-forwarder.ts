@@ -1,4 +1,4 @@
-import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';

@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
 import type { JudgedSpawn, ReadinessBars } from './evaluate-report';
-import { evaluationReport, labelTier, LogEntry, readRoutingLog, spawnOutcomes } from './evaluate';
+import { evaluationReport, labelTier, type LogEntry, readRoutingLog, spawnOutcomes } from './evaluate';
 import type { FeatureAnswer, FeatureReading } from './feature-reader.service';
 import type { Feature } from './routing-features';
 import { routeTier } from './routing-rule';

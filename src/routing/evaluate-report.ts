@@ -1,6 +1,6 @@
 import { auroc } from '../calibration/metrics';
-import { Feature, FEATURES } from './routing-features';
-import { Tier } from './routing-rule';
+import { type Feature, FEATURES } from './routing-features';
+import { type Tier } from './routing-rule';
 
 /**
  * The figures `system1 evaluate` reports, from the engine's answers (read from the log or asked live) and

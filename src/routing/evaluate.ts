@@ -2,20 +2,20 @@ import { isRecord } from '../common/is-record';
 import { readLinesSync } from '../common/line-reader';
 import { readFailureCode, readFailureReason } from '../common/regular-file';
 import {
-  EngineFeatureAnswer,
+  type EngineFeatureAnswer,
   featureFigures,
-  JudgedSpawn,
-  LabelledReading,
+  type JudgedSpawn,
+  type LabelledReading,
   readinessReasons,
-  ReadinessBars,
+  type ReadinessBars,
   ruleSafety,
   savings,
   TIER_RANK,
   weakPart,
 } from './evaluate-report';
 import { ROUTING_LIMITS } from './routing-limits';
-import { Feature } from './routing-features';
-import { routeTier, Tier } from './routing-rule';
+import { type Feature } from './routing-features';
+import { routeTier, type Tier } from './routing-rule';
 
 export interface EvaluateBars extends ReadinessBars {
   provider?: string;
@@ -119,7 +119,7 @@ export function evaluationReport(
     weak_part: weakPart(safetyWithEngine, safetyWithLabels, bars.minSafety),
     savings: savings(judged),
     bars: { min_feature_accuracy: bars.minFeatureAccuracy, min_safety: bars.minSafety, min_failures: bars.minFailures },
-    verdict: (reasons.length === 0 ? 'READY' : 'NOT READY') as 'READY' | 'NOT READY',
+    verdict: (reasons.length === 0 ? 'READY' : 'NOT READY'),
     reasons,
   };
 }

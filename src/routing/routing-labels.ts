@@ -1,8 +1,8 @@
 import { isRecord } from '../common/is-record';
 import { rewriteLogLines } from '../logging/log-rewrite';
-import { LogEntry, readRoutingLog } from './evaluate';
+import { type LogEntry, readRoutingLog } from './evaluate';
 import { TIER_RANK } from './evaluate-report';
-import { Feature, FEATURES } from './routing-features';
+import { type Feature, FEATURES } from './routing-features';
 import { logLine } from './routing-log';
 import type { Tier } from './routing-rule';
 
@@ -101,7 +101,7 @@ function arrayItems(text: string): Item[] {
   }
   if (!Array.isArray(values)) return [{ line: 1, problem: 'expected a JSON array of labels, or JSONL' }];
   const starts = elementStarts(text);
-  return values.map((value, i) => ({ line: lineAt(text, starts[i] ?? 0), value }));
+  return (values as unknown[]).map((value, i) => ({ line: lineAt(text, starts[i] ?? 0), value }));
 }
 
 const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n').length;

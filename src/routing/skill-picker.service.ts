@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { DecisionService } from '../decisions/decision.service';
+import { DecisionErrorCode } from '../decisions/decision-error';
 import { selfDescribed } from '../decisions/question-text';
 import { listSkills } from './skills';
 
@@ -38,7 +39,7 @@ export class SkillPicker {
       { budgetMs, minConfidence: this.config.skills.min_confidence, retryBadAnswers: true, surface: 'skill_picker' },
     );
     const result = outcome.answers.skill;
-    if (result.status === 'error') return { dormant: result.error.code === 'abstained' ? 'the engine abstained' : `the engine failed: ${result.error.message}` };
+    if (result.status === 'error') return { dormant: result.error.code === DecisionErrorCode.Abstained ? 'the engine abstained' : `the engine failed: ${result.error.message}` };
     if (result.answer.type !== 'choice') return { dormant: 'the engine answered another question type' };
     if (result.belowThreshold) return { dormant: `confidence ${result.answer.confidence} below ${this.config.skills.min_confidence}` };
     return { skill: result.answer.value, confidence: result.answer.confidence, provider: primary.provider };

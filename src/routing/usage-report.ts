@@ -3,7 +3,7 @@ import { isRecord } from '../common/is-record';
 import { FILE_CAPS, readRegularFileSync } from '../common/regular-file';
 import { PACKAGE_ROOT } from '../config/paths';
 import { tierOf } from './evaluate';
-import { Tier } from './routing-rule';
+import { type Tier } from './routing-rule';
 import { readLines } from './transcripts';
 
 export const SHIPPED_PRICES = path.join(PACKAGE_ROOT, 'routing', 'prices.json');
@@ -116,7 +116,7 @@ export function usageReport(files: readonly string[], prices: Prices) {
         }
       }
       if (line.type === 'user' && isRecord(line.toolUseResult) && typeof line.toolUseResult.agentId === 'string' && message && Array.isArray(message.content)) {
-        const result = message.content.find((b) => isRecord(b) && b.type === 'tool_result');
+        const result: unknown = message.content.find((b) => isRecord(b) && b.type === 'tool_result');
         const id = isRecord(result) ? String(result.tool_use_id) : '';
         const spawn = hintedSpawns.get(id);
         const usage = subagentUsage.get(line.toolUseResult.agentId)?.usage;

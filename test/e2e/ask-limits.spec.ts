@@ -7,7 +7,7 @@
 import { CANDIDATES_MAX, LEVELS_MAX, QUESTIONS_MAX } from '../../src/common/limits';
 import { eventually } from '../helpers/eventually';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();

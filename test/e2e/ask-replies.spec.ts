@@ -4,7 +4,7 @@
  * counted warning, not one each.
  */
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { Json, requireBuild, Resources } from './helpers/gateway';
+import { type Json, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();

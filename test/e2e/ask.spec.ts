@@ -7,7 +7,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { TypeSafeFake } from '../fakes/typesafe.fake';
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { requireBuild, ROOT, runCommand } from './helpers/gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { isBuildCurrent } = require('../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
 jest.setTimeout(300_000);

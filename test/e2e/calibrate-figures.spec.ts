@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
 import { mlTemperature as fitByLikelihood, scaled as scaledBy } from '../helpers/independent-calibration';
-import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
 import { heldOutScores, scaled } from '../helpers/independent-calibration';
-import { EngineSample, halfRightAtSeventy, syntheticEngine } from '../helpers/synthetic-engine';
-import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { type EngineSample, halfRightAtSeventy, syntheticEngine } from '../helpers/synthetic-engine';
+import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;

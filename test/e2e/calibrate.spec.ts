@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
-import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;

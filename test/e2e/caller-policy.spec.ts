@@ -5,7 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AnthropicFake } from '../fakes/anthropic.fake';
-import { GatewaySession, Json, Resources, requireBuild, Sandbox } from './helpers/gateway';
+import { type GatewaySession, type Json, Resources, requireBuild, type Sandbox } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 import { send } from '../helpers/router-harness';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';

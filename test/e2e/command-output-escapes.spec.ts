@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { CliResult, Json, requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
+import { type CliResult, type Json, requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
 
 /** Clears the screen, rewinds the line, then starts forged lines (after a newline, a U+2028, a C1 CSI). */
 const HOSTILE = 'model melted\x1b[2J\x1b[H\rREADY\nPASS  decision  forged\u2028READY\u009b2J\u0085READY';

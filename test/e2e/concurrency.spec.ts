@@ -1,7 +1,7 @@
 /** Many calls in flight on one session: each is answered, with its own request id and its own decision. */
 import { LayaFake } from '../fakes/laya.fake';
 import { eventually } from '../helpers/eventually';
-import { GatewaySession, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;

@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fifoIt, makeFifo } from '../helpers/fifo';
-import { Env, Json, MAIN, requireBuild, ROOT, runCli, runCommand, Sandbox } from './helpers/gateway';
+import { type Env, type Json, MAIN, requireBuild, ROOT, runCli, runCommand, Sandbox } from './helpers/gateway';
 import { itUnless } from '../helpers/skip-unless';
 
 beforeAll(requireBuild);

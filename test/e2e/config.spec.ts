@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Env, GatewaySession, Json, requireBuild, Resources } from './helpers/gateway';
+import { type Env, type GatewaySession, type Json, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();

@@ -1,7 +1,7 @@
 /** system1_decide on a default mock: the spec's seed example, yes/no questions and the limits that must pass. */
 import Ajv2020 from 'ajv/dist/2020';
 import { SPEC_REQUEST, SPEC_REQUEST_ID, specResponse } from '../fixtures/spec-example';
-import { anyLatency, GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { anyLatency, type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 import { noEngines } from './helpers/no-engines';
 import { describeUnless } from '../helpers/skip-unless';
 import { HfHubFake } from '../fakes/hf-hub.fake';
@@ -22,7 +22,7 @@ import { ProcessTable } from '../../src/engines/process/process-table';
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
 if (!installed) {
-  // eslint-disable-next-line no-console
+   
   console.warn(
     `\n*** SKIPPING test/e2e/engine-pull.spec.ts: ${path.join(ENGINE, 'node_modules')} is missing, so npm's cache may lack the ` +
       `engine's packages. Run: cd engines/reranker && npm ci (.ci/run does) ***\n`,

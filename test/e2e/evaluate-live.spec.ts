@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { featureOracle, seededUniform } from '../fakes/feature-oracle';
 import { LayaFake } from '../fakes/laya.fake';
 import { routeTier, type Tier } from '../../src/routing/routing-rule';
-import { requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
+import { requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 const FEATURES = ['read_only', 'design', 'review', 'specified'] as const;

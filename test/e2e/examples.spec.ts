@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { CliResult, Env, requireBuild, ROOT, Sandbox } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, ROOT, Sandbox } from './helpers/gateway';
 
 function runExample(name: string, env: Env, args: string[] = []): Promise<CliResult> {
   return new Promise((resolve) => {

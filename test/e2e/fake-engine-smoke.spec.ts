@@ -2,7 +2,7 @@
  * The README's way to try the gateway without an engine: start a fake with `npm run fake-engine -- laya`
  * (here its compiled CLI, as that script runs it) and point the laya provider at it; smoke must pass.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { requireBuild, Resources, ROOT, runCli } from './helpers/gateway';

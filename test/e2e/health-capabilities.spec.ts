@@ -1,5 +1,5 @@
 /** system1_health and system1_capabilities as a client sees them. */
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;

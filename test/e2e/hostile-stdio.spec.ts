@@ -3,7 +3,7 @@
  * when it is not a usable message), nothing ends the session, and the next decision still works.
  */
 import { spawn } from 'node:child_process';
-import { Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
 
 beforeAll(requireBuild);
 

@@ -8,7 +8,7 @@ import { parse } from 'acorn';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 
 jest.setTimeout(120_000);
 const resources = Resources.perFile();

@@ -10,7 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { OllamaFake } from '../fakes/ollama.fake';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand, Sandbox } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand, type Sandbox } from './helpers/gateway';
 import { closedPort, noEngines } from './helpers/no-engines';
 
 jest.setTimeout(180_000);

@@ -11,7 +11,7 @@ import { routeTier, type Tier } from '../../src/routing/routing-rule';
 import { featureOracle, seededUniform } from '../fakes/feature-oracle';
 import { LayaFake } from '../fakes/laya.fake';
 import { eventually } from '../helpers/eventually';
-import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 const FEATURES = ['read_only', 'design', 'review', 'specified'] as const;

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CliResult, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, ROOT, runCommand } from './helpers/gateway';
 
 const STAND_IN = `#!/usr/bin/env node
 const seen = { host: process.env.LAYA_HOST, port: process.env.LAYA_PORT, models: process.env.LAYA_MODELS, preload: process.env.LAYA_PRELOAD, pid: process.pid };

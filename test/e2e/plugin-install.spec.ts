@@ -7,14 +7,14 @@
  * proxy on loopback, which must see no request at all.
  */
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { locate } from '../../bench/client-tools';
 import { OllamaFake } from '../fakes/ollama.fake';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 
 jest.setTimeout(300_000);
 const tools = locate();

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransport1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
-import { Json, MAIN, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type Json, MAIN, readJson, requireBuild, Resources } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 
 const MODERN = '2026-07-28';

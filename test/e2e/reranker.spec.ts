@@ -4,7 +4,7 @@
  * features in one request, and `system1 smoke` passing every layer. Needs `cd engines/reranker && npm ci`
  * (.ci/run does it first); without it the suite is skipped, loudly.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -15,7 +15,7 @@ import { describeUnless } from '../helpers/skip-unless';
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
 if (!installed) {
-  // eslint-disable-next-line no-console
+   
   console.warn(
     `\n*** SKIPPING test/e2e/reranker.spec.ts: ${path.join(ENGINE, 'node_modules')} is missing. ` +
       `Run: cd engines/reranker && npm ci (.ci/run does) ***\n`,

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;

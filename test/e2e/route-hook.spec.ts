@@ -3,7 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();

@@ -7,7 +7,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { Env, MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { type Env, MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'transcripts', 'two-spawns.jsonl');

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { requireBuild, Resources, type Sandbox } from './helpers/gateway';
 import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { ECHO_ENCODINGS, echoedKey } from '../fakes/fake-engine';
 import { LayaFake } from '../fakes/laya.fake';
 import { keyedEnginesLeftOut } from '../helpers/keyed-engines';
-import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 /** Each keyed engine's variable, set to a value recognisable in any form; the router's token beside them. */
 const ENGINE_KEYS: Record<string, [variable: string, secret: string]> = {

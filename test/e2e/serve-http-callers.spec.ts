@@ -4,7 +4,7 @@
  * an OAuth 2.1 resource server in front of a real authorization server (oidc-provider, on loopback).
  */
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { requireBuild, runCli, Sandbox } from './helpers/gateway';

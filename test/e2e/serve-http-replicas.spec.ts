@@ -3,10 +3,10 @@
  * replicas"): pointed at the same config file and install dir, they apply the same fits and obey one pause
  * switch, while a provider's cooldown stays with the replica that saw it fail.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 
 const resources = Resources.perTest();

@@ -2,10 +2,10 @@
  * `system1 serve-http` end to end: the built binary on a port the system picks, the MCP SDK's Streamable HTTP
  * client as the application, raw HTTP where a hostile or careless client is the point.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { IncomingHttpHeaders, request } from 'node:http';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect } from 'node:net';
-import { Resources, requireBuild, runCli, Sandbox } from './helpers/gateway';
+import { Resources, requireBuild, runCli, type Sandbox } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 import { eventually, RawConnection, send } from '../helpers/router-harness';
 import { parsePrometheusText, sampleSum, sampleValue } from '../helpers/prometheus-text';

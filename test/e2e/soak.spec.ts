@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { requireBuild, ROOT } from './helpers/gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { soak } = require(path.join(ROOT, 'bench', 'soak.js')) as { soak: (options: object) => Promise<Record<string, any>> };
 
 /**

@@ -4,7 +4,7 @@
  * short JSON-RPC error otherwise) and one line on stderr; answers in flight are written before the server
  * exits; a client that closes the server's stdout ends it quietly.
  */
-import { Json, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Sandbox } from './helpers/gateway';
 import { exitOf, RawServer } from './helpers/raw-server';
 
 beforeAll(requireBuild);

@@ -8,7 +8,7 @@
  * reached at least 2% of them.
  */
 import fc from 'fast-check';
-import { Json, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Sandbox } from './helpers/gateway';
 import { exitOf, RawServer } from './helpers/raw-server';
 
 beforeAll(requireBuild);

@@ -2,8 +2,8 @@
  * The raw stdio stream, without the SDK: stdout carries JSON-RPC messages and nothing else, and the logs
  * (with every request id) go to stderr.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
 
 beforeAll(requireBuild);
 
@@ -24,7 +24,10 @@ function collector(proc: ChildProcessWithoutNullStreams) {
   const waiters: { ids: number[]; resolve: () => void }[] = [];
   const seen = new Set<number>();
   const check = () => {
-    for (const w of waiters.splice(0)) (w.ids.every((id) => seen.has(id)) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) {
+      if (w.ids.every((id) => seen.has(id))) w.resolve();
+      else waiters.push(w);
+    }
   };
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;

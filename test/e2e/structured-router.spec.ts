@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../fixtures/bank-transaction';
-import { Env, requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
+import { type Env, requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
 import { RouterProcess } from './helpers/router-process';
 import { freePort } from '../helpers/router-harness';
 

@@ -3,7 +3,7 @@
  * provider tried is an attempt), and a provider's own limit shows as its refusal, not as its answer.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;

@@ -1,4 +1,4 @@
-import { FakeEngine, FakeReply, RecordedRequest } from './fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from './fake-engine';
 
 /** How the fake's model behaves on `POST /v1/messages`, beyond the shared faults. */
 export type AnthropicMode =

@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, SystemOneEngineFake } from './systemone-answer';
 
 const MODELS = ['clef', 'clef-flash'];
 

@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /**

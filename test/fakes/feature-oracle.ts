@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FakeChoiceQuestion, isObject, round } from './systemone-answer';
+import { type FakeChoiceQuestion, isObject, round } from './systemone-answer';
 
 export interface FeatureOracleOptions {
   /** The teacher's yes/no labels by prompt text, keyed by question id (the routing features). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import * as path from 'node:path';
 
 /** One request either server saw: enough to prove a resume asked for a Range and where a token went. */
@@ -48,7 +48,8 @@ export class HfHubFake {
   readonly wrongBytes = new Set<string>();
   readonly missing = new Set<string>();
   readonly hideSize = new Set<string>();
-  cdnRedirect?: 'loop' | string;
+  /** A host to redirect file downloads to, or 'loop' for a redirect back to the hub itself. */
+  cdnRedirect?: string;
   hub!: URL;
   cdn!: URL;
   private readonly repos = new Map<string, FakeRepo>();

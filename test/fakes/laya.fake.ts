@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
 
 /** Names that pin a checkpoint (laya docs/http-api.md "Model resolution"); anything else auto-routes. */
 const PINNED: Record<string, string> = {

@@ -1,5 +1,5 @@
-import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /** One request as it reached the upstream: the body byte for byte. */

@@ -1,4 +1,4 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
 import { LetterChatFake } from './letter-chat.fake';
 
 /**

@@ -1,5 +1,5 @@
-import { createServer, Server, STATUS_CODES } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type Server, STATUS_CODES } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A server that only records what reaches it: a redirect target that must receive nothing, or an

@@ -1,4 +1,4 @@
-import { FakeEngine, FakeReply, RecordedRequest } from './fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from './fake-engine';
 
 /** One `choice` question as a fake reads it from a System One request. */
 export interface FakeChoiceQuestion {

@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
 
 /** What the fake server is doing: serving, still loading its model, or serving a text model. */
 export type LlamaServerMode = 'ready' | 'loading' | 'not-decision-model';

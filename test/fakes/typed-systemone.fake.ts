@@ -1,5 +1,5 @@
 import { LlamaServerFake } from './systemone.fake';
-import { FakeChoiceQuestion, jevConfidence, round } from './systemone-answer';
+import { type FakeChoiceQuestion, jevConfidence, round } from './systemone-answer';
 
 /**
  * llama-server with a decision model that answers every typed question natively (wire-contracts §1.2):

@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
 
 const MODELS = ['jev-1.13.0', 'jev-1.14.0', 'jev-latest', 'jev-preview'];
 

@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
 
 /**
  * `von serve` (wire-contracts §1.4 C): `POST /v1/systemone` stamped with the version it served

@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { itUnless } from './skip-unless';
 

@@ -1,5 +1,5 @@
-import { ModuleMetadata } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { type ModuleMetadata } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { loadConfig } from '../../src/config/config.loader';
 import { McpModule } from '../../src/mcp/mcp.module';
 import { System1Module } from '../../src/system1/system1.module';

@@ -5,11 +5,11 @@
  */
 import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { IncomingHttpHeaders, OutgoingHttpHeaders, request } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { OpenAiRouterService, RunningRouter } from '../../src/openai-router/openai-router.service';
+import { OpenAiRouterService, type RunningRouter } from '../../src/openai-router/openai-router.service';
 import type { ListenOptions } from '../../src/openai-router/router-options';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { choice, noul, score, StubDecider } from './stub-decider';

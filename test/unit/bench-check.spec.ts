@@ -15,7 +15,7 @@ interface Paths {
   results: string;
   output: string;
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { check, renderReport } = require(path.join(ROOT, 'bench', 'report.js')) as {
   check: (options: Paths) => string[];
   renderReport: (options: Omit<Paths, 'output'>) => { text: string; problems: string[] };

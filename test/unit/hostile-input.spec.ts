@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
@@ -6,7 +6,7 @@ import { jsonDepthExceeds } from '../../src/common/json-depth';
 import { CONTEXT_MAX_DEPTH } from '../../src/mcp/dto/json-limits.decorator';
 import { DecideService } from '../../src/mcp/decide/decide.service';
 import { buildSchemas } from '../../src/mcp/schema/schema-export';
-import { ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
+import { type ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
 import { gatewayApp } from '../helpers/gateway-app';
 
 const validResponse = new Ajv2020({ strict: false }).compile(buildSchemas().response);

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { isRecord } from '../../common/is-record';
 import { CANDIDATES_MAX, LEVELS_MAX } from '../../common/limits';
 import { jsonDepthExceeds } from '../../common/json-depth';

@@ -126,7 +126,7 @@ export class FileDownloader {
       reply.body.resume();
       throw statusError(reply.status, errorCodeOf(reply), context);
     }
-    const range = reply.status === 206 ? contentRange(reply.headers['content-range'] as string | undefined) : { start: 0 };
+    const range = reply.status === 206 ? contentRange(reply.headers['content-range']) : { start: 0 };
     if (!range || (reply.status === 206 && range.start !== from)) {
       reply.body.resume();
       throw new PullError(`the server answered the resume of ${context.file} with another byte range (${reply.headers['content-range'] ?? 'none'}); delete ${part} and run again`);

@@ -35,7 +35,7 @@ export class EngineConfig {
     const note = override && override !== 'systemone' ? `SYSTEM1_PROVIDER=${override} in this environment overrides the file's provider` : undefined;
     let doc: { gateway?: { provider?: unknown }; providers?: { systemone?: { endpoint?: unknown } } };
     try {
-      doc = existsSync(file) ? (parse(readRegularFileSync(file, FILE_CAPS.config)) as typeof doc) : {};
+      doc = existsSync(file) ? (parse(readRegularFileSync(file, FILE_CAPS.config))) : {};
     } catch (error) {
       return { kind: 'by-hand', file, why: `it could not be read as TOML (${(error as Error).message.split('\n')[0]})`, lines, note };
     }

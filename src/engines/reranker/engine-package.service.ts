@@ -21,7 +21,7 @@ function packageFiles(from: string): string[] {
     throw new PullError(`this copy of the gateway carries no usable engines/reranker (${path.join(from, 'package.json')}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}); reinstall it with install.sh`);
   }
   if (!Array.isArray(files) || !files.every((file) => typeof file === 'string')) throw new PullError(`${path.join(from, 'package.json')} lists no "files"`);
-  return ['package.json', 'package-lock.json', ...(files as string[])];
+  return ['package.json', 'package-lock.json', ...(files)];
 }
 
 /** Every regular file under `entry` (itself when it is one), relative to `root`. */

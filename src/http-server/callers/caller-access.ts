@@ -5,7 +5,7 @@ import { TOOL_NAMES, type ToolName } from '../../mcp/tool-names';
 import type { ProtectedResource } from '../oauth/protected-resource';
 import type { TokenVerifier } from '../oauth/token-verifier';
 import type { CallerPolicies, CallerPolicy } from './caller-policy';
-import { CallerTokens, DEFAULT_CALLER, HTTP_TOKEN_VARIABLE } from './caller-tokens';
+import { type CallerTokens, DEFAULT_CALLER, HTTP_TOKEN_VARIABLE } from './caller-tokens';
 import type { RateLimiter } from './rate-limiter';
 
 /** Who sent a request, what it may do, and (for an OAuth token) the scopes it was granted. */

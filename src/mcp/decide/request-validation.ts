@@ -1,4 +1,4 @@
-import { getMetadataStorage, ValidationError, validateSync } from 'class-validator';
+import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
 import { isRecord } from '../../common/is-record';
 import { DecideRequestDto } from '../dto/decide-request.dto';
 import { REQUEST_ID_MAX_CHARS } from '../../common/limits';

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments } from 'class-validator';
+import { registerDecorator, type ValidationArguments } from 'class-validator';
 import { jsonDepthExceeds } from '../../common/json-depth';
 
 export const CONTEXT_MAX_DEPTH = 32;

@@ -1,5 +1,5 @@
 import { CloudflareProviderDefinition } from '../system-one/cloudflare.provider';
-import { ProviderFactoryOptions, providerFrom } from './provider-factory';
+import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
 export interface CloudflareProviderOptions extends ProviderFactoryOptions {
   /** The Cloudflare account that runs Workers AI. */

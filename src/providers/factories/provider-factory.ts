@@ -40,7 +40,7 @@ export function providerFrom(
     ...extra,
   };
   const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
-  const env = new Proxy({} as Record<string, string | undefined>, {
+  const env = new Proxy({}, {
     // Read at each call, so a rotated key needs no new provider.
     get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
   });

@@ -182,7 +182,7 @@ function retryAfter(value: string | undefined): number | undefined {
 function engineDetail(body: unknown, secrets: readonly string[]): string {
   if (!isRecord(body)) return '';
   const error = body.error;
-  const firstOfErrors = Array.isArray(body.errors) ? body.errors[0] : undefined;
+  const firstOfErrors: unknown = Array.isArray(body.errors) ? body.errors[0] : undefined;
   const candidates = [
     body.detail,
     isRecord(body.detail) ? body.detail.message ?? body.detail.error_type : undefined,

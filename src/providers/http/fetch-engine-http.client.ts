@@ -1,5 +1,5 @@
 import type * as http from 'node:http';
-import { EngineHttpClient, EngineReplyText, MAX_RESPONSE_BYTES, TOO_LARGE } from './engine-http.client';
+import { EngineHttpClient, type EngineReplyText, MAX_RESPONSE_BYTES, TOO_LARGE } from './engine-http.client';
 
 /**
  * The engine client over a `fetch` the embedding application gives (a fixture, an instrumented fetch): the

@@ -66,7 +66,7 @@ interface TokenLogprob {
  * `choices[0].logprobs.content`: one `{token, logprob, top_logprobs}` per token) into an answer.
  */
 export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: LetterReading): ChoicePick {
-  const first = Array.isArray(generated) ? generated[0] : undefined;
+  const first: unknown = Array.isArray(generated) ? generated[0] : undefined;
   if (first === undefined || first === null) {
     throw new MalformedResponseError(`the server returned no logprobs: ${reading.noLogprobsHint}`);
   }

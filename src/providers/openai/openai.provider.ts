@@ -123,7 +123,7 @@ class OpenAiProvider extends ChoiceEngine {
       throw isKeyRefusal(error) ? new EngineStatusError(error.status, this.keyRefused(error)) : error;
     }
     const body = reply.body;
-    const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+    const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
     if (!isRecord(choice)) {
       throw new MalformedResponseError(`the reply from ${this.endpoint.host} is not a chat completion (no choices)`);
     }

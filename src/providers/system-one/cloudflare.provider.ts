@@ -83,7 +83,7 @@ export const CLOUDFLARE: SystemOneDialect<CloudflareSettings> = {
 
 /** `: error 5006: Bad input` from the envelope's first error, made safe to show. */
 function firstError(errors: unknown, key: string | undefined): string {
-  const first = Array.isArray(errors) ? errors[0] : undefined;
+  const first: unknown = Array.isArray(errors) ? errors[0] : undefined;
   if (!isRecord(first)) return ' with no error listed';
   const code = typeof first.code === 'number' || typeof first.code === 'string' ? `error ${first.code}` : 'an error';
   const message = typeof first.message === 'string' && first.message.trim() !== '' ? `: ${first.message}` : '';

@@ -36,7 +36,7 @@ export function typedSystemOneRequest(
   request: EvaluateRequest,
   { model, noulAsChoice, bareCandidates }: { model?: string; noulAsChoice: boolean; bareCandidates: BareCandidates },
 ): Record<string, unknown> {
-  const questions = Object.fromEntries(
+  const questions: Record<string, unknown> = Object.fromEntries<unknown>(
     Object.entries(request.questions).map(([id, question]) => {
       if (question.type === 'noul' && noulAsChoice) {
         return [id, { type: 'choice', instructions: question.instructions, criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null } }];

@@ -9,14 +9,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { isBuildCurrent } = require('../../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
 
 export type Env = Record<string, string>;
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;  
 
 /** Fails loudly (instead of with a spawn error per test) when the server was not built. */
 export function requireBuild(): void {

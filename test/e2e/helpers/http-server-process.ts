@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Env, Json, MAIN, Sandbox } from './gateway';
+import { type Env, type Json, MAIN, type Sandbox } from './gateway';
 
 /**
  * `system1 serve-http` as a user (or a load balancer's supervisor) starts it, in a sandbox, on a port the

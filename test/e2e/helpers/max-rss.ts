@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Env, MAIN } from './gateway';
+import { type Env, MAIN } from './gateway';
 
 /**
  * Memory is asserted from the child's own peak RSS, printed by a preload on exit (no timing, no polling of

@@ -2,8 +2,8 @@
  * One built server (`node dist/main.js mcp`) driven over raw stdio lines, without the SDK client: what a
  * hostile or broken client writes, and exactly what comes back.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Env, Json, MAIN, Sandbox } from './gateway';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type Env, type Json, MAIN, type Sandbox } from './gateway';
 
 export class RawServer {
   readonly proc: ChildProcessWithoutNullStreams;

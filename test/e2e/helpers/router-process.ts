@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { Env, MAIN, Sandbox } from './gateway';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type Env, MAIN, type Sandbox } from './gateway';
 
 /** `system1 serve-openai` as a user starts it, in a sandbox; resolves once it says where it listens. */
 export class RouterProcess {

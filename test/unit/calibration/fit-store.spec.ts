@@ -1,9 +1,9 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CalibrationService } from '../../../src/calibration/calibration.service';
-import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
+import { readFitFile, saveFits, type StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';

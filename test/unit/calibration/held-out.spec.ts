@@ -7,7 +7,7 @@
  */
 import { reportGroup } from '../../../src/calibration/calibration-report';
 import { seededRandom } from '../../../src/calibration/random';
-import { EngineSample, halfRightAtSeventy, syntheticEngine } from '../../helpers/synthetic-engine';
+import { type EngineSample, halfRightAtSeventy, syntheticEngine } from '../../helpers/synthetic-engine';
 import { heldOutScores, scores, scaled, mlTemperature } from '../../helpers/independent-calibration';
 
 /** The product's documented floor on probabilities before the log. */

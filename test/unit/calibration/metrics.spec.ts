@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer, logLoss, TEMPERATURE_BOUNDS } from '../../../src/calibration/fit';
+import { fitTemperature, type LabelledAnswer, logLoss, TEMPERATURE_BOUNDS } from '../../../src/calibration/fit';
 import {
   accuracy,
   auroc,
@@ -8,7 +8,7 @@ import {
   heldOutEce,
   meanLogLoss,
   predict,
-  Prediction,
+  type Prediction,
   recommendThreshold,
   thresholdTable,
 } from '../../../src/calibration/metrics';

@@ -11,8 +11,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { reportGroup } from '../../../src/calibration/calibration-report';
-import { LabelledAnswer } from '../../../src/calibration/fit';
-import { accuracy, auroc, brierScore, expectedCalibrationError, meanLogLoss, ScoredPrediction } from '../../../src/calibration/metrics';
+import { type LabelledAnswer } from '../../../src/calibration/fit';
+import { accuracy, auroc, brierScore, expectedCalibrationError, meanLogLoss, type ScoredPrediction } from '../../../src/calibration/metrics';
 import { PROBABILITY_FLOOR, scaleProbabilities } from '../../../src/calibration/temperature';
 import { scaled } from '../../helpers/independent-calibration';
 import { itUnless } from '../../helpers/skip-unless';

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { calibrationFigures, FitsInPlace } from '../../../src/calibration/calibration-figures';
+import { calibrationFigures, type FitsInPlace } from '../../../src/calibration/calibration-figures';
 import { reportApplied, trustCaveats, trustVerdict, trustWarnings } from '../../../src/calibration/calibration-report';
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from '../../../src/calibration/fit-choice';
-import { accuracy, auroc, bootstrapInterval, eceNoiseFloor, Prediction, reliabilityBins } from '../../../src/calibration/metrics';
+import { accuracy, auroc, bootstrapInterval, eceNoiseFloor, type Prediction, reliabilityBins } from '../../../src/calibration/metrics';
 import { seededRandom } from '../../../src/calibration/random';
 
 const p = (confidence: number, correct: boolean): Prediction => ({ confidence, correct, labelProbability: correct ? confidence : 1 - confidence });

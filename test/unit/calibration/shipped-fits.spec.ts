@@ -2,12 +2,12 @@
  * The fits that ship with the package: each carries its sample size, whether it clears the trust floor, and
  * provenance a reader can check; a fit under the floor is listed as untrusted and not applied.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calibration.service';
-import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
+import { readFitFile, saveFits, type StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 

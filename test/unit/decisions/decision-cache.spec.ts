@@ -15,7 +15,7 @@ import type { DecisionPolicy, DecisionRequest } from '../../../src/decisions/dec
 import { questionResults } from '../../../src/decisions/question-results';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
-import { DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
+import { type DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
 
 let calls: DecisionBatch[] = [];
 /** What the engine answers: by default the first option at 0.9, or as the state says. */

@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { LayaFake } from '../../fakes/laya.fake';
 import { gatewayApp } from '../../helpers/gateway-app';

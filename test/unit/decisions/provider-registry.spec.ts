@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { SilentProgress } from '../../../src/engines/hub/download-progress';
 import { FileDownloader } from '../../../src/engines/hub/file-download.service';
 import { HubHttpClient } from '../../../src/engines/hub/hub-http.client';
-import { ModelPuller, PullOptions } from '../../../src/engines/hub/model-pull.service';
+import { ModelPuller, type PullOptions } from '../../../src/engines/hub/model-pull.service';
 import { MANIFEST_FILE, readManifest } from '../../../src/engines/hub/pull-manifest';
 import { HfHubFake } from '../../fakes/hf-hub.fake';
 

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { byteSize } from '../../../src/commands/option-parsers';
-import { MANIFEST_FILE, PullManifest } from '../../../src/engines/hub/pull-manifest';
-import { ProcessRunner, RunOptions, RunResult } from '../../../src/engines/process/process-runner';
+import { MANIFEST_FILE, type PullManifest } from '../../../src/engines/hub/pull-manifest';
+import { ProcessRunner, type RunOptions, type RunResult } from '../../../src/engines/process/process-runner';
 import { ProcessTable } from '../../../src/engines/process/process-table';
 import { EngineConfig } from '../../../src/engines/reranker/engine-config.service';
 import { EnginePackage } from '../../../src/engines/reranker/engine-package.service';
 import { latestPulledModel } from '../../../src/engines/reranker/pulled-models';
-import { RerankerHealth, RerankerHealthReport } from '../../../src/engines/reranker/reranker-health';
+import { RerankerHealth, type RerankerHealthReport } from '../../../src/engines/reranker/reranker-health';
 import { RerankerHome } from '../../../src/engines/reranker/reranker-home';
 import { RerankerProcesses } from '../../../src/engines/reranker/reranker-process.service';
 

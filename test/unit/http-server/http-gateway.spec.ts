@@ -9,7 +9,7 @@ import { CallerPolicies } from '../../../src/http-server/callers/caller-policy';
 import { CallerTokens } from '../../../src/http-server/callers/caller-tokens';
 import { RateLimiter } from '../../../src/http-server/callers/rate-limiter';
 import { HttpGateway } from '../../../src/http-server/http-gateway';
-import { listen, Listening } from '../../../src/http-server/http-listener';
+import { listen, type Listening } from '../../../src/http-server/http-listener';
 import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
 import { eventually } from '../../helpers/eventually';

@@ -1,5 +1,5 @@
 import { DecisionErrorCode } from '../../../src/decisions/decision-error';
-import { DecisionEvent, DecisionObserver, decisionStatus } from '../../../src/decisions/decision-observer';
+import { type DecisionEvent, type DecisionObserver, decisionStatus } from '../../../src/decisions/decision-observer';
 import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/decision.types';
 import { GatewayMetrics } from '../../../src/http-server/metrics';
 import { parsePrometheusText, sampleSum, sampleValue } from '../../helpers/prometheus-text';

@@ -1,7 +1,7 @@
 import { EngineHttpClient, MAX_RESPONSE_BYTES } from '../../../src/providers/http/engine-http.client';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../../src/decisions/decision-error';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../../../src/providers/http/endpoint';
-import { Fault, FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { type Fault, FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';
 import { useRecordingProxy } from '../../helpers/system-proxy';
 

@@ -11,7 +11,7 @@ import { connectLookup, isLoopbackHost, localhostLookup, parseEndpoint } from '.
 import { proxyTunnelFor } from '../../../src/providers/http/proxy-tunnel';
 import { loadConfig } from '../../../src/config/config.loader';
 import { settleRouterOptions } from '../../../src/openai-router/router-options';
-import { FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 import { useRecordingProxy } from '../../helpers/system-proxy';
 
 class OkFake extends FakeEngine {

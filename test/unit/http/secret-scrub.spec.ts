@@ -4,7 +4,7 @@
  */
 import { EngineHttpClient, safeEngineText } from '../../../src/providers/http/engine-http.client';
 import { scrubSecrets } from '../../../src/providers/http/secret-scrub';
-import { ECHO_ENCODINGS, echoedKey, FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { ECHO_ENCODINGS, echoedKey, FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 
 /** A key with the characters that encodings change (`/`, `+`, `=`, `~`), and no `sk-` prefix for the catch-all. */
 const KEY = 'cfTOKEN/with+slash=and~more_42';

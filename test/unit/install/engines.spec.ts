@@ -6,7 +6,7 @@
 type Reply = { status?: number; body?: unknown; error?: string };
 type Candidate = { provider: string; what: string; settings: Record<string, string>; hosted: boolean };
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { findEngines, ollamaHostEndpoint } = require('../../../scripts/install/engines') as {
   findEngines(options: { env: Record<string, string>; fileProviders?: Record<string, unknown>; fetch: (url: string) => Promise<Reply> }): Promise<{ candidates: Candidate[]; notes: string[] }>;
   ollamaHostEndpoint(value: string): string | undefined;

@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CliResult, Env, Resources, ROOT, runCommand, Sandbox } from '../../e2e/helpers/gateway';
+import { type CliResult, type Env, Resources, ROOT, runCommand, type Sandbox } from '../../e2e/helpers/gateway';
 
 const resources = Resources.perTest();
 

@@ -1,7 +1,7 @@
 /** Where uninstall looks for the engine's start-at-login entry on each platform, and how it unregisters it. */
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { loginEntryFor, ENGINES } = require('../../../scripts/install/login-entries') as {
   loginEntryFor(platform: NodeJS.Platform, env: Record<string, string>, engine?: string): { file: string; unregister?: [string, string[]] };
   ENGINES: string[];

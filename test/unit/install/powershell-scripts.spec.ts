@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Language, Node as SyntaxNode, Parser } from 'web-tree-sitter';
+import { Language, type Node as SyntaxNode, Parser } from 'web-tree-sitter';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SKIPPED = new Set(['node_modules', 'dist', 'dist-fakes', '.git']);

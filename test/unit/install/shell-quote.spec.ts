@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { quoteFor } = require('../../../scripts/install/shell-options') as { quoteFor(shell: 'sh' | 'powershell', value: string): string };
 
 const NASTY = [

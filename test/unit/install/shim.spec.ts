@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 type Options = { env: Record<string, string>; dir: string; shell: 'sh' | 'powershell'; platform?: NodeJS.Platform };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { installShim, removeShims, shimText, MARK } = require('../../../scripts/install/shim') as {
   installShim(main: string, options: Options): string;
   removeShims(options: Omit<Options, 'shell'>): string[];

@@ -6,9 +6,9 @@
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CliResult, Env, Resources, ROOT, runCommand, Sandbox } from '../../e2e/helpers/gateway';
+import { type CliResult, type Env, Resources, ROOT, runCommand, type Sandbox } from '../../e2e/helpers/gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { placeRefusal } = require('../../../scripts/install/purge') as {
   placeRefusal(dir: string, places: { home: string; cwd: string }, pathApi?: typeof path): string | undefined;
 };

@@ -1,7 +1,7 @@
 import { System1ProviderError } from '../../../src/decisions/decision-error';
 import type { System1Provider } from '../../../src/decisions/provider.interface';
 import type { CustomProvider } from '../../../src/library/custom-provider';
-import { EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { System1InputError } from '../../../src/decisions/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';
 

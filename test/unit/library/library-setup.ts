@@ -1,8 +1,8 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createSystem1, System1 } from '../../../src/library/create-system1';
-import { System1Options } from '../../../src/library/library-options';
+import { createSystem1, type System1 } from '../../../src/library/create-system1';
+import { type System1Options } from '../../../src/library/library-options';
 import { eventually } from '../../helpers/eventually';
 
 export const TYPESAFE_KEY = 'sk-test-LIBRARY-TYPESAFE-KEY-77';

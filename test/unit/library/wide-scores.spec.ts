@@ -4,8 +4,8 @@
  * refused as over its limit.
  */
 import type { System1Provider } from '../../../src/decisions/provider.interface';
-import { EvaluateRequest } from '../../../src/decisions/provider.interface';
-import { ScoreQuestion } from '../../../src/decisions/question.types';
+import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { type ScoreQuestion } from '../../../src/decisions/question.types';
 import { VonFake } from '../../fakes/von.fake';
 import { LibrarySandbox } from './library-setup';
 

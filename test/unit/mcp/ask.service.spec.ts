@@ -2,7 +2,7 @@
  * `system1_ask` below the transport: what AskService hands the pipeline (images, longContext) and what it
  * hands back (fallbacks), against a TypeSafe fake (jev-1.14.0, which takes images) over real HTTP.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecisionService } from '../../../src/decisions/decision.service';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';

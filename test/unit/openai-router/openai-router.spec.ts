@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Logger } from '@nestjs/common';
-import { OpenAiRouterService, RunningRouter } from '../../../src/openai-router/openai-router.service';
+import { OpenAiRouterService, type RunningRouter } from '../../../src/openai-router/openai-router.service';
 import type { ListenOptions } from '../../../src/openai-router/router-options';
 import { OpenAiUpstreamFake } from '../../fakes/openai-upstream.fake';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../../fixtures/bank-transaction';

@@ -1,7 +1,7 @@
 /** Which OpenAI requests may go to the fast engine (spec/lazycontroller-schemas.txt, "In the request"). */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Ineligible } from '../../../src/openai-router/ineligible';
-import { Endpoint, IGNORED_OPTIONS, readFastCandidate } from '../../../src/openai-router/request-eligibility';
+import { type Endpoint, IGNORED_OPTIONS, readFastCandidate } from '../../../src/openai-router/request-eligibility';
 
 const SCHEMA = { type: 'object', properties: { category: { enum: ['food', 'rent'] } }, required: ['category'], additionalProperties: false };
 const HEADERS: IncomingHttpHeaders = { 'content-type': 'application/json', authorization: 'Bearer sk-caller', 'x-stainless-lang': 'js', 'user-agent': 'OpenAI/JS 6.49.0' };

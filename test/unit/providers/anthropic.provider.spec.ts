@@ -1,14 +1,14 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { PROCESS_ENV } from '../../../src/config/system1.config';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
+import { type DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { AnthropicProviderDefinition } from '../../../src/providers/anthropic/anthropic.provider';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { AnthropicFake, AnthropicMode } from '../../fakes/anthropic.fake';
-import { Fault } from '../../fakes/fake-engine';
+import { AnthropicFake, type AnthropicMode } from '../../fakes/anthropic.fake';
+import { type Fault } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';

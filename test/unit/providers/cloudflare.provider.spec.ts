@@ -9,7 +9,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import {
   itHandlesEachFault,
   faultGateway,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,

@@ -7,7 +7,7 @@ import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { AnthropicFake } from '../../fakes/anthropic.fake';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
-import { ECHO_ENCODINGS, echoedKey, EchoEncoding, FakeEngine } from '../../fakes/fake-engine';
+import { ECHO_ENCODINGS, echoedKey, type EchoEncoding, type FakeEngine } from '../../fakes/fake-engine';
 import { LayaFake } from '../../fakes/laya.fake';
 import { OpenAiFake } from '../../fakes/openai.fake';
 import { LlamaServerFake } from '../../fakes/systemone.fake';

@@ -5,7 +5,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -160,7 +160,7 @@ describe('laya provider against a fake laya-serve', () => {
     });
 
     it.each([
-      ['a noul answer', (a: Record<string, unknown>) => ({ type: 'noul', noul: 0.9 }) as unknown as typeof a, 'type "noul" instead of "choice"'],
+      ['a noul answer', (_a: Record<string, unknown>): Record<string, unknown> => ({ type: 'noul', noul: 0.9 }), 'type "noul" instead of "choice"'],
       ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the candidates sent'],
       ['an answer_confidence above 1', (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }), 'answer_confidence is 1.4'],
     ])('reports %s as malformed_response', async (_name, tamper, detail) => {

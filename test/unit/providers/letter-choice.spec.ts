@@ -2,7 +2,7 @@ import { evaluateByPicks } from '../../../src/providers/choice/choice-engine';
 import {
   letterAnswer,
   letterMessages,
-  LetterReading,
+  type LetterReading,
 } from '../../../src/providers/letters/letter-choice';
 import { MalformedResponseError } from '../../../src/decisions/decision-error';
 import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';

@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
@@ -11,7 +11,7 @@ import {
   eventually,
   expectedShare,
   matching,
-  Outcome,
+  type Outcome,
   REQUEST,
   REQUEST_PROMPT,
   SLOW_MS,

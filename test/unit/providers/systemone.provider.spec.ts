@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,

@@ -3,10 +3,10 @@
  * gateway against a fake, and the table of FakeEngine faults with the outcome and detail a user should see
  * for each.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
-import { Fault, FakeEngine } from '../../fakes/fake-engine';
+import { type Fault, type FakeEngine } from '../../fakes/fake-engine';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
 

@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,

@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { VonFake } from '../../fakes/von.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,

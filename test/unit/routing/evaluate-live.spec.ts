@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { evaluateLive, failureCode, FeatureAsker, STOP_AFTER_FAILURES } from '../../../src/routing/evaluate-live';
+import { evaluateLive, failureCode, type FeatureAsker, STOP_AFTER_FAILURES } from '../../../src/routing/evaluate-live';
 import type { FeatureReading } from '../../../src/routing/feature-reader.service';
 
 const BARS = { minFeatureAccuracy: 0.85, minSafety: 0.95, minFailures: 1, threshold: 0.6 };

@@ -1,5 +1,5 @@
 /** The figures `system1 evaluate` reports, against values worked out by hand. */
-import { featureFigures, JudgedSpawn, readinessReasons, ruleSafety, savings, weakPart } from '../../../src/routing/evaluate-report';
+import { featureFigures, type JudgedSpawn, readinessReasons, ruleSafety, savings, weakPart } from '../../../src/routing/evaluate-report';
 
 const answer = (value: boolean, confidence: number) => ({ answer: value, confidence });
 
