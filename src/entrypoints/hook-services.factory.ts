@@ -34,7 +34,21 @@ export function createHookServices(env: Env = process.env, logger: GatewayLogger
   Logger.overrideLogger(logger);
   const core = buildCoreGraph(config, env, new CooldownFile(path.join(config.installDir, 'cooldown.json')));
   const featureReader = new FeatureReader(config, core.decisions);
-  const routeHook = new RouteHookService(config, core.configStatus, core.pause, featureReader, new SkillPicker(config, env, core.decisions));
+  const routeHook = new RouteHookService(
+    config,
+    core.configStatus,
+    core.pause,
+    featureReader,
+    new SkillPicker(config, env, core.decisions),
+  );
   const { registry, calibration, decisions } = core;
-  return { config, registry, calibration, decisions, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
+  return {
+    config,
+    registry,
+    calibration,
+    decisions,
+    featureReader,
+    routeHook,
+    spawnRecorder: new SpawnRecorder(config),
+  };
 }

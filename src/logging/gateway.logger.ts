@@ -23,7 +23,13 @@ const LABEL: Record<NestLevel, string> = {
 };
 
 /** Nest's start-up chatter; useful only when debugging the container itself. */
-const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'NestFactory', 'NestApplication', 'RoutesResolver', 'RouterExplorer']);
+const FRAMEWORK_CONTEXTS = new Set([
+  'InstanceLoader',
+  'NestFactory',
+  'NestApplication',
+  'RoutesResolver',
+  'RouterExplorer',
+]);
 
 /**
  * Writes every log line to stderr (stdout carries JSON-RPC for `mcp` and one document for `--json`), and

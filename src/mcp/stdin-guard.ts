@@ -63,7 +63,9 @@ export function guardStdin(
     if (oversized) return;
     if (pendingBytes + part.length > maxLineBytes) {
       // Keep the start of the message, where the id usually is, and drop the rest as it arrives.
-      head = Buffer.concat([...pending, part]).subarray(0, 512).toString('utf8');
+      head = Buffer.concat([...pending, part])
+        .subarray(0, 512)
+        .toString('utf8');
       oversized = true;
       pending = [];
       pendingBytes = 0;

@@ -66,7 +66,11 @@ describe('yes/no questions', () => {
   });
 
   it('passes context through to the provider without complaint', async () => {
-    const { body } = await gateway.decide({ question: 'Retry?', options: ['retry', 'stop'], context: { attempt: 3, tags: ['ci'] } });
+    const { body } = await gateway.decide({
+      question: 'Retry?',
+      options: ['retry', 'stop'],
+      context: { attempt: 3, tags: ['ci'] },
+    });
     expect(body).toMatchObject({ status: 'decided', decision: 'retry' });
   });
 });
@@ -106,7 +110,11 @@ describe('limits that must pass', () => {
 
 describe('per-request threshold on the default configuration', () => {
   it('abstains when the request asks for more confidence (0.95) than the mock has (0.9)', async () => {
-    const { body, isError } = await gateway.decide({ question: 'Merge?', options: ['merge', 'wait'], min_confidence: 0.95 });
+    const { body, isError } = await gateway.decide({
+      question: 'Merge?',
+      options: ['merge', 'wait'],
+      min_confidence: 0.95,
+    });
     expect(isError).toBe(false);
     expect(body).toMatchObject({ status: 'abstained', decision: null, confidence: 0.9, provider: 'mock', error: null });
     expect(body.attempts).toHaveLength(1);

@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<void> {
   };
   const make = name ? FAKE_ENGINES[name] : undefined;
   if (!make) {
-    process.stderr.write(`usage: npm run fake-engine -- <${Object.keys(FAKE_ENGINES).join('|')}> [--port N] [--fault ${FAULTS.join('|')}]\n`);
+    process.stderr.write(
+      `usage: npm run fake-engine -- <${Object.keys(FAKE_ENGINES).join('|')}> [--port N] [--fault ${FAULTS.join('|')}]\n`,
+    );
     process.exitCode = 2;
     return;
   }

@@ -21,7 +21,8 @@ export class VonFake extends SystemOneEngineFake {
   }
 
   protected refuse(request: RecordedRequest, questions: FakeChoiceQuestion[] | undefined): FakeReply | undefined {
-    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey) return detail(401, 'invalid or missing API key');
+    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey)
+      return detail(401, 'invalid or missing API key');
     if (!isObject(request.body) || !questions) return detail(422, 'body must be an object with a questions object');
     for (const question of questions) {
       if (question.type !== 'choice') {

@@ -21,7 +21,8 @@ export function BoundedJson(maxDepth: number, maxBytes: number) {
       },
       validator: {
         validate: (value: unknown) =>
-          value === undefined || (!jsonDepthExceeds(value, maxDepth) && Buffer.byteLength(JSON.stringify(value)) <= maxBytes),
+          value === undefined ||
+          (!jsonDepthExceeds(value, maxDepth) && Buffer.byteLength(JSON.stringify(value)) <= maxBytes),
       },
     });
 }

@@ -11,5 +11,8 @@ export interface CloudflareProviderOptions extends ProviderFactoryOptions {
  * `CLOUDFLARE_API_TOKEN`) at each call, or given as `apiKey`.
  */
 export function createCloudflareProvider(options: CloudflareProviderOptions) {
-  return providerFrom(CloudflareProviderDefinition, options, { defaultKeyEnv: 'CLOUDFLARE_API_TOKEN', extra: { account_id: options?.accountId } });
+  return providerFrom(CloudflareProviderDefinition, options, {
+    defaultKeyEnv: 'CLOUDFLARE_API_TOKEN',
+    extra: { account_id: options?.accountId },
+  });
 }

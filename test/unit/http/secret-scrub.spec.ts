@@ -90,7 +90,15 @@ describe('the engine client, against an engine that echoes the key', () => {
   it.each(ECHO_ENCODINGS)('shows the 401 without the key echoed as %s', async (encoding) => {
     fake.fault = `echo-key-${encoding}`;
     const error = await client
-      .request({ method: 'POST', url: new URL('/decide', base), body: {}, headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(5000), allowRemote: false, secrets: [KEY] })
+      .request({
+        method: 'POST',
+        url: new URL('/decide', base),
+        body: {},
+        headers: { authorization: `Bearer ${KEY}` },
+        signal: AbortSignal.timeout(5000),
+        allowRemote: false,
+        secrets: [KEY],
+      })
       .then(
         () => new Error('the engine answered'),
         (caught: Error) => caught,

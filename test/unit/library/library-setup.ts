@@ -40,7 +40,11 @@ export class LibrarySandbox {
 /** The example of the spec: a yes/no, a choice and a score about one support message. */
 export const THREE_QUESTIONS = {
   refund: { type: 'noul' as const, instructions: 'Is the user asking about a refund?' },
-  topic: { type: 'choice' as const, instructions: 'Choose a topic.', criteria: { billing: 'Billing refund', technical: 'Technical support' } },
+  topic: {
+    type: 'choice' as const,
+    instructions: 'Choose a topic.',
+    criteria: { billing: 'Billing refund', technical: 'Technical support' },
+  },
   urgency: { type: 'score' as const, instructions: 'Rate urgency.', criteria: ['Normal', 'Urgent', 'Critical'] },
 };
 
