@@ -25,7 +25,11 @@ const TOKENS = { SYSTEM1_HTTP_TOKEN_POLITE: 'bench-polite-token', SYSTEM1_HTTP_T
 
 async function politeClient(url) {
   const client = new Client({ name: 'system1-bench-polite', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS.SYSTEM1_HTTP_TOKEN_POLITE}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKENS.SYSTEM1_HTTP_TOKEN_POLITE}` } },
+    }),
+  );
   return client;
 }
 
@@ -35,7 +39,9 @@ async function politeClient(url) {
  * counted by status.
  */
 function runaway(url, connections) {
-  const child = spawn(process.execPath, [__filename, '--runaway', url, String(connections)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [__filename, '--runaway', url, String(connections)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -52,8 +58,18 @@ function runaway(url, connections) {
 function runRunaway(url, connections) {
   let running = true;
   const statuses = {};
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'system1_decide', arguments: ARGUMENTS } });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${TOKENS.SYSTEM1_HTTP_TOKEN_RUNAWAY}` };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'system1_decide', arguments: ARGUMENTS },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+    authorization: `Bearer ${TOKENS.SYSTEM1_HTTP_TOKEN_RUNAWAY}`,
+  };
   const loop = async () => {
     while (running) {
       try {
@@ -92,7 +108,8 @@ async function main() {
   const polite = (client) => () =>
     drive(PER_ROUND, POLITE_IN_FLIGHT, async () => {
       const result = await client.callTool({ name: 'system1_decide', arguments: ARGUMENTS });
-      if (result.structuredContent?.status !== 'decided') throw new Error(`a polite decision failed: ${JSON.stringify(result.structuredContent ?? result)}`);
+      if (result.structuredContent?.status !== 'decided')
+        throw new Error(`a polite decision failed: ${JSON.stringify(result.structuredContent ?? result)}`);
     });
   const beside = (replica, client) => async () => {
     const other = runaway(replica.url, RUNAWAY_CONNECTIONS);
@@ -121,14 +138,27 @@ async function main() {
       for (const name of rotated(Object.keys(phases), round)) {
         const { durations, statuses } = await phases[name]();
         latencies[name].push(...durations);
-        for (const [status, count] of Object.entries(statuses ?? {})) runawayStatuses[name][status] = (runawayStatuses[name][status] ?? 0) + count;
+        for (const [status, count] of Object.entries(statuses ?? {}))
+          runawayStatuses[name][status] = (runawayStatuses[name][status] ?? 0) + count;
       }
     }
     const phasesOut = Object.fromEntries(Object.keys(phases).map((name) => [name, summary(latencies[name])]));
-    const ratio = (name) => ({ p50: phasesOut[name].p50 / phasesOut.alone.p50, p99: phasesOut[name].p99 / phasesOut.alone.p99 });
-    console.log(`the polite caller's latency (ms) at ${POLITE_IN_FLIGHT} in flight, ${ROUNDS} rounds of ${PER_ROUND}; a runaway on ${RUNAWAY_CONNECTIONS} connections`);
-    console.table(Object.fromEntries(Object.entries(phasesOut).map(([name, stats]) => [name, { p50: stats.p50.toFixed(2), p99: stats.p99.toFixed(2) }])));
-    console.log('the runaway\'s answers by status:', JSON.stringify(runawayStatuses));
+    const ratio = (name) => ({
+      p50: phasesOut[name].p50 / phasesOut.alone.p50,
+      p99: phasesOut[name].p99 / phasesOut.alone.p99,
+    });
+    console.log(
+      `the polite caller's latency (ms) at ${POLITE_IN_FLIGHT} in flight, ${ROUNDS} rounds of ${PER_ROUND}; a runaway on ${RUNAWAY_CONNECTIONS} connections`,
+    );
+    console.table(
+      Object.fromEntries(
+        Object.entries(phasesOut).map(([name, stats]) => [
+          name,
+          { p50: stats.p50.toFixed(2), p99: stats.p99.toFixed(2) },
+        ]),
+      ),
+    );
+    console.log("the runaway's answers by status:", JSON.stringify(runawayStatuses));
     save('callers', {
       rounds: ROUNDS,
       decisions_per_round: PER_ROUND,
@@ -138,7 +168,10 @@ async function main() {
       runaway_rate: { rate_per_minute: 600, burst: 20 },
       phases: phasesOut,
       runaway_statuses: runawayStatuses,
-      ratio_to_alone: { beside_limited_runaway: ratio('beside_limited_runaway'), beside_unlimited_runaway: ratio('beside_unlimited_runaway') },
+      ratio_to_alone: {
+        beside_limited_runaway: ratio('beside_limited_runaway'),
+        beside_unlimited_runaway: ratio('beside_unlimited_runaway'),
+      },
     });
   } finally {
     await Promise.all(Object.values(clients).map((client) => client.close()));
@@ -148,7 +181,8 @@ async function main() {
 }
 
 if (process.argv[2] === '--runaway') runRunaway(process.argv[3], Number(process.argv[4]));
-else main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+else
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });

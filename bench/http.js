@@ -20,7 +20,16 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { BASELINE_MAIN, isolatedEnv, gateway, drive, save, sized, median, rotated, summary } = require('./lib');
-const { findExecutable, freePort, haproxyConfig, startHaproxy, startListening, startReplica, waitForStates, writeConfig } = require('./load-balancer');
+const {
+  findExecutable,
+  freePort,
+  haproxyConfig,
+  startHaproxy,
+  startListening,
+  startReplica,
+  waitForStates,
+  writeConfig,
+} = require('./load-balancer');
 
 const ROUNDS = 5;
 const PER_ROUND = sized(1000, 100);
@@ -40,7 +49,8 @@ const way = (client) => ({
   run: (total, inFlight) =>
     drive(total, inFlight, async () => {
       const result = await client.callTool({ name: 'system1_decide', arguments: ARGUMENTS });
-      if (result.structuredContent?.status !== 'decided') throw new Error(`a decision failed: ${JSON.stringify(result.structuredContent ?? result)}`);
+      if (result.structuredContent?.status !== 'decided')
+        throw new Error(`a decision failed: ${JSON.stringify(result.structuredContent ?? result)}`);
     }),
 });
 
@@ -59,9 +69,15 @@ async function balanced(haproxy, dir) {
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock', SYSTEM1_HTTP_ALLOWED_HOSTS: `127.0.0.1:${frontendPort}` });
   const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(env)));
   const statsSocket = path.join(dir, 'haproxy.sock');
-  const config = writeConfig(path.join(dir, 'haproxy.cfg'), haproxyConfig({ frontendPort, replicaPorts: replicas.map((replica) => replica.port), statsSocket }));
+  const config = writeConfig(
+    path.join(dir, 'haproxy.cfg'),
+    haproxyConfig({ frontendPort, replicaPorts: replicas.map((replica) => replica.port), statsSocket }),
+  );
   const balancer = startHaproxy(haproxy, config);
-  await waitForStates(statsSocket, (states) => Object.keys(states).length === REPLICAS && Object.values(states).every((state) => state === 'UP'));
+  await waitForStates(
+    statsSocket,
+    (states) => Object.keys(states).length === REPLICAS && Object.values(states).every((state) => state === 'UP'),
+  );
   const version = /HAProxy version (\S+)/.exec(execFileSync(haproxy, ['-v'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
   return {
     url: `http://127.0.0.1:${frontendPort}/mcp`,
@@ -82,7 +98,10 @@ async function main() {
   const haproxy = findExecutable('haproxy');
   const behind = haproxy ? await balanced(haproxy, dir) : undefined;
   const viaHaproxy = behind ? await httpClient(behind.url) : undefined;
-  const floor = await startListening([path.join(__dirname, 'minimal-server-2x.js')], { ...env, MINIMAL_HTTP_PORT: '0' });
+  const floor = await startListening([path.join(__dirname, 'minimal-server-2x.js')], {
+    ...env,
+    MINIMAL_HTTP_PORT: '0',
+  });
   const viaFloor = await httpClient(floor.url);
   const baselineReplica = BASELINE_MAIN && (await startReplica(env, 0, BASELINE_MAIN));
   const viaBaseline = baselineReplica && (await httpClient(baselineReplica.url));
@@ -114,10 +133,21 @@ async function main() {
         }),
       );
     }
-    console.log(`decisions per second (mock provider), median of ${ROUNDS} rounds of ${PER_ROUND}; latency p50/p99 in ms`);
+    console.log(
+      `decisions per second (mock provider), median of ${ROUNDS} rounds of ${PER_ROUND}; latency p50/p99 in ms`,
+    );
     console.table(
       Object.fromEntries(
-        Object.keys(ways).flatMap((name) => LEVELS.map((level) => [`${name} @${level}`, { 'decisions/s': Math.round(levels[level][name].median), p50: levels[level][name].p50_ms.toFixed(2), p99: levels[level][name].p99_ms.toFixed(2) }])),
+        Object.keys(ways).flatMap((name) =>
+          LEVELS.map((level) => [
+            `${name} @${level}`,
+            {
+              'decisions/s': Math.round(levels[level][name].median),
+              p50: levels[level][name].p50_ms.toFixed(2),
+              p99: levels[level][name].p99_ms.toFixed(2),
+            },
+          ]),
+        ),
       ),
     );
     save('http', {
@@ -126,9 +156,17 @@ async function main() {
       levels,
       // One replica against the SDK-only floor, per level: decisions per second (higher is better) and p50 latency.
       ratio_to_sdk_http: Object.fromEntries(
-        LEVELS.map((level) => [level, { decisions_per_s: levels[level].http.median / levels[level].sdk_http.median, p50: levels[level].http.p50_ms / levels[level].sdk_http.p50_ms }]),
+        LEVELS.map((level) => [
+          level,
+          {
+            decisions_per_s: levels[level].http.median / levels[level].sdk_http.median,
+            p50: levels[level].http.p50_ms / levels[level].sdk_http.p50_ms,
+          },
+        ]),
       ),
-      haproxy: behind ? { version: behind.version, replicas: REPLICAS, config: 'examples/haproxy.cfg' } : { skipped: 'haproxy is not installed (apt-get install haproxy): the balanced figures were not measured' },
+      haproxy: behind
+        ? { version: behind.version, replicas: REPLICAS, config: 'examples/haproxy.cfg' }
+        : { skipped: 'haproxy is not installed (apt-get install haproxy): the balanced figures were not measured' },
     });
   } finally {
     await Promise.all([stdio.close(), http.close(), viaHaproxy?.close(), viaFloor.close(), viaBaseline?.close()]);

@@ -5,7 +5,21 @@
 'use strict';
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, gateway, drive, summary, save, ms, median, sized } = require('./lib');
+const {
+  ROOT,
+  MAIN,
+  BASELINE_MAIN,
+  fake,
+  isolatedEnv,
+  connect,
+  gateway,
+  drive,
+  summary,
+  save,
+  ms,
+  median,
+  sized,
+} = require('./lib');
 
 const ROUNDS = sized(5, 2);
 const QUESTION = 'Rerun the flaky pipeline or block the merge?';
@@ -15,15 +29,33 @@ const OPTIONS = ['rerun the pipeline', 'block the merge'];
 async function rounds(ways, perRound) {
   const per = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
   for (const run of Object.values(ways)) await drive(sized(100, 20), 1, run);
-  for (let round = 0; round < ROUNDS; round++) for (const [name, run] of Object.entries(ways)) per[name].push(summary(await drive(perRound, 1, run)));
-  return Object.fromEntries(Object.entries(per).map(([name, list]) => [name, { p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) }]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [name, run] of Object.entries(ways)) per[name].push(summary(await drive(perRound, 1, run)));
+  return Object.fromEntries(
+    Object.entries(per).map(([name, list]) => [
+      name,
+      { p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) },
+    ]),
+  );
 }
 
 async function mcpRoundTrip() {
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'mock' });
-  const servers = { minimal: await connect([path.join(__dirname, 'minimal-server.js')], env), gateway: await gateway(env) };
+  const servers = {
+    minimal: await connect([path.join(__dirname, 'minimal-server.js')], env),
+    gateway: await gateway(env),
+  };
   if (BASELINE_MAIN) servers.baseline = await gateway(env, BASELINE_MAIN);
-  const ways = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, () => server.client.callTool({ name: name === 'minimal' ? 'decide' : 'system1_decide', arguments: { question: QUESTION, options: OPTIONS } })]));
+  const ways = Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => [
+      name,
+      () =>
+        server.client.callTool({
+          name: name === 'minimal' ? 'decide' : 'system1_decide',
+          arguments: { question: QUESTION, options: OPTIONS },
+        }),
+    ]),
+  );
   const result = await rounds(ways, sized(300, 30));
   for (const server of Object.values(servers)) await server.close();
   return result;
@@ -44,20 +76,39 @@ async function inProcess() {
   const decide = app.get(DecideService);
   const client = new EngineHttpClient();
   const agent = new http.Agent({ keepAlive: true });
-  const body = { model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } } };
+  const body = {
+    model: 'typed-decisions',
+    state: {},
+    questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } },
+  };
   const text = JSON.stringify(body);
   const ways = {
     'bare node:http': () =>
       new Promise((resolve, reject) => {
-        const request = http.request(`${url}/v1/systemone`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (response) => {
-          const chunks = [];
-          response.on('data', (chunk) => chunks.push(chunk));
-          response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-        });
+        const request = http.request(
+          `${url}/v1/systemone`,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+          },
+          (response) => {
+            const chunks = [];
+            response.on('data', (chunk) => chunks.push(chunk));
+            response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+          },
+        );
         request.on('error', reject);
         request.end(text);
       }),
-    'engine HTTP client': () => client.request({ method: 'POST', url: new URL(`${url}/v1/systemone`), body, signal: AbortSignal.timeout(5000), allowRemote: false }),
+    'engine HTTP client': () =>
+      client.request({
+        method: 'POST',
+        url: new URL(`${url}/v1/systemone`),
+        body,
+        signal: AbortSignal.timeout(5000),
+        allowRemote: false,
+      }),
     'DecideService (pipeline + laya adapter)': () => decide.decide({ question: QUESTION, options: OPTIONS }),
   };
   const result = await rounds(ways, sized(500, 50));
@@ -80,7 +131,8 @@ async function main() {
     mcp_round_trip_no_engine: mcp,
     in_process: process_,
     mcp_layer_over_minimal_p50_ms: mcp.gateway.p50 - mcp.minimal.p50,
-    pipeline_over_bare_request_p50_ms: process_['DecideService (pipeline + laya adapter)'].p50 - process_['bare node:http'].p50,
+    pipeline_over_bare_request_p50_ms:
+      process_['DecideService (pipeline + laya adapter)'].p50 - process_['bare node:http'].p50,
     client_over_bare_request_p50_ms: process_['engine HTTP client'].p50 - process_['bare node:http'].p50,
   });
 }

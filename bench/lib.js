@@ -101,7 +101,10 @@ function openFds(pid) {
 function save(name, result, { baseline = BASELINE_MAIN } = {}) {
   mkdirSync(RESULTS, { recursive: true });
   const file = path.join(RESULTS, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ provenance: provenance.finish(STARTED, { baselineMain: baseline, quick: QUICK }), ...result }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ provenance: provenance.finish(STARTED, { baselineMain: baseline, quick: QUICK }), ...result }, null, 2)}\n`,
+  );
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 
@@ -113,4 +116,24 @@ const rotated = (names, round) => names.map((_, i) => names[(i + round) % names.
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 
-module.exports = { ROOT, MAIN, RESULTS, BASELINE_MAIN, QUICK, sized, fake, isolatedEnv, connect, gateway, summary, drive, rssMb, openFds, save, ms, percentile, median, rotated };
+module.exports = {
+  ROOT,
+  MAIN,
+  RESULTS,
+  BASELINE_MAIN,
+  QUICK,
+  sized,
+  fake,
+  isolatedEnv,
+  connect,
+  gateway,
+  summary,
+  drive,
+  rssMb,
+  openFds,
+  save,
+  ms,
+  percentile,
+  median,
+  rotated,
+};

@@ -51,7 +51,8 @@ function haproxyConfig({ frontendPort, replicaPorts, statsSocket, template = rea
   const servers = /^(\s*)server replica\d+ 127\.0\.0\.1:\d+\n/gm;
   if (!bind.test(template)) throw new Error('examples/haproxy.cfg has no "bind 127.0.0.1:PORT" line to substitute');
   const found = template.match(servers) ?? [];
-  if (found.length === 0) throw new Error('examples/haproxy.cfg has no "server replicaN 127.0.0.1:PORT" lines to substitute');
+  if (found.length === 0)
+    throw new Error('examples/haproxy.cfg has no "server replicaN 127.0.0.1:PORT" lines to substitute');
   const indent = /^\s*/.exec(found[0])[0];
   const ours = replicaPorts.map((port, i) => `${indent}server replica${i + 1} 127.0.0.1:${port}\n`).join('');
   let config = template.replace(bind, `$1bind 127.0.0.1:${frontendPort}`);
@@ -66,16 +67,22 @@ function nginxConfig({ frontendPort, replicaPorts, prefix, template = readFileSy
   const servers = /^(\s*)server 127\.0\.0\.1:\d+( [^;\n]*)?;\n/gm;
   if (!listen.test(template)) throw new Error('examples/nginx.conf has no "listen 127.0.0.1:PORT;" line to substitute');
   const found = template.match(servers) ?? [];
-  if (found.length === 0) throw new Error('examples/nginx.conf has no "server 127.0.0.1:PORT ...;" lines to substitute');
+  if (found.length === 0)
+    throw new Error('examples/nginx.conf has no "server 127.0.0.1:PORT ...;" lines to substitute');
   const [, indent, options = ''] = /^(\s*)server 127\.0\.0\.1:\d+( [^;\n]*)?;\n/.exec(found[0]);
   const ours = replicaPorts.map((port) => `${indent}server 127.0.0.1:${port}${options};\n`).join('');
   let config = template.replace(listen, `$1listen 127.0.0.1:${frontendPort};`);
   config = config.replace(servers, (line) => (line === found[0] ? ours : ''));
   // Everything the example keeps under /var and /run (and nginx's temp dirs) goes in the prefix dir.
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${path.join(prefix, `${kind}-temp`)};\n`).join('');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `    ${kind}_temp_path ${path.join(prefix, `${kind}-temp`)};\n`)
+    .join('');
   return config
     .replace(/^pid .*;$/m, `pid ${path.join(prefix, 'nginx.pid')};`)
-    .replace(/^(\s*)(error_log|access_log) [^ ;]+/gm, (_, indent, kind) => `${indent}${kind} ${path.join(prefix, `${kind}.log`)}`)
+    .replace(
+      /^(\s*)(error_log|access_log) [^ ;]+/gm,
+      (_, indent, kind) => `${indent}${kind} ${path.join(prefix, `${kind}.log`)}`,
+    )
     .replace(/^http \{\n/m, `http {\n${temp}`);
 }
 
@@ -110,7 +117,9 @@ async function haproxyStats(socket) {
  */
 async function serverStates(socket) {
   const rows = await haproxyStats(socket);
-  return Object.fromEntries(rows.filter((row) => row.pxname === BACKEND && row.svname !== 'BACKEND').map((row) => [row.svname, row.status]));
+  return Object.fromEntries(
+    rows.filter((row) => row.pxname === BACKEND && row.svname !== 'BACKEND').map((row) => [row.svname, row.status]),
+  );
 }
 
 /**
@@ -129,7 +138,8 @@ async function waitForStates(socket, wanted, timeoutMs = 20_000) {
     } catch {
       // the socket is not there yet
     }
-    if (Date.now() > deadline) throw new Error(`haproxy's replicas never reached the state wanted: ${JSON.stringify(states)}`);
+    if (Date.now() > deadline)
+      throw new Error(`haproxy's replicas never reached the state wanted: ${JSON.stringify(states)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -38,13 +38,32 @@ async function main() {
   };
   if (BASELINE_MAIN) ways['baseline gateway'] = () => measure(() => gateway(env, BASELINE_MAIN), gatewayTools);
   const runs = {};
-  for (let round = 0; round < ROUNDS; round++) for (const [name, run] of Object.entries(ways)) (runs[name] ??= []).push(await run());
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [name, run] of Object.entries(ways)) (runs[name] ??= []).push(await run());
   const rss = Object.fromEntries(
-    Object.entries(runs).map(([name, list]) => [name, { idle: median(list.map((r) => r.idle)), after_decisions: median(list.map((r) => r.after)) }]),
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      { idle: median(list.map((r) => r.idle)), after_decisions: median(list.map((r) => r.after)) },
+    ]),
   );
   console.log(`RSS MB, medians of ${ROUNDS} interleaved runs`);
-  console.table(Object.fromEntries(Object.entries(rss).map(([name, r]) => [name, { idle: r.idle.toFixed(1), [`after ${DECISIONS} decisions`]: r.after_decisions.toFixed(1) }])));
-  save('memory', { main: MAIN, rounds: ROUNDS, decisions: DECISIONS, in_flight: IN_FLIGHT, rss_mb: rss.gateway, by_server: rss, ...(BASELINE_MAIN && { baseline_main: BASELINE_MAIN }) });
+  console.table(
+    Object.fromEntries(
+      Object.entries(rss).map(([name, r]) => [
+        name,
+        { idle: r.idle.toFixed(1), [`after ${DECISIONS} decisions`]: r.after_decisions.toFixed(1) },
+      ]),
+    ),
+  );
+  save('memory', {
+    main: MAIN,
+    rounds: ROUNDS,
+    decisions: DECISIONS,
+    in_flight: IN_FLIGHT,
+    rss_mb: rss.gateway,
+    by_server: rss,
+    ...(BASELINE_MAIN && { baseline_main: BASELINE_MAIN }),
+  });
 }
 
 main();

@@ -11,11 +11,19 @@ const { z } = require('zod');
 const agent = new http.Agent({ keepAlive: true });
 function postKeptAlive(url, body) {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-    });
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -26,7 +34,11 @@ async function decide({ question, options }) {
   let answer = { decision: (options ?? ['yes'])[0] };
   if (process.env.ENGINE_URL) {
     const criteria = options ?? ['yes', 'no'];
-    const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: question, criteria } } });
+    const body = JSON.stringify({
+      model: 'typed-decisions',
+      state: {},
+      questions: { decision: { type: 'choice', instructions: question, criteria } },
+    });
     answer = await postKeptAlive(`${process.env.ENGINE_URL}/v1/systemone`, body);
   }
   return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
@@ -43,7 +55,9 @@ if (process.env.MINIMAL_HTTP_PORT !== undefined) {
   const { toNodeHandler } = require('@modelcontextprotocol/node');
   const handler = toNodeHandler(createMcpHandler(createServer));
   const server = http.createServer(handler);
-  server.listen(Number(process.env.MINIMAL_HTTP_PORT), '127.0.0.1', () => process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`));
+  server.listen(Number(process.env.MINIMAL_HTTP_PORT), '127.0.0.1', () =>
+    process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`),
+  );
 } else {
   require('@modelcontextprotocol/server/stdio').serveStdio(createServer);
 }

@@ -8,15 +8,26 @@ const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio
 const { z } = require('zod');
 
 const server = new McpServer({ name: 'minimal', version: '0' });
-server.registerTool('decide', { inputSchema: { question: z.string(), options: z.array(z.string()).optional() } }, async ({ question, options }) => {
-  let answer = { decision: (options ?? ['yes'])[0] };
-  if (process.env.ENGINE_URL) {
-    const criteria = options ?? ['yes', 'no'];
-    const body = JSON.stringify({ model: 'typed-decisions', state: {}, questions: { decision: { type: 'choice', instructions: question, criteria } } });
-    answer = process.env.MINIMAL_CLIENT === 'http' ? await postKeptAlive(`${process.env.ENGINE_URL}/v1/systemone`, body) : await postFetch(`${process.env.ENGINE_URL}/v1/systemone`, body);
-  }
-  return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
-});
+server.registerTool(
+  'decide',
+  { inputSchema: { question: z.string(), options: z.array(z.string()).optional() } },
+  async ({ question, options }) => {
+    let answer = { decision: (options ?? ['yes'])[0] };
+    if (process.env.ENGINE_URL) {
+      const criteria = options ?? ['yes', 'no'];
+      const body = JSON.stringify({
+        model: 'typed-decisions',
+        state: {},
+        questions: { decision: { type: 'choice', instructions: question, criteria } },
+      });
+      answer =
+        process.env.MINIMAL_CLIENT === 'http'
+          ? await postKeptAlive(`${process.env.ENGINE_URL}/v1/systemone`, body)
+          : await postFetch(`${process.env.ENGINE_URL}/v1/systemone`, body);
+    }
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  },
+);
 server.connect(new StdioServerTransport());
 
 async function postFetch(url, body) {
@@ -27,11 +38,19 @@ async function postFetch(url, body) {
 const agent = new (require('node:http').Agent)({ keepAlive: true });
 function postKeptAlive(url, body) {
   return new Promise((resolve, reject) => {
-    const request = require('node:http').request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-    });
+    const request = require('node:http').request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });

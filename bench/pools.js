@@ -10,7 +10,20 @@
 'use strict';
 const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, gateway, summary, drive, save, ms, sized, rotated } = require('./lib');
+const {
+  ROOT,
+  MAIN,
+  BASELINE_MAIN,
+  fake,
+  isolatedEnv,
+  gateway,
+  summary,
+  drive,
+  save,
+  ms,
+  sized,
+  rotated,
+} = require('./lib');
 
 const DECISIONS = sized(2000, 200);
 const WARM_UP = sized(200, 40);
@@ -19,7 +32,10 @@ const IN_FLIGHT = 16;
 const HEALTHY_MS = 20;
 const SLOW_MS = 1000;
 const SLOW_EVERY = 10;
-const ARGS = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun the pipeline', 'block the merge'] };
+const ARGS = {
+  question: 'Rerun the flaky pipeline or block the merge?',
+  options: ['rerun the pipeline', 'block the merge'],
+};
 
 /** Fake Laya replicas; with `slow`, the first answers SLOW_MS for every SLOW_EVERY-th of its requests. */
 async function startReplicas(count, slow) {
@@ -145,7 +161,11 @@ function rules() {
   const { pickEndpoint } = require(path.join(ROOT, 'dist', 'decisions', 'endpoint-balancer.js'));
   return {
     'least in flight, ties by latency average (this build)': (stats, turn) => pickEndpoint(stats, turn),
-    'least in flight, ties in turn': (stats, turn) => pickEndpoint(stats.map(({ ewmaMs: _ewma, ...rest }) => rest), turn),
+    'least in flight, ties in turn': (stats, turn) =>
+      pickEndpoint(
+        stats.map(({ ewmaMs: _ewma, ...rest }) => rest),
+        turn,
+      ),
     'round robin': (stats, turn) => stats[turn % stats.length],
     'lowest latency average only': (stats, turn) => {
       const best = Math.min(...stats.map((s) => s.ewmaMs ?? 0));
@@ -158,8 +178,14 @@ function rules() {
 async function main() {
   const builds = { this: MAIN, ...(BASELINE_MAIN && { baseline: BASELINE_MAIN }) };
   const runs = [];
-  for (const scenario of SCENARIOS) for (const build of scenario.builds) if (builds[build]) runs.push({ scenario, build });
-  const collected = new Map(runs.map((run) => [`${run.scenario.name} / ${run.build}`, { durations: [], calls: 0, perReplica: [], outcomes: { hedged: 0, cancelled: 0 } }]));
+  for (const scenario of SCENARIOS)
+    for (const build of scenario.builds) if (builds[build]) runs.push({ scenario, build });
+  const collected = new Map(
+    runs.map((run) => [
+      `${run.scenario.name} / ${run.build}`,
+      { durations: [], calls: 0, perReplica: [], outcomes: { hedged: 0, cancelled: 0 } },
+    ]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     for (const run of rotated(runs, round)) {
       const key = `${run.scenario.name} / ${run.build}`;
@@ -192,22 +218,46 @@ async function main() {
   const ratios = {
     hedged_p99_to_healthy_p99: at('three, one slow, hedge auto').p99 / at('three replicas').p99,
     hedged_extra_calls: at('three, one slow, hedge auto').calls_per_decision - 1,
-    one_replica_p50_to_baseline: at('one replica', 'baseline') ? at('one replica').p50 / at('one replica', 'baseline').p50 : null,
+    one_replica_p50_to_baseline: at('one replica', 'baseline')
+      ? at('one replica').p50 / at('one replica', 'baseline').p50
+      : null,
   };
 
   const simulated = {};
-  for (const [name, rule] of Object.entries(rules())) simulated[name] = { in_flight_32: simulate(rule, 32), in_flight_4: simulate(rule, 4) };
+  for (const [name, rule] of Object.entries(rules()))
+    simulated[name] = { in_flight_32: simulate(rule, 32), in_flight_4: simulate(rule, 4) };
 
-  console.log(`system1_decide, ${DECISIONS} decisions x ${ROUNDS} rounds at ${IN_FLIGHT} in flight, replicas answering in ${HEALTHY_MS} ms (the slow one ${SLOW_MS} ms for 1 in ${SLOW_EVERY})`);
+  console.log(
+    `system1_decide, ${DECISIONS} decisions x ${ROUNDS} rounds at ${IN_FLIGHT} in flight, replicas answering in ${HEALTHY_MS} ms (the slow one ${SLOW_MS} ms for 1 in ${SLOW_EVERY})`,
+  );
   const table = {};
   for (const [name, byBuild] of Object.entries(scenarios)) {
     for (const [build, s] of Object.entries(byBuild)) {
-      table[`${name} (${build})`] = { p50: ms(s.p50), p99: ms(s.p99), 'calls/decision': s.calls_per_decision.toFixed(3), 'waited for slow': s.waited_for_slow, hedged: s.hedged, 'per replica': s.per_replica.join('/') };
+      table[`${name} (${build})`] = {
+        p50: ms(s.p50),
+        p99: ms(s.p99),
+        'calls/decision': s.calls_per_decision.toFixed(3),
+        'waited for slow': s.waited_for_slow,
+        hedged: s.hedged,
+        'per replica': s.per_replica.join('/'),
+      };
     }
   }
   console.table(table);
   console.log('the balancer rule, simulated (virtual time), 32 in flight:');
-  console.table(Object.fromEntries(Object.entries(simulated).map(([name, s]) => [name, { p50: ms(s.in_flight_32.p50), p99: ms(s.in_flight_32.p99), 'slow share %': (100 * s.in_flight_32.slow_share).toFixed(2), spread: s.in_flight_32.per_replica.join('/') }])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(simulated).map(([name, s]) => [
+        name,
+        {
+          p50: ms(s.in_flight_32.p50),
+          p99: ms(s.in_flight_32.p99),
+          'slow share %': (100 * s.in_flight_32.slow_share).toFixed(2),
+          spread: s.in_flight_32.per_replica.join('/'),
+        },
+      ]),
+    ),
+  );
   save('pools', {
     decisions: DECISIONS,
     rounds: ROUNDS,

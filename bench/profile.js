@@ -16,14 +16,23 @@ const BUNDLE = path.join(ROOT, 'dist', 'bundle', 'serve-mcp.js');
 /** Each part: how a profile node is recognised (by original name, or by script), and which time counts. */
 const PARTS = {
   garbage_collector: { self: true, match: (frame) => frame.functionName === '(garbage collector)' },
-  keep_names_helper: { match: (frame, names) => frame.url.endsWith('serve-mcp.js') && frame.functionName === names.helper },
+  keep_names_helper: {
+    match: (frame, names) => frame.url.endsWith('serve-mcp.js') && frame.functionName === names.helper,
+  },
   engine_call: { match: (frame, names) => names.of(frame) === 'evaluate' && frame.url.endsWith('serve-mcp.js') },
   node_http_client: { match: (frame) => /^node:_http_(client|agent|outgoing|common)$/.test(frame.url) },
   sdk_request_parse: { match: (frame) => frame.functionName === 'safeParse' },
   request_dto_check: { match: (frame) => frame.functionName === 'validateSync' },
   engine_reply_copy: { match: (frame, names) => names.of(frame) === 'plainData' },
-  abort_signals: { match: (frame) => ['createAbortSignal', 'addAbortSignal', 'any'].includes(frame.functionName) && frame.url.startsWith('node:internal/abort') },
-  stdout_writes: { match: (frame, names) => names.of(frame) === 'batchThisTurn' || (frame.functionName.endsWith('uncork') && frame.url.includes('writable')) },
+  abort_signals: {
+    match: (frame) =>
+      ['createAbortSignal', 'addAbortSignal', 'any'].includes(frame.functionName) &&
+      frame.url.startsWith('node:internal/abort'),
+  },
+  stdout_writes: {
+    match: (frame, names) =>
+      names.of(frame) === 'batchThisTurn' || (frame.functionName.endsWith('uncork') && frame.url.includes('writable')),
+  },
   pause_check: { match: (frame, names) => names.of(frame) === 'isPaused' },
 };
 
@@ -33,7 +42,8 @@ function namesOf(bundleText) {
   if (!helper) throw new Error('no keep-names helper in the bundle: was it built with keepNames?');
   const original = new Map();
   const registration = new RegExp(`${helper.replace(/\$/g, '\\$')}\\(([\\w$]+),"([\\w$]+)"\\)`, 'g');
-  for (const [, minified, name] of bundleText.matchAll(registration)) if (!original.has(minified)) original.set(minified, name);
+  for (const [, minified, name] of bundleText.matchAll(registration))
+    if (!original.has(minified)) original.set(minified, name);
   return { helper, of: (frame) => original.get(frame.functionName) ?? frame.functionName };
 }
 
@@ -70,7 +80,10 @@ function summarise(profile, names) {
   return {
     profiled_ms: total / 1000,
     shares: Object.fromEntries(Object.entries(time).map(([part, value]) => [part, share(value)])),
-    top_self: [...self].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([fn, value]) => ({ function: fn, share: share(value) })),
+    top_self: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([fn, value]) => ({ function: fn, share: share(value) })),
   };
 }
 
@@ -78,8 +91,15 @@ async function main() {
   const engine = fake('systemone');
   const url = (await engine.start()).origin;
   const dir = mkdtempSync(path.join(tmpdir(), 'system1-bench-profile-'));
-  const server = await connect(['--cpu-prof', `--cpu-prof-dir=${dir}`, path.join(ROOT, 'dist', 'main.js'), 'mcp'], isolatedEnv({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: url }));
-  const decide = () => server.client.callTool({ name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } });
+  const server = await connect(
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, path.join(ROOT, 'dist', 'main.js'), 'mcp'],
+    isolatedEnv({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: url }),
+  );
+  const decide = () =>
+    server.client.callTool({
+      name: 'system1_decide',
+      arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] },
+    });
   try {
     await drive(sized(1000, 200), IN_FLIGHT, decide);
     await drive(DECISIONS, IN_FLIGHT, decide);
@@ -89,13 +109,29 @@ async function main() {
   }
   // The profile is written as the server exits, after the client closed its stdin.
   let file;
-  for (let waited = 0; !(file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))) && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (
+    let waited = 0;
+    !(file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))) && waited < 10_000;
+    waited += 100
+  )
+    await new Promise((resolve) => setTimeout(resolve, 100));
   if (!file) throw new Error('the server wrote no CPU profile');
-  const summary = summarise(JSON.parse(readFileSync(path.join(dir, file), 'utf8')), namesOf(readFileSync(BUNDLE, 'utf8')));
+  const summary = summarise(
+    JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
+    namesOf(readFileSync(BUNDLE, 'utf8')),
+  );
   rmSync(dir, { recursive: true, force: true });
-  console.log(`where system1 mcp's time goes at ${IN_FLIGHT} in flight against a fake engine (${DECISIONS} decisions, shares of non-idle time)`);
-  console.table(Object.fromEntries(Object.entries(summary.shares).map(([part, value]) => [part, `${(value * 100).toFixed(1)}%`])));
-  save('profile', { in_flight: IN_FLIGHT, decisions: DECISIONS, engine: 'fake systemone, answering at once', ...summary }, { baseline: null });
+  console.log(
+    `where system1 mcp's time goes at ${IN_FLIGHT} in flight against a fake engine (${DECISIONS} decisions, shares of non-idle time)`,
+  );
+  console.table(
+    Object.fromEntries(Object.entries(summary.shares).map(([part, value]) => [part, `${(value * 100).toFixed(1)}%`])),
+  );
+  save(
+    'profile',
+    { in_flight: IN_FLIGHT, decisions: DECISIONS, engine: 'fake systemone, answering at once', ...summary },
+    { baseline: null },
+  );
 }
 
 main().catch((error) => {

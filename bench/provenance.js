@@ -27,7 +27,10 @@ function commitOf(dir) {
   if (!commit) return { commit: null, src_dirty: null, dirty_files: [] };
   // -z: entries "XY path" split by NUL, paths as they are (a rename's old path follows as its own entry).
   const status = git(['status', '--porcelain', '-z', '--', ...MEASURED_PATHS], dir) ?? '';
-  const dirty = status.split('\0').filter((entry) => entry.length > 3).map((entry) => (/^[ MADRCU?!]{2} /.test(entry) ? entry.slice(3) : entry));
+  const dirty = status
+    .split('\0')
+    .filter((entry) => entry.length > 3)
+    .map((entry) => (/^[ MADRCU?!]{2} /.test(entry) ? entry.slice(3) : entry));
   return { commit, src_dirty: dirty.length > 0, dirty_files: dirty };
 }
 
@@ -50,17 +53,29 @@ function machine() {
 
 /** The variables that change what a benchmark measures, as they were set. */
 function benchEnv() {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => /^BENCH_/.test(name) && name !== 'BENCH_INVOKED_AS'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => /^BENCH_/.test(name) && name !== 'BENCH_INVOKED_AS'),
+  );
 }
 
 /** A word as a POSIX shell reads it back. */
 const quote = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** `command` with the BENCH_* variables in front, as it can be pasted into a shell. */
-const withBenchEnv = (command) => [...Object.entries(benchEnv()).map(([name, value]) => `${name}=${quote(value)}`), command].join(' ');
+const withBenchEnv = (command) =>
+  [...Object.entries(benchEnv()).map(([name, value]) => `${name}=${quote(value)}`), command].join(' ');
 
 /** The command line that ran this script, as it can be pasted. */
-const commandLine = () => withBenchEnv(['node', ...(process.argv[1] ? [path.relative(ROOT, process.argv[1]) || process.argv[1]] : []), ...process.argv.slice(2)].map(quote).join(' '));
+const commandLine = () =>
+  withBenchEnv(
+    [
+      'node',
+      ...(process.argv[1] ? [path.relative(ROOT, process.argv[1]) || process.argv[1]] : []),
+      ...process.argv.slice(2),
+    ]
+      .map(quote)
+      .join(' '),
+  );
 
 /** Taken when a benchmark starts; `finish` adds what changed by the time it saves. */
 function start() {
@@ -70,7 +85,10 @@ function start() {
 /** The provenance block of a results file. */
 function finish(started, { baselineMain, quick }) {
   const now = commitOf(ROOT);
-  const changed = now.commit !== started.build.commit || now.src_dirty !== started.build.src_dirty || String(now.dirty_files) !== String(started.build.dirty_files);
+  const changed =
+    now.commit !== started.build.commit ||
+    now.src_dirty !== started.build.src_dirty ||
+    String(now.dirty_files) !== String(started.build.dirty_files);
   return {
     commit: started.build.commit,
     // Dirty if src/ or the lock file differed from the commit at the start or the end of the run.

@@ -3,7 +3,12 @@
 'use strict';
 const { spawn } = require('node:child_process');
 
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+};
 
 function rawSession(args, env) {
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -38,7 +43,9 @@ function rawSession(args, env) {
       waiting.set(message.id, resolve);
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
     });
-  const ready = request(INITIALIZE).then(() => child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
+  const ready = request(INITIALIZE).then(() =>
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'),
+  );
   return {
     child,
     ready,

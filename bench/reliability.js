@@ -66,7 +66,10 @@ const ROUND_THREE = [
   ['hook_far_cooldown', files.routeHookFarCooldown],
 ];
 
-const ROUNDS = { 2: { probes: ROUND_TWO, results: 'reliability' }, 3: { probes: ROUND_THREE, results: 'reliability-3' } };
+const ROUNDS = {
+  2: { probes: ROUND_TWO, results: 'reliability' },
+  3: { probes: ROUND_THREE, results: 'reliability-3' },
+};
 
 const BUILDS = [['this_build', MAIN], ...(BASELINE_MAIN ? [['baseline', BASELINE_MAIN]] : [])];
 
@@ -90,14 +93,16 @@ async function probeOnce(key, probe, main, engineUrl) {
     takeIncompleteBuildStarts();
     const result = await probe(main, engineUrl);
     if (takeIncompleteBuildStarts() === 0) return result;
-    if (attempt === ATTEMPTS) throw new Error(`${key}: ${main} was incomplete ${ATTEMPTS} times (a module missing): build it, then run again`);
+    if (attempt === ATTEMPTS)
+      throw new Error(`${key}: ${main} was incomplete ${ATTEMPTS} times (a module missing): build it, then run again`);
     console.log(`${key}: ${main} was incomplete (being rebuilt?); trying again once it settles`);
     await settledBuild(main);
   }
 }
 
 /** A probe's result in one line for the console (long lists cut). */
-const brief = (result) => JSON.stringify(result, (key, value) => (key === 'replies' || key === 'by_case' ? undefined : value));
+const brief = (result) =>
+  JSON.stringify(result, (key, value) => (key === 'replies' || key === 'by_case' ? undefined : value));
 
 async function main() {
   const args = process.argv.slice(2);
@@ -106,7 +111,8 @@ async function main() {
   if (!round) throw new Error(`--round takes one of ${Object.keys(ROUNDS).join(', ')}`);
   const only = roundAt === -1 ? args : args.filter((_, i) => i !== roundAt && i !== roundAt + 1);
   const unknown = only.filter((name) => !round.probes.some(([key]) => key === name));
-  if (unknown.length) throw new Error(`unknown probe ${unknown.join(', ')}; one of ${round.probes.map(([key]) => key).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown probe ${unknown.join(', ')}; one of ${round.probes.map(([key]) => key).join(', ')}`);
   // The route hook's engine: a fake laya on 127.0.0.1 (npm run bench compiles the fakes).
   const laya = fake('laya');
   const engineUrl = (await laya.start()).origin;

@@ -46,7 +46,8 @@ function loader(resultsDir, shown) {
 
 const cell = (text) => String(text).replace(/\|/g, '\\|');
 
-const describeMachine = (m = {}, busy = '') => `${m.cpus}-core ${m.cpu ?? ''}, ${m.memory_gb} GB, Node ${m.node}${busy}`;
+const describeMachine = (m = {}, busy = '') =>
+  `${m.cpus}-core ${m.cpu ?? ''}, ${m.memory_gb} GB, Node ${m.node}${busy}`;
 const minute = (iso) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
 
 /** One row of the results table: where a results file came from. */
@@ -58,7 +59,9 @@ function provenanceRow(file, json) {
     return `| ${file} | not recorded | | ${minute(old?.date)} | ${old ? cell(describeMachine(old)) : ''} | ${cell(json.command ?? '')} |`;
   }
   const build = `${p.commit ? p.commit.slice(0, 7) : 'no commit'}${p.src_dirty ? ' + uncommitted changes' : ''}${p.quick ? ' (BENCH_QUICK)' : ''}`;
-  const beside = p.baseline ? `${p.baseline.commit ? p.baseline.commit.slice(0, 7) : cell(p.baseline.main)}${p.baseline.src_dirty ? ' + uncommitted changes' : ''}` : '';
+  const beside = p.baseline
+    ? `${p.baseline.commit ? p.baseline.commit.slice(0, 7) : cell(p.baseline.main)}${p.baseline.src_dirty ? ' + uncommitted changes' : ''}`
+    : '';
   const m = p.machine ?? {};
   const busy = Array.isArray(m.load_average_start) ? `, load ${m.load_average_start[0].toFixed(1)} at start` : '';
   return `| ${file} | ${build} | ${beside} | ${minute(p.date)} | ${cell(describeMachine(m, busy))} | \`${cell(p.invoked_as ?? p.command)}\` |`;
@@ -83,8 +86,16 @@ function renderReport(options = {}) {
   const { root, template, results } = { ...defaults(), ...options };
   const shown = (file) => path.relative(root, file) || file;
   const load = loader(results, shown);
-  const { text, problems, files } = render(readFileSync(template, 'utf8'), { load, resultsTable: (quoted) => resultsTable(quoted, load) });
-  return { text: NOTICE + text, problems: problems.map((p) => `${shown(template)}:${p.line}: ${p.placeholder}: ${p.problem}`), files, load };
+  const { text, problems, files } = render(readFileSync(template, 'utf8'), {
+    load,
+    resultsTable: (quoted) => resultsTable(quoted, load),
+  });
+  return {
+    text: NOTICE + text,
+    problems: problems.map((p) => `${shown(template)}:${p.line}: ${p.placeholder}: ${p.problem}`),
+    files,
+    load,
+  };
 }
 
 function git(root, args) {
@@ -96,11 +107,19 @@ function staleness(shownFile, json, root) {
   const p = json.provenance;
   if (!p?.commit) return [`${shownFile} names no commit: it was written before results named their build; re-run it`];
   const problems = [];
-  if (p.quick) problems.push(`${shownFile} was taken with BENCH_QUICK=1 (reduced sizes, a plumbing check): re-run it at full size`);
+  if (p.quick)
+    problems.push(
+      `${shownFile} was taken with BENCH_QUICK=1 (reduced sizes, a plumbing check): re-run it at full size`,
+    );
   if (p.src_dirty) {
     const files = p.dirty_files ?? [];
-    const named = files.length > 4 ? `${files.slice(0, 4).join(', ')} and ${files.length - 4} more` : files.join(', ') || 'changed during the run';
-    problems.push(`${shownFile} was taken with uncommitted changes in ${MEASURED_PATHS.join(' or ')} (${named}): commit, then re-run it`);
+    const named =
+      files.length > 4
+        ? `${files.slice(0, 4).join(', ')} and ${files.length - 4} more`
+        : files.join(', ') || 'changed during the run';
+    problems.push(
+      `${shownFile} was taken with uncommitted changes in ${MEASURED_PATHS.join(' or ')} (${named}): commit, then re-run it`,
+    );
   }
   if (git(root, ['cat-file', '-e', `${p.commit}^{commit}`]).status !== 0) {
     problems.push(`${shownFile} names commit ${p.commit}, which this repository does not have`);
@@ -109,7 +128,9 @@ function staleness(shownFile, json, root) {
   const diff = git(root, ['diff', '--quiet', p.commit, 'HEAD', '--', ...MEASURED_PATHS]);
   if (diff.status === 1) {
     const count = git(root, ['rev-list', '--count', `${p.commit}..HEAD`, '--', ...MEASURED_PATHS]).stdout.trim();
-    problems.push(`${shownFile} was taken at ${p.commit.slice(0, 7)}; ${MEASURED_PATHS.join(' or ')} changed since (${count || 'some'} commit(s): git log --oneline ${p.commit.slice(0, 7)}..HEAD -- ${MEASURED_PATHS.join(' ')}): re-run it`);
+    problems.push(
+      `${shownFile} was taken at ${p.commit.slice(0, 7)}; ${MEASURED_PATHS.join(' or ')} changed since (${count || 'some'} commit(s): git log --oneline ${p.commit.slice(0, 7)}..HEAD -- ${MEASURED_PATHS.join(' ')}): re-run it`,
+    );
   } else if (diff.status !== 0) {
     problems.push(`${shownFile}: git could not compare ${p.commit.slice(0, 7)} with HEAD (${diff.stderr.trim()})`);
   }
@@ -122,7 +143,9 @@ function check(options = {}) {
   const shown = (file) => path.relative(root, file) || file;
   const problems = [];
   for (const figure of literalFigures(readFileSync(template, 'utf8'))) {
-    problems.push(`${shown(template)}:${figure.line}: "${figure.figure}" is a figure written into the text: quote it from a results file ({{file.json#path|format}}), or mark a number that is not a measurement as {{literal ...}}`);
+    problems.push(
+      `${shown(template)}:${figure.line}: "${figure.figure}" is a figure written into the text: quote it from a results file ({{file.json#path|format}}), or mark a number that is not a measurement as {{literal ...}}`,
+    );
   }
   const rendered = renderReport({ root, template, results });
   problems.push(...rendered.problems);
@@ -149,7 +172,9 @@ function check(options = {}) {
       const want = rendered.text.split('\n');
       const line = want.findIndex((text, i) => text !== have[i]);
       const at = line === -1 ? have.length : line;
-      problems.push(`${shown(output)} is not what ${shown(template)} renders to from the results (first difference at line ${at + 1}: ${JSON.stringify((have[at] ?? '').slice(0, 80))} where the render has ${JSON.stringify((want[at] ?? '').slice(0, 80))}): run npm run bench -- --report`);
+      problems.push(
+        `${shown(output)} is not what ${shown(template)} renders to from the results (first difference at line ${at + 1}: ${JSON.stringify((have[at] ?? '').slice(0, 80))} where the render has ${JSON.stringify((want[at] ?? '').slice(0, 80))}): run npm run bench -- --report`,
+      );
     }
   }
   return problems;
@@ -160,12 +185,18 @@ function main(argv) {
     const i = argv.indexOf(name);
     return i === -1 ? undefined : path.resolve(argv[i + 1]);
   };
-  const options = Object.fromEntries(['results', 'template', 'output'].map((name) => [name, option(`--${name}`)]).filter(([, value]) => value));
+  const options = Object.fromEntries(
+    ['results', 'template', 'output'].map((name) => [name, option(`--${name}`)]).filter(([, value]) => value),
+  );
   const { output, root } = { ...defaults(), ...options };
   if (argv.includes('--check')) {
     const problems = check(options);
     for (const problem of problems) console.error(`- ${problem}`);
-    console.error(problems.length ? `bench check: ${problems.length} problem(s)` : `bench check: ${path.relative(root, output)} is current`);
+    console.error(
+      problems.length
+        ? `bench check: ${problems.length} problem(s)`
+        : `bench check: ${path.relative(root, output)} is current`,
+    );
     return problems.length ? 1 : 0;
   }
   const { text, problems } = renderReport(options);

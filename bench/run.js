@@ -11,7 +11,22 @@ const path = require('node:path');
 const { withBenchEnv } = require('./provenance');
 
 const ROOT = path.resolve(__dirname, '..');
-const ALL = ['startup', 'overhead', 'layers', 'throughput', 'profile', 'http', 'callers', 'memory', 'soak', 'cooldown', 'pools', 'reliability', 'reliability-3', 'routing'];
+const ALL = [
+  'startup',
+  'overhead',
+  'layers',
+  'throughput',
+  'profile',
+  'http',
+  'callers',
+  'memory',
+  'soak',
+  'cooldown',
+  'pools',
+  'reliability',
+  'reliability-3',
+  'routing',
+];
 /** Run only when named: `clients` installs real MCP clients from the npm registry into a temp prefix. */
 const ON_REQUEST = ['clients'];
 /** The routing study runs against the fake engine here; `node bench/routing/run.js` asks the configured one. */
@@ -37,15 +52,23 @@ function main(argv) {
   }
   const names = argv.length ? argv : ALL;
   const unknown = names.filter((name) => !ALL.includes(name) && !ON_REQUEST.includes(name));
-  if (unknown.length) throw new Error(`unknown benchmark ${unknown.join(', ')}; one of ${[...ALL, ...ON_REQUEST].join(', ')} (or --report, --check)`);
+  if (unknown.length)
+    throw new Error(
+      `unknown benchmark ${unknown.join(', ')}; one of ${[...ALL, ...ON_REQUEST].join(', ')} (or --report, --check)`,
+    );
   if (process.env.BENCH_BASELINE_MAIN) {
     process.env.BENCH_BASELINE_MAIN = path.resolve(process.env.BENCH_BASELINE_MAIN);
     if (!existsSync(process.env.BENCH_BASELINE_MAIN)) {
-      throw new Error(`BENCH_BASELINE_MAIN=${process.env.BENCH_BASELINE_MAIN} does not exist: build the baseline first (bench/RESULTS.template.md says how)`);
+      throw new Error(
+        `BENCH_BASELINE_MAIN=${process.env.BENCH_BASELINE_MAIN} does not exist: build the baseline first (bench/RESULTS.template.md says how)`,
+      );
     }
   }
   // One line anyone can paste to run the same again, recorded in every results file.
-  const invoked = process.env.npm_lifecycle_event === 'bench' ? `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}` : `node bench/run.js ${argv.join(' ')}`.trim();
+  const invoked =
+    process.env.npm_lifecycle_event === 'bench'
+      ? `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`
+      : `node bench/run.js ${argv.join(' ')}`.trim();
   process.env.BENCH_INVOKED_AS = withBenchEnv(invoked);
 
   console.log('== build (npm run build, then the fake engines)');

@@ -8,7 +8,19 @@
 // the fault and latency of a decision's n-th engine request are a function of the decision's number and n,
 // not of arrival order or of Math.random.
 'use strict';
-const { fake, isolatedEnv, MAIN, BASELINE_MAIN, QUICK, rssMb, openFds, save, sized, median, rotated } = require('./lib');
+const {
+  fake,
+  isolatedEnv,
+  MAIN,
+  BASELINE_MAIN,
+  QUICK,
+  rssMb,
+  openFds,
+  save,
+  sized,
+  median,
+  rotated,
+} = require('./lib');
 const { rawSession, decide } = require('./raw-session');
 
 const FAULTS = ['status-500', 'status-503', 'reset', 'truncated', 'non-json', 'hang'];
@@ -69,7 +81,14 @@ function faultSchedule(engine, { faultShare, seed }) {
 
 /** One build's session and what it has seen so far. */
 async function openSession(main, url) {
-  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: url, SYSTEM1_FALLBACK: 'mock', SYSTEM1_TIMEOUT_S: String(TIMEOUT_S), SYSTEM1_COOLDOWN_S: String(COOLDOWN_S), SYSTEM1_MIN_CONFIDENCE: '0' });
+  const env = isolatedEnv({
+    SYSTEM1_PROVIDER: 'laya',
+    SYSTEM1_LAYA_ENDPOINT: url,
+    SYSTEM1_FALLBACK: 'mock',
+    SYSTEM1_TIMEOUT_S: String(TIMEOUT_S),
+    SYSTEM1_COOLDOWN_S: String(COOLDOWN_S),
+    SYSTEM1_MIN_CONFIDENCE: '0',
+  });
   const session = rawSession([main, 'mcp'], env);
   await session.ready;
   return { main, session, pid: session.child.pid, faults: 0, mismatched: 0, errors: 0, outcomes: {}, rounds: [] };
@@ -81,7 +100,9 @@ async function runSlice(build, first, last, inFlight) {
   const worker = async () => {
     while (next <= last) {
       const i = next++;
-      const reply = await build.session.request(decide(i, { question: `${QUESTION} (soak #${i})`, options: ['rerun', 'block'], request_id: `soak-${i}` }));
+      const reply = await build.session.request(
+        decide(i, { question: `${QUESTION} (soak #${i})`, options: ['rerun', 'block'], request_id: `soak-${i}` }),
+      );
       const body = reply.result?.structuredContent;
       if (!body || body.request_id !== `soak-${i}`) build.mismatched += 1;
       if (body?.status === 'error') build.errors += 1;
@@ -93,7 +114,12 @@ async function runSlice(build, first, last, inFlight) {
   await Promise.all(Array.from({ length: Math.min(inFlight, last - first + 1) }, worker));
   const seconds = (performance.now() - started) / 1000;
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return { decisions: last - first + 1, decisions_per_second: (last - first + 1) / seconds, rss_mb: rssMb(build.pid), open_fds: openFds(build.pid) };
+  return {
+    decisions: last - first + 1,
+    decisions_per_second: (last - first + 1) / seconds,
+    rss_mb: rssMb(build.pid),
+    open_fds: openFds(build.pid),
+  };
 }
 
 /** What one build's soak came to, after its session has ended. */
@@ -144,7 +170,10 @@ async function soakBuilds(mains, options = {}) {
   for (let round = 0; round < rounds; round++) {
     const first = round * perRound + 1;
     const last = Math.min(total, first + perRound - 1);
-    for (const index of rotated(builds.map((_, i) => i), round)) {
+    for (const index of rotated(
+      builds.map((_, i) => i),
+      round,
+    )) {
       const build = builds[index];
       schedule.reset();
       const measured = await runSlice(build, first, last, inFlight);
@@ -178,7 +207,18 @@ async function soak(options = {}) {
 }
 
 function print(byBuild) {
-  const row = (r) => ({ faults: r.faults_injected, lost: r.lost, duplicated: r.duplicated, mismatched: r.mismatched_request_ids, errors: r.error_replies, 'decisions/s (median)': Math.round(r.decisions_per_second), 'RSS after warm-up': r.rss_mb.after_warm_up.toFixed(1), 'RSS end': r.rss_mb.end.toFixed(1), 'fds after warm-up': r.open_fds.after_warm_up, 'fds end': r.open_fds.end });
+  const row = (r) => ({
+    faults: r.faults_injected,
+    lost: r.lost,
+    duplicated: r.duplicated,
+    mismatched: r.mismatched_request_ids,
+    errors: r.error_replies,
+    'decisions/s (median)': Math.round(r.decisions_per_second),
+    'RSS after warm-up': r.rss_mb.after_warm_up.toFixed(1),
+    'RSS end': r.rss_mb.end.toFixed(1),
+    'fds after warm-up': r.open_fds.after_warm_up,
+    'fds end': r.open_fds.end,
+  });
   console.table(Object.fromEntries(Object.entries(byBuild).map(([name, r]) => [name, row(r)])));
 }
 
@@ -190,7 +230,11 @@ if (require.main === module) {
     const [thisBuild, baseline] = await soakBuilds(mains, { total: sized(10_000, 1000), rounds: sized(10, 4) });
     print({ this_build: thisBuild, ...(baseline && { baseline }) });
     // The baseline's figures are recorded beside this build's, not held to the limit.
-    save('soak', { limits: { rss_growth_mb: RSS_GROWTH_LIMIT_MB }, this_build: thisBuild, ...(baseline && { baseline }) });
+    save('soak', {
+      limits: { rss_growth_mb: RSS_GROWTH_LIMIT_MB },
+      this_build: thisBuild,
+      ...(baseline && { baseline }),
+    });
     const limits = `none lost (${thisBuild.lost}), duplicated (${thisBuild.duplicated}) or mixed up (${thisBuild.mismatched_request_ids}); RSS growth ${thisBuild.rss_mb.growth.toFixed(1)} MB within ${RSS_GROWTH_LIMIT_MB} MB`;
     console.log(`${thisBuild.held ? 'soak held' : 'soak FAILED'}: ${limits}`);
     // At BENCH_QUICK sizes the warm-up is too short for RSS to settle: only the replies are held there.

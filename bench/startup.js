@@ -20,7 +20,11 @@ async function firstAnswer(args, env, toolName) {
   const started = performance.now();
   const session = rawSession(args, env);
   await session.ready;
-  await session.request(toolName === 'decide' ? { id: 1, method: 'tools/call', params: { name: 'decide', arguments: { question: 'q' } } } : decide(1, { question: 'q' }));
+  await session.request(
+    toolName === 'decide'
+      ? { id: 1, method: 'tools/call', params: { name: 'decide', arguments: { question: 'q' } } }
+      : decide(1, { question: 'q' }),
+  );
   const elapsed = performance.now() - started;
   await session.close();
   return elapsed;
@@ -33,8 +37,18 @@ function routeHook(env, main = MAIN) {
     const child = spawn(process.execPath, [main, 'route-hook'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', () => (out.includes('additionalContext') ? resolve(performance.now() - started) : reject(new Error('the hook gave no hint'))));
-    child.stdin.end(JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'Design the architecture for the new billing service and decide between a queue and cron jobs' }));
+    child.once('exit', () =>
+      out.includes('additionalContext')
+        ? resolve(performance.now() - started)
+        : reject(new Error('the hook gave no hint')),
+    );
+    child.stdin.end(
+      JSON.stringify({
+        session_id: 's',
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'Design the architecture for the new billing service and decide between a queue and cron jobs',
+      }),
+    );
   });
 }
 
@@ -43,7 +57,10 @@ async function main() {
   const engine = fake('laya');
   const url = (await engine.start()).origin;
   const config = path.join(env.HOME, 'routing.toml');
-  writeFileSync(config, `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${url}"\n[routing]\nenabled = true\n`);
+  writeFileSync(
+    config,
+    `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${url}"\n[routing]\nenabled = true\n`,
+  );
   const hookEnv = { ...env, SYSTEM1_CONFIG: config };
   await routeHook(hookEnv); // warm the engine
   const samples = { 'node -e ""': [], 'minimal SDK server': [], gateway: [], 'route-hook (warm engine)': [] };
@@ -61,9 +78,18 @@ async function main() {
   await engine.stop();
   const stats = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)]));
   const ratio = stats.gateway.p50 / stats['minimal SDK server'].p50;
-  console.log(`spawn to first answered decision, ms (${ROUNDS} interleaved rounds); gateway / minimal = ${ratio.toFixed(2)}`);
-  console.table(Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, { p50: ms(s.p50), p90: ms(s.p90) }])));
-  const baseline = BASELINE_MAIN ? { baseline_main: BASELINE_MAIN, baseline_over_minimal_p50: stats['baseline gateway'].p50 / stats['minimal SDK server'].p50 } : {};
+  console.log(
+    `spawn to first answered decision, ms (${ROUNDS} interleaved rounds); gateway / minimal = ${ratio.toFixed(2)}`,
+  );
+  console.table(
+    Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, { p50: ms(s.p50), p90: ms(s.p90) }])),
+  );
+  const baseline = BASELINE_MAIN
+    ? {
+        baseline_main: BASELINE_MAIN,
+        baseline_over_minimal_p50: stats['baseline gateway'].p50 / stats['minimal SDK server'].p50,
+      }
+    : {};
   save('startup', { rounds: ROUNDS, stats, gateway_over_minimal_p50: ratio, ...baseline });
 }
 

@@ -141,7 +141,8 @@ function evaluate(tree, load) {
   if (tree.kind === 'ref') return lookUp(tree, load);
   const number = (node) => {
     const value = evaluate(node, load);
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new PlaceholderError(`${describe(node)} is ${JSON.stringify(value)}, not a number`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new PlaceholderError(`${describe(node)} is ${JSON.stringify(value)}, not a number`);
     return value;
   };
   const a = number(tree.a);
@@ -154,20 +155,29 @@ function evaluate(tree, load) {
 }
 
 /** A path as the template writes it: a.b[c d].e */
-const pathText = (segments) => segments.map((segment, i) => (/^\w+$/.test(segment) ? `${i ? '.' : ''}${segment}` : `[${segment}]`)).join('');
+const pathText = (segments) =>
+  segments.map((segment, i) => (/^\w+$/.test(segment) ? `${i ? '.' : ''}${segment}` : `[${segment}]`)).join('');
 
-const describe = (tree) => (tree.kind === 'ref' ? `${tree.file}#${pathText(tree.path)}` : tree.kind === 'number' ? String(tree.value) : 'the expression');
+const describe = (tree) =>
+  tree.kind === 'ref'
+    ? `${tree.file}#${pathText(tree.path)}`
+    : tree.kind === 'number'
+      ? String(tree.value)
+      : 'the expression';
 
 // ---- formats ----------------------------------------------------------------------------------------------
 
 function numeric(value) {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new PlaceholderError(`${JSON.stringify(value)} is not a number`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new PlaceholderError(`${JSON.stringify(value)} is not a number`);
   return value;
 }
 
 function fixed(value, decimals, grouped) {
   numeric(value);
-  const text = grouped ? value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : value.toFixed(decimals);
+  const text = grouped
+    ? value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+    : value.toFixed(decimals);
   return /^-[0.,]+$/.test(text) ? text.slice(1) : text; // no "-0.00"
 }
 
@@ -196,7 +206,8 @@ function format(value, spec) {
       if (typeof value !== 'string') throw new PlaceholderError(`${JSON.stringify(value)} is not a commit`);
       return value.slice(0, 7);
     case 'date':
-      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new PlaceholderError(`${JSON.stringify(value)} is not a date`);
+      if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
+        throw new PlaceholderError(`${JSON.stringify(value)} is not a date`);
       return new Date(value).toISOString().slice(0, 10);
     case 'bool':
       words(2);
@@ -227,7 +238,12 @@ function placeholders(template) {
   const found = [];
   for (const match of template.matchAll(COMMENT_OR_PLACEHOLDER)) {
     if (match[0].startsWith('<!--')) continue;
-    found.push({ line: template.slice(0, match.index).split('\n').length, source: match[0], body: match[1].trim(), index: match.index });
+    found.push({
+      line: template.slice(0, match.index).split('\n').length,
+      source: match[0],
+      body: match[1].trim(),
+      index: match.index,
+    });
   }
   return found;
 }
@@ -242,7 +258,12 @@ function classify(body) {
   const bar = body.indexOf('|');
   const expression = bar === -1 ? body : body.slice(0, bar);
   const tree = parse(expression);
-  return { kind: 'value', expression: expression.trim(), tree, format: bar === -1 ? undefined : body.slice(bar + 1).trim() };
+  return {
+    kind: 'value',
+    expression: expression.trim(),
+    tree,
+    format: bar === -1 ? undefined : body.slice(bar + 1).trim(),
+  };
 }
 
 /** The results files a template quotes, in order of first mention. */
@@ -255,7 +276,8 @@ function filesQuoted(template) {
     } catch {
       continue;
     }
-    if (shape.kind === 'value') for (const ref of refsOf(shape.tree)) if (!files.includes(ref.file)) files.push(ref.file);
+    if (shape.kind === 'value')
+      for (const ref of refsOf(shape.tree)) if (!files.includes(ref.file)) files.push(ref.file);
   }
   return files;
 }
@@ -282,7 +304,11 @@ function render(template, { load, resultsTable }) {
       else out += format(evaluate(shape.tree, load), shape.format);
     } catch (error) {
       if (!(error instanceof PlaceholderError)) throw error;
-      problems.push({ line: template.slice(0, match.index).split('\n').length, placeholder: match[0], problem: error.message });
+      problems.push({
+        line: template.slice(0, match.index).split('\n').length,
+        placeholder: match[0],
+        problem: error.message,
+      });
       out += `[missing: ${body.replace(/\|.*$/, '').trim()}]`;
     }
   }
@@ -291,7 +317,10 @@ function render(template, { load, resultsTable }) {
 }
 
 // A figure: a number with a decimal point, or a number followed by a unit of time, size, rate or ratio.
-const FIGURES = [/(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:ms|µs|s|seconds?|minutes?|MB|MiB|KiB|kB|GB|x|×|%|per second|a second|\/s)(?!\w)/g, /\d[\d,]*\.\d+/g];
+const FIGURES = [
+  /(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:ms|µs|s|seconds?|minutes?|MB|MiB|KiB|kB|GB|x|×|%|per second|a second|\/s)(?!\w)/g,
+  /\d[\d,]*\.\d+/g,
+];
 
 /**
  * Figures written into the template's prose instead of a placeholder: outside fenced code, inline code,
@@ -327,4 +356,15 @@ function literalFigures(template) {
   return found;
 }
 
-module.exports = { PlaceholderError, parse, refsOf, evaluate, format, classify, placeholders, filesQuoted, render, literalFigures };
+module.exports = {
+  PlaceholderError,
+  parse,
+  refsOf,
+  evaluate,
+  format,
+  classify,
+  placeholders,
+  filesQuoted,
+  render,
+  literalFigures,
+};

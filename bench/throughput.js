@@ -6,7 +6,19 @@
 // per reading against four calls, in rounds the same way.
 'use strict';
 const path = require('node:path');
-const { ROOT, BASELINE_MAIN, fake, isolatedEnv, gateway, connect, drive, save, sized, median, rotated } = require('./lib');
+const {
+  ROOT,
+  BASELINE_MAIN,
+  fake,
+  isolatedEnv,
+  gateway,
+  connect,
+  drive,
+  save,
+  sized,
+  median,
+  rotated,
+} = require('./lib');
 
 const ROUNDS = 5;
 const PER_ROUND = sized(2000, 200);
@@ -29,8 +41,12 @@ async function inRounds(ways, perRound, inFlight) {
 const call = (server, name) => ({
   run: (total, inFlight) =>
     drive(total, inFlight, async () => {
-      const result = await server.client.callTool({ name, arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } });
-      if (result.isError || (result.structuredContent && result.structuredContent.status !== 'decided')) throw new Error(`a decision failed: ${JSON.stringify(result)}`);
+      const result = await server.client.callTool({
+        name,
+        arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] },
+      });
+      if (result.isError || (result.structuredContent && result.structuredContent.status !== 'decided'))
+        throw new Error(`a decision failed: ${JSON.stringify(result)}`);
     }),
 });
 
@@ -40,7 +56,14 @@ async function atEachLevel(ways, title) {
   const levels = {};
   for (const inFlight of LEVELS) levels[inFlight] = await inRounds(ways, PER_ROUND, inFlight);
   console.log(`${title}, median of ${ROUNDS} rounds of ${PER_ROUND}`);
-  console.table(Object.fromEntries(Object.keys(ways).map((name) => [name, Object.fromEntries(LEVELS.map((level) => [level, Math.round(levels[level][name].median)]))])));
+  console.table(
+    Object.fromEntries(
+      Object.keys(ways).map((name) => [
+        name,
+        Object.fromEntries(LEVELS.map((level) => [level, Math.round(levels[level][name].median)])),
+      ]),
+    ),
+  );
   return levels;
 }
 
@@ -79,7 +102,12 @@ async function stdioSessionsWithEngine() {
     minimal_2x: await connect([path.join(__dirname, 'minimal-server-2x.js')], env),
     ...(BASELINE_MAIN && { baseline: await gateway(env, BASELINE_MAIN) }),
   };
-  const ways = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, call(server, name === 'minimal_2x' ? 'decide' : 'system1_decide')]));
+  const ways = Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => [
+      name,
+      call(server, name === 'minimal_2x' ? 'decide' : 'system1_decide'),
+    ]),
+  );
   try {
     return await atEachLevel(ways, 'decisions per second through one stdio session, forwarded to a fake engine');
   } finally {
@@ -89,7 +117,8 @@ async function stdioSessionsWithEngine() {
 }
 
 /** The gateway's rate over the floor's, per level (0.8 = the gateway does 80% of the floor's decisions a second). */
-const ratios = (levels, floor) => Object.fromEntries(LEVELS.map((level) => [level, levels[level].gateway.median / levels[level][floor].median]));
+const ratios = (levels, floor) =>
+  Object.fromEntries(LEVELS.map((level) => [level, levels[level].gateway.median / levels[level][floor].median]));
 
 const READINGS = sized(200, 40);
 const READINGS_IN_FLIGHT = 16;
@@ -108,15 +137,24 @@ async function routingFeatures() {
   const { GatewayLogger } = require(path.join(ROOT, 'dist', 'logging', 'gateway.logger'));
   const engine = fake('systemone');
   const url = (await engine.start()).origin;
-  const env = isolatedEnv({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: url, SYSTEM1_ROUTING_ENABLED: 'true' });
+  const env = isolatedEnv({
+    SYSTEM1_PROVIDER: 'systemone',
+    SYSTEM1_SYSTEMONE_ENDPOINT: url,
+    SYSTEM1_ROUTING_ENABLED: 'true',
+  });
   const services = createHookServices(env, new GatewayLogger(() => {}));
   const [primary] = services.registry.chain();
-  if (!primary.provider.capabilities().batch) throw new Error('the systemone provider should answer several questions in one pass');
+  if (!primary.provider.capabilities().batch)
+    throw new Error('the systemone provider should answer several questions in one pass');
   // The same engine as one that cannot batch: each question its own call, in parallel, as choice-only engines do.
   const oneByOne = {
     capabilities: () => ({ ...primary.provider.capabilities(), batch: false }),
     evaluate: async (request, context) => {
-      const replies = await Promise.all(Object.entries(request.questions).map(([id, q]) => primary.provider.evaluate({ ...request, questions: { [id]: q } }, context)));
+      const replies = await Promise.all(
+        Object.entries(request.questions).map(([id, q]) =>
+          primary.provider.evaluate({ ...request, questions: { [id]: q } }, context),
+        ),
+      );
       return { answers: Object.assign({}, ...replies.map((reply) => reply.answers)) };
     },
   };
@@ -168,9 +206,30 @@ async function routingFeatures() {
     );
   }
   await engine.stop();
-  console.log(`routing features (4 yes/no questions per prompt), fake llama-server, ${PASS_MS} ms per pass, ${READINGS_IN_FLIGHT} prompts in flight`);
-  console.table(Object.fromEntries(Object.entries(result).flatMap(([e, rows]) => Object.entries(rows).map(([r, v]) => [`${e}: ${r}`, { 'readings/s': Math.round(v.readings_per_second), 'decisions/s': Math.round(v.decisions_per_second), 'engine calls per reading': v.engine_calls_per_reading }]))));
-  return { pass_ms: PASS_MS, rounds: ROUNDS, readings_per_round: READINGS, in_flight: READINGS_IN_FLIGHT, engines: result };
+  console.log(
+    `routing features (4 yes/no questions per prompt), fake llama-server, ${PASS_MS} ms per pass, ${READINGS_IN_FLIGHT} prompts in flight`,
+  );
+  console.table(
+    Object.fromEntries(
+      Object.entries(result).flatMap(([e, rows]) =>
+        Object.entries(rows).map(([r, v]) => [
+          `${e}: ${r}`,
+          {
+            'readings/s': Math.round(v.readings_per_second),
+            'decisions/s': Math.round(v.decisions_per_second),
+            'engine calls per reading': v.engine_calls_per_reading,
+          },
+        ]),
+      ),
+    ),
+  );
+  return {
+    pass_ms: PASS_MS,
+    rounds: ROUNDS,
+    readings_per_round: READINGS,
+    in_flight: READINGS_IN_FLIGHT,
+    engines: result,
+  };
 }
 
 async function main() {

@@ -26,7 +26,14 @@ class KeywordEngine {
     for (const [id, question] of Object.entries(request.questions)) {
       const keys = Object.keys(question.criteria);
       // One point per key or description word found, plus one so nothing gets probability 0.
-      const scores = keys.map((key) => 1 + [key, String(question.criteria[key] ?? '')].join(' ').split(/\W+/).filter((w) => w && text.includes(w.toLowerCase())).length);
+      const scores = keys.map(
+        (key) =>
+          1 +
+          [key, String(question.criteria[key] ?? '')]
+            .join(' ')
+            .split(/\W+/)
+            .filter((w) => w && text.includes(w.toLowerCase())).length,
+      );
       const total = scores.reduce((a, b) => a + b, 0);
       const probabilities = Object.fromEntries(keys.map((key, i) => [key, scores[i] / total]));
       const choice = keys[scores.indexOf(Math.max(...scores))];
@@ -47,14 +54,27 @@ async function main() {
     const ask = (model) =>
       system1.decide({
         state: { ticket: 'My parcel never arrived and the tracking page is blank.' },
-        questions: { team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'refund charge', shipping: 'parcel delivery tracking' } } },
+        questions: {
+          team: {
+            type: 'choice',
+            instructions: 'Which team?',
+            criteria: { billing: 'refund charge', shipping: 'parcel delivery tracking' },
+          },
+        },
         ...(model && { model }),
       });
     const direct = await ask({ provider: 'keywords' });
-    console.log(`keywords alone: team = ${direct.answers.team.status === 'ok' ? direct.answers.team.answer.value : direct.answers.team.error.code}`);
+    console.log(
+      `keywords alone: team = ${direct.answers.team.status === 'ok' ? direct.answers.team.answer.value : direct.answers.team.error.code}`,
+    );
     const chained = await ask();
     const failed = (chained.meta.attempts ?? []).map((a) => `${a.provider}: ${a.error.code}`).join(', ');
-    console.log(`chain ${system1.chain().map((m) => m.provider).join(' -> ')}: answered by ${chained.meta.executed?.provider ?? 'nobody'}${failed ? ` after ${failed}` : ''}`);
+    console.log(
+      `chain ${system1
+        .chain()
+        .map((m) => m.provider)
+        .join(' -> ')}: answered by ${chained.meta.executed?.provider ?? 'nobody'}${failed ? ` after ${failed}` : ''}`,
+    );
   } finally {
     unregister(); // idempotent; also cancels this engine's calls still in flight
     await system1.close();

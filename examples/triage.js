@@ -21,7 +21,11 @@ async function main() {
           instructions: 'Which team should handle this ticket?',
           criteria: { billing: 'payments, charges and refunds', shipping: 'deliveries and returns', technical: null },
         },
-        urgency: { type: 'score', instructions: 'How urgent is this?', criteria: ['can wait', 'this week', 'today', 'right now'] },
+        urgency: {
+          type: 'score',
+          instructions: 'How urgent is this?',
+          criteria: ['can wait', 'this week', 'today', 'right now'],
+        },
       },
     });
     for (const [id, result] of Object.entries(answers)) {
@@ -31,11 +35,16 @@ async function main() {
       }
       const { answer, belowThreshold } = result;
       const shown =
-        answer.type === 'noul' ? `${answer.value} (p=${answer.probabilityTrue.toFixed(2)})`
-        : answer.type === 'score' ? `level ${answer.level} (expected ${answer.value.toFixed(2)})`
-        : answer.type === 'choice' ? answer.value
-        : JSON.stringify(answer.box);
-      console.log(`${id}: ${shown}, confidence ${answer.confidence?.toFixed(2)}${belowThreshold ? ' (below threshold: decide yourself)' : ''}`);
+        answer.type === 'noul'
+          ? `${answer.value} (p=${answer.probabilityTrue.toFixed(2)})`
+          : answer.type === 'score'
+            ? `level ${answer.level} (expected ${answer.value.toFixed(2)})`
+            : answer.type === 'choice'
+              ? answer.value
+              : JSON.stringify(answer.box);
+      console.log(
+        `${id}: ${shown}, confidence ${answer.confidence?.toFixed(2)}${belowThreshold ? ' (below threshold: decide yourself)' : ''}`,
+      );
     }
     const executed = meta.executed ? `${meta.executed.provider} ${meta.executed.model ?? ''}`.trim() : 'no engine';
     console.log(`answered by ${executed} in ${meta.durationMs} ms (request ${meta.requestId})`);

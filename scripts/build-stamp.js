@@ -7,7 +7,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** What the build reads besides src/: its configs, its own scripts, and the pinned dependencies it bundles. */
-const INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js', 'scripts/bundle-lean.js', 'scripts/build-stamp.js'];
+const INPUTS = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.js',
+  'scripts/bundle-lean.js',
+  'scripts/build-stamp.js',
+];
 const STAMP = path.join('dist', '.build-stamp');
 
 function filesUnder(root, dir) {
@@ -26,9 +34,14 @@ function filesUnder(root, dir) {
  */
 function sourcesDigest(root) {
   const hash = crypto.createHash('sha256').update(`node ${process.version} ${process.platform} ${process.arch}\n`);
-  const files = filesUnder(root, 'src').concat(INPUTS.filter((file) => fs.existsSync(path.join(root, file)))).sort();
+  const files = filesUnder(root, 'src')
+    .concat(INPUTS.filter((file) => fs.existsSync(path.join(root, file))))
+    .sort();
   for (const file of files) {
-    const content = crypto.createHash('sha256').update(fs.readFileSync(path.join(root, file))).digest('hex');
+    const content = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(root, file)))
+      .digest('hex');
     hash.update(`${file}\0${content}\n`);
   }
   return hash.digest('hex');
@@ -37,7 +50,10 @@ function sourcesDigest(root) {
 /** True when dist/ holds a finished build of the current sources. */
 function isBuildCurrent(root) {
   try {
-    return fs.readFileSync(path.join(root, STAMP), 'utf8').trim() === sourcesDigest(root) && fs.existsSync(path.join(root, 'dist', 'main.js'));
+    return (
+      fs.readFileSync(path.join(root, STAMP), 'utf8').trim() === sourcesDigest(root) &&
+      fs.existsSync(path.join(root, 'dist', 'main.js'))
+    );
   } catch (error) {
     return false;
   }

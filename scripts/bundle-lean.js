@@ -15,7 +15,12 @@ const ROOT = path.resolve(__dirname, '..');
 const MAIN = path.join(ROOT, 'dist', 'main.js');
 
 /** Nest's optional integrations, required only by code the lean paths never reach (HTTP, microservices). */
-const NEVER_LOADED = ['@nestjs/microservices', '@nestjs/microservices/*', '@nestjs/platform-express', '@nestjs/websockets/*'];
+const NEVER_LOADED = [
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/platform-express',
+  '@nestjs/websockets/*',
+];
 
 /** Stamped on each bundle's first line: the loader offers a bundle only the code cache of its own build. */
 const BUILD_ID = randomUUID();
@@ -47,9 +52,13 @@ function bundle(entry) {
 const withoutPhoneNumbers = {
   name: 'without-phone-numbers',
   setup(build) {
-    build.onResolve({ filter: /^libphonenumber-js(\/|$)/ }, () => ({ path: 'libphonenumber-js', namespace: 'stand-in' }));
+    build.onResolve({ filter: /^libphonenumber-js(\/|$)/ }, () => ({
+      path: 'libphonenumber-js',
+      namespace: 'stand-in',
+    }));
     build.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({
-      contents: "exports.parsePhoneNumber = () => { throw new Error('@IsPhoneNumber is not available in the lean bundles (scripts/bundle-lean.js)'); };",
+      contents:
+        "exports.parsePhoneNumber = () => { throw new Error('@IsPhoneNumber is not available in the lean bundles (scripts/bundle-lean.js)'); };",
       loader: 'js',
     }));
   },
@@ -85,10 +94,18 @@ function train(args, env, input) {
 /** An MCP session as clients open it: handshake, tool list, a decision, health; then stdin closes. */
 function mcpSession(child) {
   const messages = [
-    { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } } },
+    {
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } },
+    },
     { method: 'notifications/initialized' },
     { id: 2, method: 'tools/list' },
-    { id: 3, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } } },
+    {
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] } },
+    },
     { id: 4, method: 'tools/call', params: { name: 'system1_health', arguments: {} } },
   ];
   const expected = messages.filter((message) => message.id !== undefined).length;
@@ -106,14 +123,24 @@ function mcpSession(child) {
  */
 function routePrompt(child) {
   child.stdout.resume();
-  child.stdin.end(JSON.stringify({ session_id: 'build', hook_event_name: 'UserPromptSubmit', prompt: 'Design the architecture for the new billing service and decide between a queue and cron jobs' }));
+  child.stdin.end(
+    JSON.stringify({
+      session_id: 'build',
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'Design the architecture for the new billing service and decide between a queue and cron jobs',
+    }),
+  );
 }
 
 async function main() {
   const started = Date.now();
   await Promise.all([bundle('serve-mcp'), bundle('claude-hooks')]);
   await train(['mcp'], { SYSTEM1_PROVIDER: 'mock' }, mcpSession);
-  await train(['route-hook'], { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: 'http://127.0.0.1:9', SYSTEM1_ROUTING_ENABLED: 'true' }, routePrompt);
+  await train(
+    ['route-hook'],
+    { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: 'http://127.0.0.1:9', SYSTEM1_ROUTING_ENABLED: 'true' },
+    routePrompt,
+  );
   console.error(`bundled the lean paths with their code caches in ${Date.now() - started} ms`);
 }
 

@@ -63,7 +63,11 @@ function relativeSpecifiers(text) {
 /** The file a relative specifier names, when it is a file inside `root`; null otherwise (a package, a missing file). */
 function resolveSpecifier(root, from, spec) {
   const base = path.resolve(path.dirname(from), spec);
-  const candidates = [base, ...TARGET_EXTENSIONS.map((ext) => base + ext), ...TARGET_EXTENSIONS.map((ext) => path.join(base, `index${ext}`))];
+  const candidates = [
+    base,
+    ...TARGET_EXTENSIONS.map((ext) => base + ext),
+    ...TARGET_EXTENSIONS.map((ext) => path.join(base, `index${ext}`)),
+  ];
   // TypeScript under nodenext writes `./x.js` for `./x.ts`.
   const js = /\.(m|c)?js$/.exec(base);
   if (js) candidates.push(base.slice(0, -js[0].length) + `.${js[1] ?? ''}ts`);
@@ -205,7 +209,9 @@ function main(argv) {
   }
   const cycles = cyclesOf(graph);
   if (cycles.length === 0) return 0;
-  console.log(`Folders under ${srcDir} that import each other (${cycles.length} cycle group(s)); a folder should only import folders below it:`);
+  console.log(
+    `Folders under ${srcDir} that import each other (${cycles.length} cycle group(s)); a folder should only import folders below it:`,
+  );
   for (const cycle of cycles) {
     console.log(`- ${cycle.folders.join(' <-> ')} (for example ${cycle.loop.join(' -> ')})`);
     for (const { from, to, example } of cycle.edges) console.log(`    ${from} -> ${to}: ${example}`);

@@ -22,12 +22,25 @@ const repo = path.resolve(__dirname, '..');
  * engine's own files go too (its package.json "files": no node_modules, models or logs), installed nowhere
  * at install: `system1 engine pull reranker` copies them to <install dir>/engines/reranker and runs npm ci there.
  */
-const SHIPPED = ['package.json', 'package-lock.json', 'dist', 'schema', 'calibration', 'routing', 'config.example.toml'].concat(
-  ['package.json', 'package-lock.json'].concat(require('../engines/reranker/package.json').files).map((file) => path.join('engines', 'reranker', file)),
+const SHIPPED = [
+  'package.json',
+  'package-lock.json',
+  'dist',
+  'schema',
+  'calibration',
+  'routing',
+  'config.example.toml',
+].concat(
+  ['package.json', 'package-lock.json']
+    .concat(require('../engines/reranker/package.json').files)
+    .map((file) => path.join('engines', 'reranker', file)),
 );
 
 function npm(args, cwd, what) {
-  const result = runTool('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, stdio: ['ignore', what.quiet ? 'ignore' : 'inherit', 'inherit'] });
+  const result = runTool('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], {
+    cwd,
+    stdio: ['ignore', what.quiet ? 'ignore' : 'inherit', 'inherit'],
+  });
   if (!result.found) throw new InstallError('npm is not on PATH; it comes with Node.js (https://nodejs.org)');
   if (!result.ok) throw new InstallError(`${what.step} failed (npm ${args.join(' ')} in ${cwd}); its output is above`);
 }
@@ -36,9 +49,14 @@ function npm(args, cwd, what) {
 function buildIfNeeded() {
   if (isBuildCurrent(repo)) return;
   const stale = fs.existsSync(path.join(repo, 'dist', 'main.js'));
-  console.log(stale ? `The build in ${repo} is older than its sources: building it again ...` : `Building the gateway in ${repo} ...`);
+  console.log(
+    stale
+      ? `The build in ${repo} is older than its sources: building it again ...`
+      : `Building the gateway in ${repo} ...`,
+  );
   // npm ci runs the package's prepare step, which builds (scripts/prepare.js); a clone with its tools builds directly.
-  if (!fs.existsSync(path.join(repo, 'node_modules', 'typescript'))) npm(['ci'], repo, { step: 'installing the build tools' });
+  if (!fs.existsSync(path.join(repo, 'node_modules', 'typescript')))
+    npm(['ci'], repo, { step: 'installing the build tools' });
   if (!isBuildCurrent(repo)) npm(['run', 'build'], repo, { step: 'the build' });
 }
 
@@ -49,7 +67,9 @@ function buildIfNeeded() {
 function checkInstallDir(dir) {
   const why = installDirRefusal(dir, placesOf(process.env));
   if (!why) return;
-  throw new InstallError(`refusing to install into ${dir}: ${why}. Set SYSTEM1_INSTALL_DIR to a dir of the gateway's own (unset, it is ~/.system1-gateway); nothing was changed`);
+  throw new InstallError(
+    `refusing to install into ${dir}: ${why}. Set SYSTEM1_INSTALL_DIR to a dir of the gateway's own (unset, it is ~/.system1-gateway); nothing was changed`,
+  );
 }
 
 /** Stages the new copy beside the old one and swaps at the end, so a failed upgrade leaves the old one working. */
@@ -65,7 +85,10 @@ function installApp(dir) {
   console.log(`Installing the runtime dependencies into ${app} ...`);
   try {
     // --prefer-offline: the lockfile pins every version, so npm's cache answers an upgrade without the network
-    npm(['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline'], stage, { step: 'installing the runtime dependencies', quiet: true });
+    npm(['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline'], stage, {
+      step: 'installing the runtime dependencies',
+      quiet: true,
+    });
   } catch (error) {
     fs.rmSync(stage, { recursive: true, force: true });
     throw error;
@@ -74,7 +97,9 @@ function installApp(dir) {
     if (fs.existsSync(app)) fs.renameSync(app, old);
     fs.renameSync(stage, app);
   } catch (error) {
-    throw new InstallError(`could not replace ${app} (${error.code || error.message}); close the programs running the gateway from there (Claude Code, MCP clients) and run the installer again`);
+    throw new InstallError(
+      `could not replace ${app} (${error.code || error.message}); close the programs running the gateway from there (Claude Code, MCP clients) and run the installer again`,
+    );
   }
   fs.rmSync(old, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });

@@ -17,10 +17,26 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const LEAST_CATCHING_TESTS = 2;
 
-const COOLDOWN_TESTS = ['test/unit/decisions/cooldown.spec.ts', 'test/unit/decisions/cooldown-pipeline.spec.ts', 'test/unit/decisions/engine-recovery.spec.ts', 'test/e2e/route-hook-cooldown.spec.ts'];
-const HTTP_TESTS = ['test/unit/http-server/http-gateway.spec.ts', 'test/unit/http-server/guards.spec.ts', 'test/e2e/serve-http.spec.ts', 'test/e2e/serve-http-attacks.spec.ts'];
+const COOLDOWN_TESTS = [
+  'test/unit/decisions/cooldown.spec.ts',
+  'test/unit/decisions/cooldown-pipeline.spec.ts',
+  'test/unit/decisions/engine-recovery.spec.ts',
+  'test/e2e/route-hook-cooldown.spec.ts',
+];
+const HTTP_TESTS = [
+  'test/unit/http-server/http-gateway.spec.ts',
+  'test/unit/http-server/guards.spec.ts',
+  'test/e2e/serve-http.spec.ts',
+  'test/e2e/serve-http-attacks.spec.ts',
+];
 const ASK_TESTS = ['test/unit/mcp/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
-const CALLER_TESTS = ['test/unit/library/caller-policy.spec.ts', 'test/unit/decisions/chosen-models.spec.ts', 'test/unit/decisions/cooldown-pipeline.spec.ts', 'test/e2e/caller-policy.spec.ts', 'test/e2e/serve-http-hostile-caller.spec.ts'];
+const CALLER_TESTS = [
+  'test/unit/library/caller-policy.spec.ts',
+  'test/unit/decisions/chosen-models.spec.ts',
+  'test/unit/decisions/cooldown-pipeline.spec.ts',
+  'test/e2e/caller-policy.spec.ts',
+  'test/e2e/serve-http-hostile-caller.spec.ts',
+];
 
 /** Each mutation: the file, the exact snippet, what replaces it, and the tests to run. */
 const MUTATIONS = [
@@ -42,7 +58,7 @@ const MUTATIONS = [
     name: 'a request holds a decision slot while its body arrives (round three)',
     file: 'src/http-server/http-gateway.ts',
     from: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));',
-    to: 'if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));\n    this.mcpInFlight++;\n    res.once(\'close\', () => this.answered());',
+    to: "if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));\n    this.mcpInFlight++;\n    res.once('close', () => this.answered());",
     tests: HTTP_TESTS,
   },
   {
@@ -71,21 +87,34 @@ const MUTATIONS = [
     file: 'src/common/http/host-guard.ts',
     from: '  allows(hostHeader: string | undefined): boolean {\n',
     to: "  allows(hostHeader: string | undefined): boolean {\n    if (typeof hostHeader !== 'symbol') return true;\n",
-    tests: ['test/unit/http-server/guards.spec.ts', 'test/unit/openai-router/router-access.spec.ts', 'test/e2e/serve-http.spec.ts'],
+    tests: [
+      'test/unit/http-server/guards.spec.ts',
+      'test/unit/openai-router/router-access.spec.ts',
+      'test/e2e/serve-http.spec.ts',
+    ],
   },
   {
     name: '--write not saving',
     file: 'src/commands/calibrate/calibrate.command.ts',
     from: 'if (target && report.fits.length > 0) saveFits(target, report.fits);',
     to: 'if (target && report.fits.length < 0) saveFits(target, report.fits);',
-    tests: ['test/unit/calibration/report-parts.spec.ts', 'test/e2e/calibrate.spec.ts', 'test/e2e/calibrate-figures.spec.ts'],
+    tests: [
+      'test/unit/calibration/report-parts.spec.ts',
+      'test/e2e/calibrate.spec.ts',
+      'test/e2e/calibrate-figures.spec.ts',
+    ],
   },
   {
     name: 'fits never applied',
     file: 'src/calibration/calibration.service.ts',
     from: 'if (!fit) return unchanged;',
     to: "if (!fit || question.text !== '(never asked)') return unchanged;",
-    tests: ['test/unit/calibration/fit-store.spec.ts', 'test/unit/calibration/shipped-fits.spec.ts', 'test/unit/library/decide.spec.ts', 'test/e2e/calibrate.spec.ts'],
+    tests: [
+      'test/unit/calibration/fit-store.spec.ts',
+      'test/unit/calibration/shipped-fits.spec.ts',
+      'test/unit/library/decide.spec.ts',
+      'test/e2e/calibrate.spec.ts',
+    ],
   },
   {
     name: 'system1_ask dropping a question',
@@ -141,7 +170,12 @@ const MUTATIONS = [
     file: 'src/decisions/decision.service.ts',
     from: 'belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,',
     to: 'belowThreshold: false,',
-    tests: ['test/unit/mcp/decide.service.spec.ts', 'test/unit/hostile-input.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/threshold.spec.ts'],
+    tests: [
+      'test/unit/mcp/decide.service.spec.ts',
+      'test/unit/hostile-input.spec.ts',
+      'test/unit/surfaces-agree.spec.ts',
+      'test/e2e/threshold.spec.ts',
+    ],
   },
   {
     name: 'the early 413 disabled',
@@ -162,15 +196,20 @@ const MUTATIONS = [
 /** Replaces the one occurrence of `from` in `text`; throws when there is none, or more than one. */
 function mutate(text, { name, file, from, to }) {
   const at = text.indexOf(from);
-  if (at < 0) throw new Error(`mutation "${name}": its snippet is no longer in ${file}; update scripts/mutations.js:\n${from}`);
-  if (text.indexOf(from, at + 1) >= 0) throw new Error(`mutation "${name}": its snippet occurs more than once in ${file}`);
+  if (at < 0)
+    throw new Error(`mutation "${name}": its snippet is no longer in ${file}; update scripts/mutations.js:\n${from}`);
+  if (text.indexOf(from, at + 1) >= 0)
+    throw new Error(`mutation "${name}": its snippet occurs more than once in ${file}`);
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
 /** This working tree (tracked and new files, not ignored ones) copied to a temp dir, node_modules linked. */
 function copyTree() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'system1-mutations-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT }).toString().split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT })
+    .toString()
+    .split('\0')
+    .filter(Boolean);
   for (const file of files) {
     const source = path.join(ROOT, file);
     if (!fs.existsSync(source)) continue; // deleted in the working tree
@@ -196,7 +235,8 @@ function failedTests(resultsFile) {
   for (const suite of results.testResults) {
     const file = path.relative(path.dirname(resultsFile), suite.name);
     const tests = suite.assertionResults.filter((test) => test.status === 'failed');
-    if (suite.status === 'failed' && suite.assertionResults.length === 0) failed.push(`${file}: (the file failed to load)`);
+    if (suite.status === 'failed' && suite.assertionResults.length === 0)
+      failed.push(`${file}: (the file failed to load)`);
     for (const test of tests) failed.push(`${file}: ${test.fullName}`);
   }
   return failed;
@@ -216,7 +256,11 @@ function main() {
   const dir = copyTree();
   const summary = [];
   try {
-    const fakes = run(dir, process.execPath, [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.fakes.json']);
+    const fakes = run(dir, process.execPath, [
+      path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.fakes.json',
+    ]);
     if (fakes.code !== 0) throw new Error(`the fakes do not build:\n${fakes.output}`);
     for (const mutation of chosen) {
       const file = path.join(dir, mutation.file);
@@ -226,16 +270,31 @@ function main() {
         const build = run(dir, 'npm', ['run', 'build', '--silent']);
         // A mutation that does not compile tests nothing: reported as broken (the run fails), never as caught.
         if (build.code !== 0) {
-          summary.push({ name: mutation.name, caught: [], broken: build.output.split('\n').filter((line) => line.includes('error')).join('; ') });
+          summary.push({
+            name: mutation.name,
+            caught: [],
+            broken: build.output
+              .split('\n')
+              .filter((line) => line.includes('error'))
+              .join('; '),
+          });
           console.log(`\n${mutation.name}: DOES NOT BUILD: ${summary[summary.length - 1].broken}`);
           continue;
         }
         const resultsFile = path.join(dir, '.mutation-results.json');
         fs.rmSync(resultsFile, { force: true });
-        run(dir, process.execPath, [path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--json', `--outputFile=${resultsFile}`, '--runInBand', ...mutation.tests]);
+        run(dir, process.execPath, [
+          path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'),
+          '--json',
+          `--outputFile=${resultsFile}`,
+          '--runInBand',
+          ...mutation.tests,
+        ]);
         const caught = failedTests(resultsFile);
         summary.push({ name: mutation.name, caught });
-        console.log(`\n${mutation.name}: caught by ${caught.length} test(s)${caught.length < LEAST_CATCHING_TESTS ? '  <-- FEWER THAN TWO' : ''}`);
+        console.log(
+          `\n${mutation.name}: caught by ${caught.length} test(s)${caught.length < LEAST_CATCHING_TESTS ? '  <-- FEWER THAN TWO' : ''}`,
+        );
         for (const test of caught) console.log(`  ${test}`);
       } finally {
         fs.writeFileSync(file, original);
@@ -246,10 +305,13 @@ function main() {
   }
 
   console.log('\nsummary:');
-  for (const { name, caught, broken } of summary) console.log(`  ${broken ? 'BROKEN' : String(caught.length).padStart(6)}  ${name}`);
+  for (const { name, caught, broken } of summary)
+    console.log(`  ${broken ? 'BROKEN' : String(caught.length).padStart(6)}  ${name}`);
   const weak = summary.filter(({ caught }) => caught.length < LEAST_CATCHING_TESTS);
   if (weak.length > 0) {
-    console.log(`\n${weak.length} mutation(s) caught by fewer than ${LEAST_CATCHING_TESTS} tests: ${weak.map(({ name }) => name).join('; ')}`);
+    console.log(
+      `\n${weak.length} mutation(s) caught by fewer than ${LEAST_CATCHING_TESTS} tests: ${weak.map(({ name }) => name).join('; ')}`,
+    );
     process.exitCode = 1;
   } else {
     console.log(`\nevery mutation caught by at least ${LEAST_CATCHING_TESTS} tests`);

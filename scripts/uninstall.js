@@ -26,7 +26,9 @@ function remove(target) {
     fs.rmSync(target, { recursive: true, force: true });
   } catch (error) {
     // Windows cannot delete the files of a running program, such as laya-serve.exe
-    throw new InstallError(`could not delete ${target} (${error.code || error.message}); stop the programs running from there (the engine, MCP clients) and run the uninstaller again`);
+    throw new InstallError(
+      `could not delete ${target} (${error.code || error.message}); stop the programs running from there (the engine, MCP clients) and run the uninstaller again`,
+    );
   }
 }
 
@@ -40,7 +42,8 @@ function purgeAll(dir, config) {
   const purged = [];
   if (kept && kept.length === 0) purged.push(dir);
   if (purgeConfig(config)) purged.push(config);
-  if (kept && kept.length > 0) console.log(`Purged the gateway's files from ${dir}; kept the dir, which also holds ${listed(kept)}.`);
+  if (kept && kept.length > 0)
+    console.log(`Purged the gateway's files from ${dir}; kept the dir, which also holds ${listed(kept)}.`);
   if (purged.length > 0) console.log(`Purged ${purged.join(' and ')}.`);
   if (!kept && purged.length === 0) console.log(`Nothing else to purge: there is neither ${dir} nor ${config}.`);
 }
@@ -53,7 +56,8 @@ runScript('uninstall', () => {
   checkInstallDir(dir, placesOf(process.env), { purge });
   if (purge) checkConfig(config);
   unregister();
-  for (const entry of removeLoginEntries(process.platform, process.env)) console.log(`Removed the engine's start-at-login entry ${entry}.`);
+  for (const entry of removeLoginEntries(process.platform, process.env))
+    console.log(`Removed the engine's start-at-login entry ${entry}.`);
   for (const line of removeShims({ env: process.env, dir })) console.log(line);
   for (const copy of COPIES) remove(path.join(dir, copy));
   console.log(`Removed ${path.join(dir, 'app')}.`);

@@ -10,7 +10,12 @@ export type { CustomProvider, DshCapabilities, DshProvider, PickingProvider } fr
 export type { ProviderFactoryOptions } from './providers/factories/provider-factory';
 export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
 export { ChoiceEngine } from './providers/choice/choice-engine';
-export { DecisionErrorCode, MalformedResponseError, ProviderError, System1ProviderError } from './decisions/decision-error';
+export {
+  DecisionErrorCode,
+  MalformedResponseError,
+  ProviderError,
+  System1ProviderError,
+} from './decisions/decision-error';
 export { System1Module } from './system1/system1.module';
 export type { System1ModuleOptions } from './system1/system1.module';
 export { System1InputError } from './decisions/input-error';

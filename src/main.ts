@@ -29,7 +29,9 @@ const LEAN_PATHS: Record<string, LeanPath> = {
 };
 
 function runLean({ entry, run, server }: LeanPath): void {
-  const heap = server ? (require('./entrypoints/server-heap') as typeof import('./entrypoints/server-heap')).serverHeap : undefined;
+  const heap = server
+    ? (require('./entrypoints/server-heap') as typeof import('./entrypoints/server-heap')).serverHeap
+    : undefined;
   heap?.beforeCompile();
   const { loadLean } = require('./entrypoints/bundle-loader') as typeof import('./entrypoints/bundle-loader');
   type Entry = Record<string, (start: LeanStart) => Promise<void>> & { reportStartFailure(error: unknown): void };
@@ -69,7 +71,10 @@ async function runCommand(): Promise<void> {
 
 function startFailed(error: unknown): void {
   const { gatewayLogger } = require('./logging/gateway.logger') as typeof import('./logging/gateway.logger');
-  gatewayLogger.error(`system1 failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'Cli');
+  gatewayLogger.error(
+    `system1 failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    'Cli',
+  );
   process.exitCode = 1;
 }
 

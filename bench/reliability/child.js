@@ -12,7 +12,8 @@ const { openFds, rssMb } = require('../lib');
 const KILL_AFTER_MS = 5_000;
 
 /** Prints the child's own peak RSS (KiB) on exit; a killed child prints nothing and the /proc samples stand. */
-const PRELOAD = "process.on('exit', () => { try { require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'); } catch {} });\n";
+const PRELOAD =
+  "process.on('exit', () => { try { require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'); } catch {} });\n";
 const RSS_MARK = /\n?max-rss-kib=(\d+)\n/;
 
 let preloadFile;
@@ -68,11 +69,14 @@ const live = (read) => (pid) => {
   }
 };
 /** VmHWM: the peak resident set of a live process so far, MiB. */
-const peakRssMiB = live((pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+const peakRssMiB = live(
+  (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024,
+);
 const rssMiB = live(rssMb);
 const fdCount = live(openFds);
 
 /** Raw terminal controls (ESC, CR, BEL and the rest of C0 but tab and newline, DEL, C1) in text. */
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /**
@@ -81,7 +85,12 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
  * "killed by the N s timer" (it was still running), or "stopped by the probe" (a server the probe was done with).
  */
 function launch(main, args, { env, cwd, killAfterMs = KILL_AFTER_MS, keepStdout = 64 * 1024 * 1024 } = {}) {
-  const child = spawn(process.execPath, ['--require', preload(), main, ...args], { env, cwd, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', preload(), main, ...args], {
+    env,
+    cwd,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin.on('error', () => undefined);
   child.stdout.on('error', () => undefined);
   const out = [];
@@ -126,7 +135,11 @@ function launch(main, args, { env, cwd, killAfterMs = KILL_AFTER_MS, keepStdout 
       resolve({
         exit_code: killed || stopped ? null : code,
         killed,
-        ended: killed ? `killed by the ${killAfterMs / 1000} s timer` : stopped ? 'stopped by the probe' : `exit ${code}`,
+        ended: killed
+          ? `killed by the ${killAfterMs / 1000} s timer`
+          : stopped
+            ? 'stopped by the probe'
+            : `exit ${code}`,
         stdout: Buffer.concat(out).toString('utf8'),
         stdout_bytes: outBytes,
         stderr: stderrText.replace(RSS_MARK, ''),
@@ -179,4 +192,17 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const mib = (value) => (Number.isFinite(value) ? Math.round(value * 10) / 10 : null);
 
-module.exports = { KILL_AFTER_MS, RAW_CONTROL, takeIncompleteBuildStarts, sandbox, launch, run, jsonLines, stderrLines, sleep, mib, peakRssMiB, fdCount };
+module.exports = {
+  KILL_AFTER_MS,
+  RAW_CONTROL,
+  takeIncompleteBuildStarts,
+  sandbox,
+  launch,
+  run,
+  jsonLines,
+  stderrLines,
+  sleep,
+  mib,
+  peakRssMiB,
+  fdCount,
+};

@@ -35,7 +35,10 @@ async function dottedLocalhost(main) {
   for (const endpoint of DOTTED) {
     const box = sandbox();
     try {
-      const config = box.file('config.toml', `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${endpoint}"\n`);
+      const config = box.file(
+        'config.toml',
+        `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${endpoint}"\n`,
+      );
       const { bodies } = await answers(main, box.env({ SYSTEM1_CONFIG: config }), [['system1_capabilities', {}]]);
       if ((bodies[0]?.config_errors ?? []).some((error) => /endpoint/.test(error.key))) refused += 1;
     } finally {
@@ -44,10 +47,17 @@ async function dottedLocalhost(main) {
   }
   const box = sandbox();
   try {
-    const started = await serve(main, box, ['--port', '0', '--upstream', 'http://localhost.:9/v1'], { killAfterMs: 4_000 });
+    const started = await serve(main, box, ['--port', '0', '--upstream', 'http://localhost.:9/v1'], {
+      killAfterMs: 4_000,
+    });
     started.launched.kill();
     const result = await started.launched.done;
-    return { endpoints: DOTTED.length, endpoints_refused: refused, router_started_with_dotted_upstream: !started.refused, router_ended: result.ended };
+    return {
+      endpoints: DOTTED.length,
+      endpoints_refused: refused,
+      router_started_with_dotted_upstream: !started.refused,
+      router_ended: result.ended,
+    };
   } finally {
     box.dispose();
   }
@@ -59,10 +69,16 @@ async function refusingProxy() {
   const server = createServer((req, res) => res.writeHead(403).end('proxy policy: Forbidden'));
   server.on('connect', (req, socket) => {
     connects += 1;
-    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: 23\r\nconnection: close\r\n\r\nproxy policy: Forbidden');
+    socket.end(
+      'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: 23\r\nconnection: close\r\n\r\nproxy policy: Forbidden',
+    );
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, connects: () => connects, stop: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    connects: () => connects,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /**
@@ -73,8 +89,16 @@ async function proxyRefusal(main) {
   const proxy = await refusingProxy();
   const box = sandbox();
   try {
-    const config = box.file('config.toml', `[gateway]\nprovider = "typesafe"\n[providers.typesafe]\nendpoint = "https://api.typesafe.invalid"\n`);
-    const env = box.env({ SYSTEM1_CONFIG: config, SYSTEM1_TYPESAFE_API_KEY: KEY, HTTPS_PROXY: proxy.url, https_proxy: proxy.url });
+    const config = box.file(
+      'config.toml',
+      `[gateway]\nprovider = "typesafe"\n[providers.typesafe]\nendpoint = "https://api.typesafe.invalid"\n`,
+    );
+    const env = box.env({
+      SYSTEM1_CONFIG: config,
+      SYSTEM1_TYPESAFE_API_KEY: KEY,
+      HTTPS_PROXY: proxy.url,
+      https_proxy: proxy.url,
+    });
     const { bodies } = await answers(main, env, [['system1_decide', ASK]]);
     const error = bodies[0]?.error ?? {};
     return {
@@ -115,7 +139,10 @@ async function echoedKey(main) {
     const box = sandbox();
     try {
       const origin = new URL(engine.url).origin;
-      const config = box.file('config.toml', `[gateway]\nprovider = "laya"\nlog_level = "DEBUG"\n[providers.laya]\nendpoint = "${origin}"\n`);
+      const config = box.file(
+        'config.toml',
+        `[gateway]\nprovider = "laya"\nlog_level = "DEBUG"\n[providers.laya]\nendpoint = "${origin}"\n`,
+      );
       const { result } = await answers(main, box.env({ SYSTEM1_CONFIG: config, SYSTEM1_LAYA_API_KEY: KEY }), [
         ['system1_decide', ASK],
         ['system1_health', {}],

@@ -31,7 +31,11 @@ async function ask(main, env, calls) {
       s.send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name, arguments: args } });
       const answered = await s.until((replies) => countById(replies, i + 1) >= 1);
       const reply = s.replies().find((message) => message.id === i + 1);
-      answers.push({ answered, jsonrpc_error: reply?.error?.code ?? null, body: reply?.result?.structuredContent ?? null });
+      answers.push({
+        answered,
+        jsonrpc_error: reply?.error?.code ?? null,
+        body: reply?.result?.structuredContent ?? null,
+      });
       if (!answered) break;
     }
   }
@@ -47,7 +51,12 @@ async function healthUnder(main, toml, extraEnv = {}) {
     const { answers } = await ask(main, box.env({ SYSTEM1_CONFIG: config, ...extraEnv }), [['system1_health', {}]]);
     const [health] = answers;
     const errors = health?.body?.config_errors ?? [];
-    return { answered: Boolean(health?.answered), jsonrpc_error: health?.jsonrpc_error ?? null, status: health?.body?.status ?? null, config_errors: errors.map((error) => error.key) };
+    return {
+      answered: Boolean(health?.answered),
+      jsonrpc_error: health?.jsonrpc_error ?? null,
+      status: health?.body?.status ?? null,
+      config_errors: errors.map((error) => error.key),
+    };
   } finally {
     box.dispose();
   }
@@ -60,7 +69,9 @@ function tally(cases) {
     config_errors: cases.filter((c) => c.config_errors.length > 0).length,
     internal_errors: cases.filter((c) => c.jsonrpc_error === -32603).length,
     silently_ok: cases.filter((c) => c.status === 'ok' && c.config_errors.length === 0).length,
-    by_case: Object.fromEntries(cases.map((c) => [c.name, { status: c.status, jsonrpc_error: c.jsonrpc_error, config_errors: c.config_errors }])),
+    by_case: Object.fromEntries(
+      cases.map((c) => [c.name, { status: c.status, jsonrpc_error: c.jsonrpc_error, config_errors: c.config_errors }]),
+    ),
   };
 }
 
@@ -70,7 +81,10 @@ async function prototypeProviderNames(main) {
     ['provider = "constructor"', '[gateway]\nprovider = "constructor"\n'],
     ['fallback = ["__proto__"]', '[gateway]\nprovider = "mock"\nfallback = ["__proto__"]\n'],
     ['SYSTEM1_FALLBACK=hasOwnProperty', '[gateway]\nprovider = "mock"\n', { SYSTEM1_FALLBACK: 'hasOwnProperty' }],
-    ['[providers.constructor]', '[gateway]\nprovider = "mock"\n[providers.constructor]\nendpoint = "http://127.0.0.1:9"\n'],
+    [
+      '[providers.constructor]',
+      '[gateway]\nprovider = "mock"\n[providers.constructor]\nendpoint = "http://127.0.0.1:9"\n',
+    ],
   ];
   const results = [];
   for (const [name, toml, env] of cases) results.push({ name, ...(await healthUnder(main, toml, env)) });
@@ -95,7 +109,9 @@ async function specialConfig(main, make) {
   const box = sandbox();
   try {
     const file = make(box);
-    const { initialize_answered, answers, result } = await ask(main, box.env({ SYSTEM1_CONFIG: file }), [['system1_health', {}]]);
+    const { initialize_answered, answers, result } = await ask(main, box.env({ SYSTEM1_CONFIG: file }), [
+      ['system1_health', {}],
+    ]);
     const health = answers[0]?.body;
     return {
       initialize_answered,
@@ -117,8 +133,15 @@ async function fifoCalibration(main) {
   const box = sandbox();
   try {
     fifo(path.join(box.dir, 'install'), 'calibration.json');
-    const { initialize_answered, answers, result } = await ask(main, box.env({ SYSTEM1_PROVIDER: 'mock' }), [['system1_decide', ASK]]);
-    return { initialize_answered, decide_answered: Boolean(answers[0]?.answered), status: answers[0]?.body?.status ?? null, ended: result.ended };
+    const { initialize_answered, answers, result } = await ask(main, box.env({ SYSTEM1_PROVIDER: 'mock' }), [
+      ['system1_decide', ASK],
+    ]);
+    return {
+      initialize_answered,
+      decide_answered: Boolean(answers[0]?.answered),
+      status: answers[0]?.body?.status ?? null,
+      ended: result.ended,
+    };
   } finally {
     box.dispose();
   }
@@ -127,16 +150,34 @@ async function fifoCalibration(main) {
 // ---- the hooks --------------------------------------------------------------------------------------------
 
 /** Routing on, the laya fake as the engine, the routing log at `logFile` (a path, or made by the probe). */
-function hookSetup(box, engineUrl, { logFile = path.join(box.dir, 'logs', 'routing.jsonl'), gateway = '', config } = {}) {
+function hookSetup(
+  box,
+  engineUrl,
+  { logFile = path.join(box.dir, 'logs', 'routing.jsonl'), gateway = '', config } = {},
+) {
   const repo = path.join(box.dir, 'repo');
   mkdirSync(repo, { recursive: true });
-  const file = config ?? box.file('config.toml', `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoint = "${engineUrl}"\n[routing]\nenabled = true\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n`);
+  const file =
+    config ??
+    box.file(
+      'config.toml',
+      `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoint = "${engineUrl}"\n[routing]\nenabled = true\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n`,
+    );
   return { repo, logFile, env: box.env({ SYSTEM1_CONFIG: file }) };
 }
 
-const hookInput = (repo, extra = {}) => JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', cwd: repo, prompt: DESIGN, ...extra });
+const hookInput = (repo, extra = {}) =>
+  JSON.stringify({
+    session_id: 's-1',
+    hook_event_name: 'UserPromptSubmit',
+    prompt_id: 'p-1',
+    cwd: repo,
+    prompt: DESIGN,
+    ...extra,
+  });
 
-const hinted = (stdout) => jsonLines(stdout).messages.some((message) => /pass model/.test(message?.hookSpecificOutput?.additionalContext ?? ''));
+const hinted = (stdout) =>
+  jsonLines(stdout).messages.some((message) => /pass model/.test(message?.hookSpecificOutput?.additionalContext ?? ''));
 
 /** The route hook with SYSTEM1_CONFIG on a FIFO (issue 17: still running at 8 s). */
 async function routeHookFifoConfig(main, engineUrl) {
@@ -193,7 +234,13 @@ async function routeHookHugePrompt(main, engineUrl) {
     const { repo, env } = hookSetup(box, engineUrl);
     const prompt = `${DESIGN} `.repeat(Math.ceil((60 * 1024 * 1024) / (DESIGN.length + 1)));
     const result = await run(main, ['route-hook'], { env, stdin: hookInput(repo, { prompt }) });
-    return { input_mb: mib(prompt.length / 1e6), exit_code: result.exit_code, ended: result.ended, hinted: hinted(result.stdout), peak_rss_mib: mib(result.peak_rss_mib) };
+    return {
+      input_mb: mib(prompt.length / 1e6),
+      exit_code: result.exit_code,
+      ended: result.ended,
+      hinted: hinted(result.stdout),
+      peak_rss_mib: mib(result.peak_rss_mib),
+    };
   } finally {
     box.dispose();
   }
@@ -206,9 +253,19 @@ async function routeHookLoggedPrompt(main, engineUrl) {
     const { repo, env, logFile } = hookSetup(box, engineUrl);
     const prompt = `${DESIGN}. `.repeat(4000);
     const result = await run(main, ['route-hook'], { env: { ...env }, stdin: hookInput(repo, { prompt }) });
-    const entry = readFileSync(logFile, 'utf8').split('\n').find((line) => line.includes('"routing"')) ?? '';
+    const entry =
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .find((line) => line.includes('"routing"')) ?? '';
     const mode = (file) => `0${(statSync(file).mode & 0o777).toString(8)}`;
-    return { prompt_chars: prompt.length, exit_code: result.exit_code, hinted: hinted(result.stdout), entry_bytes: Buffer.byteLength(entry), log_mode: mode(logFile), log_dir_mode: mode(path.dirname(logFile)) };
+    return {
+      prompt_chars: prompt.length,
+      exit_code: result.exit_code,
+      hinted: hinted(result.stdout),
+      entry_bytes: Buffer.byteLength(entry),
+      log_mode: mode(logFile),
+      log_dir_mode: mode(path.dirname(logFile)),
+    };
   } finally {
     box.dispose();
   }
@@ -227,7 +284,17 @@ function sparseThen(file, size, text) {
 
 const routingEntries = (count) =>
   Array.from({ length: count }, (_, i) =>
-    JSON.stringify({ ts: '2026-11-30T09:14:02.118Z', session_id: 's-1', prompt_id: `p-${i}`, cwd: '/home/dev/shop', source: 'routing', prompt: 'Design the billing service', provider: 'laya', tier: 'opus', hinted: false }),
+    JSON.stringify({
+      ts: '2026-11-30T09:14:02.118Z',
+      session_id: 's-1',
+      prompt_id: `p-${i}`,
+      cwd: '/home/dev/shop',
+      source: 'routing',
+      prompt: 'Design the billing service',
+      provider: 'laya',
+      tier: 'opus',
+      hinted: false,
+    }),
   ).join('\n') + '\n';
 
 /** session-check (the SessionStart hook, 10 s budget) on a routing log that is a FIFO. */
@@ -252,7 +319,14 @@ async function sessionCheckSparse(main, engineUrl) {
     const logFile = sparseThen(path.join(box.dir, 'routing.jsonl'), GIB, routingEntries(ENTRIES));
     const { env } = hookSetup(box, engineUrl, { logFile });
     const result = await run(main, ['session-check'], { env });
-    return { log_gib: GIB / 1024 ** 3, entries_at_the_end: ENTRIES, exit_code: result.exit_code, ended: result.ended, counted_the_prompts: new RegExp(`\\b${ENTRIES} logged prompts`).test(result.stdout), peak_rss_mib: mib(result.peak_rss_mib) };
+    return {
+      log_gib: GIB / 1024 ** 3,
+      entries_at_the_end: ENTRIES,
+      exit_code: result.exit_code,
+      ended: result.ended,
+      counted_the_prompts: new RegExp(`\\b${ENTRIES} logged prompts`).test(result.stdout),
+      peak_rss_mib: mib(result.peak_rss_mib),
+    };
   } finally {
     box.dispose();
   }
@@ -273,7 +347,11 @@ async function routeHookFarCooldown(main, engineUrl) {
     } catch {
       // gone: no cooldown left
     }
-    return { exit_code: result.exit_code, hinted: hinted(result.stdout), cooldown_left_s: until === null ? 0 : Math.max(0, Math.round((until - Date.now()) / 1000)) };
+    return {
+      exit_code: result.exit_code,
+      hinted: hinted(result.stdout),
+      cooldown_left_s: until === null ? 0 : Math.max(0, Math.round((until - Date.now()) / 1000)),
+    };
   } finally {
     box.dispose();
   }

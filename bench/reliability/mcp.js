@@ -4,12 +4,18 @@
 const { readFileSync } = require('node:fs');
 const { RAW_CONTROL, sandbox, launch, jsonLines, stderrLines, sleep } = require('./child');
 
-const INITIALIZE = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'reliability', version: '0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 'init',
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'reliability', version: '0' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 /** How long a probe waits for the answers it expects before it counts the missing ones as unanswered. */
 const ANSWER_WAIT_MS = 3_000;
 
-const call = (id, name, args) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id, name, args) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 /** The forged request id of issue 17: clear screen, red, a carriage return over the line, a bell. */
 const FORGED_ID = 'x\u001b[2J\u001b[31mFAKE\rZZZZ forged\u0007';
@@ -35,7 +41,13 @@ function session(main, env) {
 const countById = (replies, id) => replies.filter((reply) => JSON.stringify(reply.id) === JSON.stringify(id)).length;
 
 /** Lines the server wrote besides its start-up line. */
-const stderrAfterStart = (stderr) => stderrLines(stderr.split('\n').filter((line) => !/serving \d+ tools on stdio/.test(line)).join('\n'));
+const stderrAfterStart = (stderr) =>
+  stderrLines(
+    stderr
+      .split('\n')
+      .filter((line) => !/serving \d+ tools on stdio/.test(line))
+      .join('\n'),
+  );
 
 /**
  * Sends `messages` (each { line, id } where id is the id an answer must carry: the message's own, or null for
@@ -49,7 +61,9 @@ async function answersTo(main, messages, env) {
     for (const { line } of messages) s.send(line);
     const expected = (replies) => {
       const nulls = messages.filter(({ id }) => id === null).length;
-      return messages.every(({ id }) => id === null || countById(replies, id) >= 1) && countById(replies, null) >= nulls;
+      return (
+        messages.every(({ id }) => id === null || countById(replies, id) >= 1) && countById(replies, null) >= nulls
+      );
     };
     await s.until(expected);
     const result = await s.finish();
@@ -66,7 +80,12 @@ async function answersTo(main, messages, env) {
       zod_dump_in_an_answer: errors.some((message) => /"code":\s*"invalid_/.test(message)),
       stderr_lines: stderrAfterStart(result.stderr),
       protocol_error_logged: /protocol error/.test(result.stderr),
-      replies: replies.map((reply) => ({ id: reply.id, ...(reply.error ? { error: reply.error.code } : { status: reply.result?.structuredContent?.status ?? 'result' }) })),
+      replies: replies.map((reply) => ({
+        id: reply.id,
+        ...(reply.error
+          ? { error: reply.error.code }
+          : { status: reply.result?.structuredContent?.status ?? 'result' }),
+      })),
     };
   } finally {
     box.dispose();
@@ -110,7 +129,12 @@ async function stdinClosedMidAnswer(main) {
     await sleep(600);
     const result = await s.finish();
     const answer = jsonLines(result.stdout).messages.find((reply) => reply.id === 1);
-    return { answered: Boolean(answer), status: answer?.result?.structuredContent?.status ?? null, exit_code: result.exit_code, ended: result.ended };
+    return {
+      answered: Boolean(answer),
+      status: answer?.result?.structuredContent?.status ?? null,
+      exit_code: result.exit_code,
+      ended: result.ended,
+    };
   } finally {
     box.dispose();
   }
@@ -124,7 +148,8 @@ async function stdoutClosed(main) {
     await s.until((replies) => countById(replies, INITIALIZE.id) === 1);
     s.child.stdout.destroy();
     await sleep(100);
-    for (let id = 1; id <= 3; id++) s.send(call(id, 'system1_decide', { question: 'Rerun or block?', options: ['rerun', 'block'] }));
+    for (let id = 1; id <= 3; id++)
+      s.send(call(id, 'system1_decide', { question: 'Rerun or block?', options: ['rerun', 'block'] }));
     await sleep(1_000);
     const result = await s.finish();
     return {
@@ -144,10 +169,15 @@ async function forgedRequestId(main) {
   const box = sandbox();
   try {
     const logFile = box.file('gateway.log');
-    const config = box.file('config.toml', `[gateway]\nprovider = "mock"\nlog_level = "INFO"\nlog_file = "${logFile}"\n`);
+    const config = box.file(
+      'config.toml',
+      `[gateway]\nprovider = "mock"\nlog_level = "INFO"\nlog_file = "${logFile}"\n`,
+    );
     const s = session(main, box.env({ SYSTEM1_CONFIG: config }));
     await s.until((replies) => countById(replies, INITIALIZE.id) === 1);
-    s.send(call(1, 'system1_decide', { question: 'Rerun or block?', options: ['rerun', 'block'], request_id: FORGED_ID }));
+    s.send(
+      call(1, 'system1_decide', { question: 'Rerun or block?', options: ['rerun', 'block'], request_id: FORGED_ID }),
+    );
     await s.until((replies) => countById(replies, 1) === 1);
     const result = await s.finish();
     let logged = '';
@@ -167,4 +197,14 @@ async function forgedRequestId(main) {
   }
 }
 
-module.exports = { FORGED_ID, prototypeArguments, misshapenRequests, stdinClosedMidAnswer, stdoutClosed, forgedRequestId, countById, session, INITIALIZE };
+module.exports = {
+  FORGED_ID,
+  prototypeArguments,
+  misshapenRequests,
+  stdinClosedMidAnswer,
+  stdoutClosed,
+  forgedRequestId,
+  countById,
+  session,
+  INITIALIZE,
+};

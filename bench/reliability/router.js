@@ -13,7 +13,19 @@ const MIB = 1024 * 1024;
 const STRUCTURED = {
   model: 'gpt-slow',
   messages: [{ role: 'user', content: 'Rerun the flaky pipeline or block the merge?' }],
-  response_format: { type: 'json_schema', json_schema: { name: 'Verdict', strict: true, schema: { type: 'object', properties: { verdict: { type: 'string', enum: ['rerun', 'block'] } }, required: ['verdict'], additionalProperties: false } } },
+  response_format: {
+    type: 'json_schema',
+    json_schema: {
+      name: 'Verdict',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: { verdict: { type: 'string', enum: ['rerun', 'block'] } },
+        required: ['verdict'],
+        additionalProperties: false,
+      },
+    },
+  },
 };
 const PLAIN = { model: 'gpt-slow', messages: [{ role: 'user', content: 'hello' }] };
 
@@ -32,7 +44,17 @@ async function upstream({ delayMs = 0, answer } = {}) {
       if (delayMs) await sleep(delayMs);
       if (answer) return answer(req, res);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'gpt-slow', choices: [{ index: 0, message: { role: 'assistant', content: '{"verdict":"rerun"}' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'gpt-slow',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: '{"verdict":"rerun"}' }, finish_reason: 'stop' },
+          ],
+        }),
+      );
     });
   });
   server.on('connection', (socket) => {
@@ -67,7 +89,11 @@ function freePort() {
  * { launched, refused } when it exits (or is killed) first.
  */
 async function serve(main, box, args, { env = {}, killAfterMs } = {}) {
-  const launched = launch(main, ['serve-openai', ...args], { env: box.env({ SYSTEM1_PROVIDER: 'mock', ...env }), cwd: box.dir, killAfterMs });
+  const launched = launch(main, ['serve-openai', ...args], {
+    env: box.env({ SYSTEM1_PROVIDER: 'mock', ...env }),
+    cwd: box.dir,
+    killAfterMs,
+  });
   for (;;) {
     const match = /listening on (http:\/\/\S+\/v1)/.exec(launched.stderrSoFar());
     if (match) return { url: match[1], launched };
@@ -83,14 +109,24 @@ async function serve(main, box, args, { env = {}, killAfterMs } = {}) {
 function send(url, { method = 'POST', headers = {}, body, stream, times = 1, timeoutMs = 4_000, maxHeaderSize } = {}) {
   return new Promise((resolve) => {
     const target = new URL(url);
-    const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    const length = stream ? stream.length * times : payload?.length ?? 0;
+    const payload =
+      body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    const length = stream ? stream.length * times : (payload?.length ?? 0);
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: { 'content-type': 'application/json', 'content-length': String(length), ...headers }, ...(maxHeaderSize && { maxHeaderSize }) },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method,
+        headers: { 'content-type': 'application/json', 'content-length': String(length), ...headers },
+        ...(maxHeaderSize && { maxHeaderSize }),
+      },
       (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', (error) => resolve({ status: res.statusCode, error: error.code ?? error.message }));
       },
     );
@@ -116,16 +152,34 @@ async function selfUpstream(main) {
   const box = sandbox();
   try {
     const port = await freePort();
-    const started = await serve(main, box, ['--port', String(port), '--upstream', `http://127.0.0.1:${port}/v1`], { killAfterMs: 4_000 });
+    const started = await serve(main, box, ['--port', String(port), '--upstream', `http://127.0.0.1:${port}/v1`], {
+      killAfterMs: 4_000,
+    });
     if (started.refused) {
       const result = await started.launched.done;
-      return { started: false, exit_code: result.exit_code, ended: result.ended, says_why: /this router itself/.test(result.stderr), client: null, peak_fds: null, peak_rss_mib: mib(result.peak_rss_mib) };
+      return {
+        started: false,
+        exit_code: result.exit_code,
+        ended: result.ended,
+        says_why: /this router itself/.test(result.stderr),
+        client: null,
+        peak_fds: null,
+        peak_rss_mib: mib(result.peak_rss_mib),
+      };
     }
     const answer = send(`${started.url}/chat/completions`, { body: PLAIN, timeoutMs: 2_000 });
     await sleep(2_000);
     started.launched.kill();
     const [client, result] = await Promise.all([answer, started.launched.done]);
-    return { started: true, exit_code: result.exit_code, ended: result.ended, says_why: false, client: outcome(client), peak_fds: result.peak_fds, peak_rss_mib: mib(result.peak_rss_mib) };
+    return {
+      started: true,
+      exit_code: result.exit_code,
+      ended: result.ended,
+      says_why: false,
+      client: outcome(client),
+      peak_fds: result.peak_fds,
+      peak_rss_mib: mib(result.peak_rss_mib),
+    };
   } finally {
     box.dispose();
   }
@@ -136,8 +190,12 @@ async function mutualUpstreams(main) {
   const box = sandbox();
   try {
     const [portA, portB] = [await freePort(), await freePort()];
-    const a = await serve(main, box, ['--port', String(portA), '--upstream', `http://127.0.0.1:${portB}/v1`], { killAfterMs: 5_000 });
-    const b = await serve(main, box, ['--port', String(portB), '--upstream', `http://127.0.0.1:${portA}/v1`], { killAfterMs: 5_000 });
+    const a = await serve(main, box, ['--port', String(portA), '--upstream', `http://127.0.0.1:${portB}/v1`], {
+      killAfterMs: 5_000,
+    });
+    const b = await serve(main, box, ['--port', String(portB), '--upstream', `http://127.0.0.1:${portA}/v1`], {
+      killAfterMs: 5_000,
+    });
     let client = null;
     if (!a.refused && !b.refused) {
       client = outcome(await send(`${a.url}/chat/completions`, { body: PLAIN, timeoutMs: 2_000 }));
@@ -145,7 +203,11 @@ async function mutualUpstreams(main) {
     a.launched.kill();
     b.launched.kill();
     const [ra, rb] = await Promise.all([a.launched.done, b.launched.done]);
-    return { client, peak_fds: Math.max(ra.peak_fds || 0, rb.peak_fds || 0), peak_rss_mib: mib(Math.max(ra.peak_rss_mib || 0, rb.peak_rss_mib || 0)) };
+    return {
+      client,
+      peak_fds: Math.max(ra.peak_fds || 0, rb.peak_fds || 0),
+      peak_rss_mib: mib(Math.max(ra.peak_rss_mib || 0, rb.peak_rss_mib || 0)),
+    };
   } finally {
     box.dispose();
   }
@@ -157,7 +219,10 @@ async function withRouter(main, { args = [], env = {}, config, upstreamOptions, 
   const slow = await upstream(upstreamOptions);
   try {
     const configEnv = config ? { SYSTEM1_CONFIG: box.file('config.toml', config(box)) } : {};
-    const started = await serve(main, box, ['--port', '0', '--upstream', slow.url, ...args], { env: { ...configEnv, ...env }, killAfterMs });
+    const started = await serve(main, box, ['--port', '0', '--upstream', slow.url, ...args], {
+      env: { ...configEnv, ...env },
+      killAfterMs,
+    });
     if (started.refused) {
       const result = await started.launched.done;
       return { started: false, exit_code: result.exit_code, ended: result.ended, stderr: result.stderr };
@@ -177,8 +242,16 @@ async function withRouter(main, { args = [], env = {}, config, upstreamOptions, 
 /** A body declared over the 64 MiB limit (65 MiB, streamed): can the client read the 413? */
 function bodyOverLimit(main) {
   return withRouter(main, {}, async ({ url }) => {
-    const answer = await send(`${url}/chat/completions`, { stream: Buffer.alloc(MIB, 0x20), times: 65, timeoutMs: 8_000 });
-    return { body_mib: 65, client: outcome(answer), readable_413: answer.status === 413 && answer.body !== undefined && answer.body.length > 0 };
+    const answer = await send(`${url}/chat/completions`, {
+      stream: Buffer.alloc(MIB, 0x20),
+      times: 65,
+      timeoutMs: 8_000,
+    });
+    return {
+      body_mib: 65,
+      client: outcome(answer),
+      readable_413: answer.status === 413 && answer.body !== undefined && answer.body.length > 0,
+    };
   });
 }
 
@@ -187,11 +260,20 @@ function concurrentBodies(main) {
   return withRouter(main, { upstreamOptions: { delayMs: 1_000 } }, async ({ url, launched }) => {
     const before = launched.sample().rss_mib;
     const chunk = Buffer.alloc(MIB, 0x20);
-    const answers = await Promise.all(Array.from({ length: 4 }, () => send(`${url}/chat/completions`, { stream: chunk, times: 60, timeoutMs: 8_000 })));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => send(`${url}/chat/completions`, { stream: chunk, times: 60, timeoutMs: 8_000 })),
+    );
     const peak = launched.sample().peak_rss_mib;
     await sleep(1_000);
     const after = launched.sample().rss_mib;
-    return { bodies: 4, body_mb: mib((60 * MIB) / 1e6), statuses: answers.map(outcome), rss_before_mib: mib(before), rss_peak_mib: mib(peak), rss_1_s_after_mib: mib(after) };
+    return {
+      bodies: 4,
+      body_mb: mib((60 * MIB) / 1e6),
+      statuses: answers.map(outcome),
+      rss_before_mib: mib(before),
+      rss_peak_mib: mib(peak),
+      rss_1_s_after_mib: mib(after),
+    };
   });
 }
 
@@ -226,7 +308,13 @@ function blankToken(main) {
   return withRouter(main, { env: { SYSTEM1_ROUTER_TOKEN: '   ' } }, async ({ url }) => {
     const answer = await send(`${url}/chat/completions`, { body: PLAIN });
     return { tokenless_call: outcome(answer) };
-  }).then((result) => ({ started: result.started, exit_code: result.exit_code ?? null, ended: result.ended ?? 'stopped by the probe', says_why: /blank/.test(result.stderr ?? ''), tokenless_call: result.tokenless_call ?? null }));
+  }).then((result) => ({
+    started: result.started,
+    exit_code: result.exit_code ?? null,
+    ended: result.ended ?? 'stopped by the probe',
+    says_why: /blank/.test(result.stderr ?? ''),
+    tokenless_call: result.tokenless_call ?? null,
+  }));
 }
 
 /** A request whose Host is another name (a DNS-rebinding page's): answered or refused? */
@@ -241,7 +329,10 @@ function foreignHost(main) {
 /** A header named in Connection (hop-by-hop) and the hop header: what did the upstream receive? */
 function hopByHop(main) {
   return withRouter(main, {}, async ({ url, slow }) => {
-    const answer = await send(`${url}/chat/completions`, { body: PLAIN, headers: { connection: 'keep-alive, x-hop-secret', 'x-hop-secret': 'hop-value' } });
+    const answer = await send(`${url}/chat/completions`, {
+      body: PLAIN,
+      headers: { connection: 'keep-alive, x-hop-secret', 'x-hop-secret': 'hop-value' },
+    });
     const seen = slow.hits[0]?.headers ?? {};
     return { status: outcome(answer), named_header_forwarded: 'x-hop-secret' in seen, via_added: 'via' in seen };
   });
@@ -251,10 +342,23 @@ function hopByHop(main) {
 function longPropertyName(main) {
   return withRouter(main, {}, async ({ url }) => {
     const name = 'p'.repeat(20_000);
-    const body = { ...STRUCTURED, response_format: { type: 'json_schema', json_schema: { name: 'Long', schema: { type: 'object', properties: { [name]: { type: 'string' } }, required: [name] } } } };
+    const body = {
+      ...STRUCTURED,
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'Long',
+          schema: { type: 'object', properties: { [name]: { type: 'string' } }, required: [name] },
+        },
+      },
+    };
     const roomy = await send(`${url}/chat/completions`, { body, maxHeaderSize: 1024 * 1024 });
     const standard = await send(`${url}/chat/completions`, { body });
-    return { property_chars: name.length, route_header_chars: roomy.headers?.['x-system1-route']?.length ?? null, default_client: outcome(standard) };
+    return {
+      property_chars: name.length,
+      route_header_chars: roomy.headers?.['x-system1-route']?.length ?? null,
+      default_client: outcome(standard),
+    };
   });
 }
 
@@ -268,7 +372,16 @@ function shadowUnavailable(main) {
     served += 1;
     res.writeHead(200, { 'content-type': 'application/json' });
     if (served === 1) {
-      res.end(JSON.stringify({ id: 'big', object: 'chat.completion', padding: 'x'.repeat(9 * MIB), choices: [{ index: 0, message: { role: 'assistant', content: '{"verdict":"rerun"}' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'big',
+          object: 'chat.completion',
+          padding: 'x'.repeat(9 * MIB),
+          choices: [
+            { index: 0, message: { role: 'assistant', content: '{"verdict":"rerun"}' }, finish_reason: 'stop' },
+          ],
+        }),
+      );
     } else {
       res.write('{"id":"broken","object":"chat.completion","choices":[');
       setTimeout(() => res.socket.destroy(), 50);
@@ -276,9 +389,16 @@ function shadowUnavailable(main) {
   };
   return withRouter(
     main,
-    { args: ['--shadow'], upstreamOptions: { answer }, config: (box) => `[router]\nshadow_log = "${path.join(box.dir, 'shadow.jsonl')}"\n` },
+    {
+      args: ['--shadow'],
+      upstreamOptions: { answer },
+      config: (box) => `[router]\nshadow_log = "${path.join(box.dir, 'shadow.jsonl')}"\n`,
+    },
     async ({ url, box }) => {
-      const answers = [await send(`${url}/chat/completions`, { body: STRUCTURED }), await send(`${url}/chat/completions`, { body: STRUCTURED })];
+      const answers = [
+        await send(`${url}/chat/completions`, { body: STRUCTURED }),
+        await send(`${url}/chat/completions`, { body: STRUCTURED }),
+      ];
       await sleep(500);
       let records = [];
       try {
@@ -286,14 +406,26 @@ function shadowUnavailable(main) {
       } catch {
         // no shadow log written
       }
-      return { requests: answers.length, client: answers.map(outcome), shadow_records: records.length, marked_unavailable: records.filter((record) => record.slow_unavailable).length };
+      return {
+        requests: answers.length,
+        client: answers.map(outcome),
+        shadow_records: records.length,
+        marked_unavailable: records.filter((record) => record.slow_unavailable).length,
+      };
     },
   );
 }
 
 /** The headers a reverse proxy and a tracer add (one request each): answered fast, or sent to the slow model? */
 function proxyHeaders(main) {
-  const added = { 'x-forwarded-for': '10.0.0.7', 'x-real-ip': '10.0.0.7', forwarded: 'for=10.0.0.7;proto=https', 'x-forwarded-proto': 'https', via: '1.1 lb', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+  const added = {
+    'x-forwarded-for': '10.0.0.7',
+    'x-real-ip': '10.0.0.7',
+    forwarded: 'for=10.0.0.7;proto=https',
+    'x-forwarded-proto': 'https',
+    via: '1.1 lb',
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  };
   return withRouter(main, {}, async ({ url, slow }) => {
     const sentSlow = [];
     for (const [name, value] of Object.entries(added)) {
@@ -305,4 +437,21 @@ function proxyHeaders(main) {
   });
 }
 
-module.exports = { proxyHeaders, selfUpstream, mutualUpstreams, bodyOverLimit, concurrentBodies, slowClients, blankToken, foreignHost, hopByHop, longPropertyName, shadowUnavailable, serve, send, upstream, freePort, outcome };
+module.exports = {
+  proxyHeaders,
+  selfUpstream,
+  mutualUpstreams,
+  bodyOverLimit,
+  concurrentBodies,
+  slowClients,
+  blankToken,
+  foreignHost,
+  hopByHop,
+  longPropertyName,
+  shadowUnavailable,
+  serve,
+  send,
+  upstream,
+  freePort,
+  outcome,
+};

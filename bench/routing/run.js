@@ -11,7 +11,11 @@ const { fake, save, RESULTS } = require('../lib');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RANK = { haiku: 0, sonnet: 1, opus: 2 };
-const rows = (file) => readFileSync(path.join(ROOT, 'calibration', file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const rows = (file) =>
+  readFileSync(path.join(ROOT, 'calibration', file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 async function main() {
   let engine;
@@ -29,11 +33,19 @@ async function main() {
   // One question of the primary engine alone, raw confidence (no threshold), through the one pipeline.
   const ask = async (state, text, options, requestId) => {
     const outcome = await decisions.decide(
-      { state, questions: { decision: { type: 'choice', instructions: text, criteria: selfDescribed(options) } }, model: { provider: primary.name }, requestId, timeoutMs: 10_000 },
+      {
+        state,
+        questions: { decision: { type: 'choice', instructions: text, criteria: selfDescribed(options) } },
+        model: { provider: primary.name },
+        requestId,
+        timeoutMs: 10_000,
+      },
       { retryBadAnswers: true, minConfidence: 0 },
     );
     const result = outcome.answers.decision;
-    return result.status === 'ok' ? { kind: 'decision', decision: result.answer.value, confidence: result.answer.confidence } : { kind: 'failed' };
+    return result.status === 'ok'
+      ? { kind: 'decision', decision: result.answer.value, confidence: result.answer.confidence }
+      : { kind: 'failed' };
   };
   const [primary] = registry.chain();
   if (!primary?.provider) throw new Error(`provider ${primary?.name} is not usable: check the config`);
@@ -42,12 +54,28 @@ async function main() {
   for (const [i, row] of rows('routing-seed.jsonl').entries()) {
     const direct = await ask(row.context, row.question, row.options, `bench-${i}`);
     const reading = await reader.read(row.context.prompt, 10_000, `bench-f-${i}`);
-    const viaRule = reading.kind === 'answered' ? routeTier(Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer]))) : null;
-    results.push({ set: 'routing', line: i + 1, label: row.label, direct: direct.kind === 'decision' ? direct.decision : null, rule: viaRule, confident: reading.kind === 'answered' && reading.confident });
+    const viaRule =
+      reading.kind === 'answered'
+        ? routeTier(Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer])))
+        : null;
+    results.push({
+      set: 'routing',
+      line: i + 1,
+      label: row.label,
+      direct: direct.kind === 'decision' ? direct.decision : null,
+      rule: viaRule,
+      confident: reading.kind === 'answered' && reading.confident,
+    });
   }
   for (const [i, row] of rows('yes-no-seed.jsonl').entries()) {
     const answer = await ask(row.context, row.question, ['yes', 'no'], `bench-y-${i}`);
-    results.push({ set: 'yes-no', line: i + 1, label: row.label, answer: answer.kind === 'decision' ? answer.decision : null, confidence: answer.kind === 'decision' ? answer.confidence : null });
+    results.push({
+      set: 'yes-no',
+      line: i + 1,
+      label: row.label,
+      answer: answer.kind === 'decision' ? answer.decision : null,
+      confidence: answer.kind === 'decision' ? answer.confidence : null,
+    });
   }
   await engine?.stop();
 
@@ -80,7 +108,9 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(path.join(RESULTS, 'routing-rows.jsonl'), results.map((r) => JSON.stringify(r)).join('\n') + '\n');
   save('routing', summary, { baseline: null }); // one build only: no baseline beside it
-  console.log(`routing study on the seed sets, provider ${summary.provider}${summary.model ? ` (${summary.model})` : ''}`);
+  console.log(
+    `routing study on the seed sets, provider ${summary.provider}${summary.model ? ` (${summary.model})` : ''}`,
+  );
   console.table({
     'direct choice': summary.direct_choice,
     'features + rule': summary.features_and_rule,

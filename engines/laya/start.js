@@ -28,7 +28,8 @@ function readSettings() {
     fail(`${error.message} (it takes --model NAME and --port N)`);
   }
   const port = values.port ?? process.env.LAYA_PORT ?? '8765';
-  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) fail(`the port must be a number from 1 to 65535, not ${JSON.stringify(port)}`);
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    fail(`the port must be a number from 1 to 65535, not ${JSON.stringify(port)}`);
   return { port: Number(port), models: values.model ?? process.env.LAYA_MODELS ?? 'typed-decisions' };
 }
 
@@ -47,7 +48,10 @@ function findServe() {
   const inVenv = [path.join(here, 'venv', 'bin', 'laya-serve'), path.join(here, 'venv', 'Scripts', 'laya-serve.exe')];
   // pip makes an .exe on Windows; a .cmd stand-in would need a shell, which Node will not start it without
   const program = process.platform === 'win32' ? 'laya-serve.exe' : 'laya-serve';
-  const onPath = (process.env.PATH || '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+  const onPath = (process.env.PATH || '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, program));
   return [...inVenv, ...onPath].find((candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile());
 }
 
@@ -58,7 +62,10 @@ async function main() {
     return;
   }
   const serve = findServe();
-  if (!serve) fail(`laya-serve is not installed: /system1:choose-model installs it into ${path.join(here, 'venv')} (pip install laya)`);
+  if (!serve)
+    fail(
+      `laya-serve is not installed: /system1:choose-model installs it into ${path.join(here, 'venv')} (pip install laya)`,
+    );
   const output = fs.openSync(log, 'a');
   const engine = spawn(serve, [], {
     detached: true, // the engine outlives this launcher, and a login entry's console

@@ -23,13 +23,22 @@ const CANDIDATES = [2, 20, 90];
 const WARMUP = 100;
 
 // A naga-like decision: an agent's request and tool descriptions of about twenty words each.
-const STATE = { request: 'Run the simulation for ten more steps with the new billing rules, then show me which agents ran out of money and why they did.' };
+const STATE = {
+  request:
+    'Run the simulation for ten more steps with the new billing rules, then show me which agents ran out of money and why they did.',
+};
 const INSTRUCTIONS = 'Which tool should the agent call next to make progress on this request?';
-const toolDescription = (i, extra = '') => `tool ${i}: reads the current simulation state, filters agents by their balance and returns the matching rows with the rule that changed them${extra}.`;
+const toolDescription = (i, extra = '') =>
+  `tool ${i}: reads the current simulation state, filters agents by their balance and returns the matching rows with the rule that changed them${extra}.`;
 
 function decisionBody(candidates, extra) {
-  const criteria = Object.fromEntries(Array.from({ length: candidates }, (_, i) => [`tool_${i}`, toolDescription(i, extra && `, ${extra}`)]));
-  return JSON.stringify({ state: STATE, questions: { tool: { type: 'choice', instructions: INSTRUCTIONS, criteria } } });
+  const criteria = Object.fromEntries(
+    Array.from({ length: candidates }, (_, i) => [`tool_${i}`, toolDescription(i, extra && `, ${extra}`)]),
+  );
+  return JSON.stringify({
+    state: STATE,
+    questions: { tool: { type: 'choice', instructions: INSTRUCTIONS, criteria } },
+  });
 }
 
 function percentile(sorted, p) {
@@ -39,17 +48,33 @@ function percentile(sorted, p) {
 function summary(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const round = (ms) => Number(ms.toFixed(3));
-  return { n: sorted.length, p50_ms: round(percentile(sorted, 50)), p90_ms: round(percentile(sorted, 90)), p99_ms: round(percentile(sorted, 99)) };
+  return {
+    n: sorted.length,
+    p50_ms: round(percentile(sorted, 50)),
+    p90_ms: round(percentile(sorted, 90)),
+    p99_ms: round(percentile(sorted, 99)),
+  };
 }
 
 function post(agent, port, body) {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/v1/systemone', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/systemone',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks))) : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks)}`))));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(JSON.parse(Buffer.concat(chunks)))
+            : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks)}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -69,7 +94,11 @@ async function timed(rounds, task) {
 
 function startServer(model) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'serve.js'), '--model', model, '--port', '0', '--device', 'cpu'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, 'serve.js'), '--model', model, '--port', '0', '--device', 'cpu'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     child.stdout.on('data', (chunk) => {
       const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(chunk))?.[1];
       if (port) resolve({ child, port: Number(port) });
@@ -106,7 +135,11 @@ function machine() {
 /** The words of the bench's texts, so the tiny model's vocabulary has them (one lookup a word, as a real one). */
 function benchWords() {
   const text = `${INSTRUCTIONS} ${JSON.stringify(STATE)} ${toolDescription(0)}`.toLowerCase();
-  return [...new Set(text.split(/[^a-z]+/).filter(Boolean)), ...'0123456789'.split(''), ...'0123456789'.split('').map((d) => `##${d}`)];
+  return [
+    ...new Set(text.split(/[^a-z]+/).filter(Boolean)),
+    ...'0123456789'.split(''),
+    ...'0123456789'.split('').map((d) => `##${d}`),
+  ];
 }
 
 async function main() {
@@ -117,7 +150,9 @@ async function main() {
   const local = new Reranker(await CrossEncoder.load(model, { device: 'cpu' }));
   const results = {
     ...machine(),
-    model: values.model ? path.basename(model) : 'the tiny test model (test-support/tiny-model.js): a score lookup and a mean, no transformer',
+    model: values.model
+      ? path.basename(model)
+      : 'the tiny test model (test-support/tiny-model.js): a score lookup and a mean, no transformer',
     rounds: ROUNDS,
     decisions: {},
   };

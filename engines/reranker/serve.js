@@ -19,7 +19,8 @@ function fail(message) {
 
 function wholeNumber(name, text, low, high) {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < low || Number(text) > high) fail(`--${name} must be a whole number from ${low} to ${high}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < low || Number(text) > high)
+    fail(`--${name} must be a whole number from ${low} to ${high}, not ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -38,9 +39,12 @@ function readSettings(argv) {
       },
     }));
   } catch (error) {
-    fail(`${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions)`);
+    fail(
+      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions)`,
+    );
   }
-  if (!values.model) fail('--model DIR is required: the folder with model.onnx (or onnx/model.onnx), tokenizer.json and config.json');
+  if (!values.model)
+    fail('--model DIR is required: the folder with model.onnx (or onnx/model.onnx), tokenizer.json and config.json');
   return {
     model: values.model,
     port: wholeNumber('port', values.port, 0, 65535) ?? DEFAULT_PORT,
@@ -71,12 +75,21 @@ async function main() {
     fail(error instanceof ModelFolderError ? error.message : `could not load the model: ${error.message}`);
   }
   if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
-  const server = createServer({ reranker: new Reranker(model), apiKey, logDecisions: settings.logDecisions, log: (line) => console.log(`reranker: ${line}`) });
+  const server = createServer({
+    reranker: new Reranker(model),
+    apiKey,
+    logDecisions: settings.logDecisions,
+    log: (line) => console.log(`reranker: ${line}`),
+  });
   let port;
   try {
     port = await listen(server, settings.port);
   } catch (error) {
-    fail(error.code === 'EADDRINUSE' ? `port ${settings.port} on ${HOST} is already in use` : `could not listen on ${HOST}:${settings.port}: ${error.message}`);
+    fail(
+      error.code === 'EADDRINUSE'
+        ? `port ${settings.port} on ${HOST} is already in use`
+        : `could not listen on ${HOST}:${settings.port}: ${error.message}`,
+    );
   }
   console.log(
     `reranker: serving ${model.name} on http://${HOST}:${port} (${model.device}, up to ${model.maxLength} tokens a pair${apiKey ? ', bearer token required' : ''})`,

@@ -26,15 +26,23 @@ function fail(message) {
 function readSettings() {
   let values;
   try {
-    ({ values } = parseArgs({ options: { model: { type: 'string' }, port: { type: 'string' }, device: { type: 'string' } } }));
+    ({ values } = parseArgs({
+      options: { model: { type: 'string' }, port: { type: 'string' }, device: { type: 'string' } },
+    }));
   } catch (error) {
     fail(`${error.message} (it takes --model DIR, --port N and --device auto|cpu|cuda)`);
   }
   const port = values.port ?? process.env.RERANKER_PORT ?? '8790';
-  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) fail(`the port must be a number from 1 to 65535, not ${JSON.stringify(port)}`);
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    fail(`the port must be a number from 1 to 65535, not ${JSON.stringify(port)}`);
   const device = values.device ?? process.env.RERANKER_DEVICE ?? 'auto';
-  if (!['auto', 'cpu', 'cuda'].includes(device)) fail(`the device must be auto, cpu or cuda, not ${JSON.stringify(device)}`);
-  return { port: Number(port), model: path.resolve(values.model ?? process.env.RERANKER_MODEL ?? path.join(here, 'model')), device };
+  if (!['auto', 'cpu', 'cuda'].includes(device))
+    fail(`the device must be auto, cpu or cuda, not ${JSON.stringify(device)}`);
+  return {
+    port: Number(port),
+    model: path.resolve(values.model ?? process.env.RERANKER_MODEL ?? path.join(here, 'model')),
+    device,
+  };
 }
 
 /** Something already answers on the port: most likely an engine started earlier, which is left alone. */
@@ -53,7 +61,9 @@ function checkInstall(model) {
     fail(`the reranker's packages are not installed: run npm ci --omit=dev in ${here}`);
   }
   if (!fs.existsSync(model) || !fs.statSync(model).isDirectory()) {
-    fail(`the model folder ${model} does not exist: download or export a cross-encoder to ONNX there (see README.md beside this file), or pass --model DIR`);
+    fail(
+      `the model folder ${model} does not exist: download or export a cross-encoder to ONNX there (see README.md beside this file), or pass --model DIR`,
+    );
   }
 }
 
@@ -80,26 +90,36 @@ async function main() {
   }
   checkInstall(model);
   const output = fs.openSync(log, 'a');
-  const engine = spawn(process.execPath, [path.join(here, 'serve.js'), '--model', model, '--port', String(port), '--device', device], {
-    detached: true, // the engine outlives this launcher, and a login entry's console
-    windowsHide: true,
-    stdio: ['ignore', output, output],
-  });
+  const engine = spawn(
+    process.execPath,
+    [path.join(here, 'serve.js'), '--model', model, '--port', String(port), '--device', device],
+    {
+      detached: true, // the engine outlives this launcher, and a login entry's console
+      windowsHide: true,
+      stdio: ['ignore', output, output],
+    },
+  );
   let exited = null;
   engine.once('exit', (code) => (exited = code ?? 'a signal'));
-  await new Promise((resolve, reject) => engine.once('spawn', resolve).once('error', reject)).catch((error) => fail(`could not start ${process.execPath}: ${error.message}`));
+  await new Promise((resolve, reject) => engine.once('spawn', resolve).once('error', reject)).catch((error) =>
+    fail(`could not start ${process.execPath}: ${error.message}`),
+  );
   const deadline = Date.now() + LOAD_WAIT_MS;
   while (exited === null && Date.now() < deadline) {
     if (await healthy(port)) {
       engine.unref();
-      console.log(`reranker serving ${path.basename(model)} on http://${HOST}:${port} (pid ${engine.pid}); log: ${log}`);
+      console.log(
+        `reranker serving ${path.basename(model)} on http://${HOST}:${port} (pid ${engine.pid}); log: ${log}`,
+      );
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   if (exited !== null) fail(`the reranker stopped while starting (exit ${exited}):\n${logTail()}`);
   engine.unref();
-  console.log(`reranker still loading ${path.basename(model)} after ${LOAD_WAIT_MS / 1000} s; it will serve on http://${HOST}:${port} once loaded (pid ${engine.pid}); log: ${log}`);
+  console.log(
+    `reranker still loading ${path.basename(model)} after ${LOAD_WAIT_MS / 1000} s; it will serve on http://${HOST}:${port} once loaded (pid ${engine.pid}); log: ${log}`,
+  );
 }
 
 main();

@@ -36,8 +36,18 @@ function marketplaceOfCache(root) {
 
 /** Claude Code's list of marketplaces, each with the folder it keeps it in (`installLocation`). */
 function marketplaces() {
-  const listed = spawnSync('claude', ['plugin', 'marketplace', 'list', '--json'], { encoding: 'utf8', timeout: 60000, shell: process.platform === 'win32' });
-  if (listed.error || listed.status !== 0) return { why: listed.error && listed.error.code === 'ENOENT' ? 'claude is not on PATH' : `claude plugin marketplace list failed (${(listed.stderr || '').trim().split('\n').pop()})` };
+  const listed = spawnSync('claude', ['plugin', 'marketplace', 'list', '--json'], {
+    encoding: 'utf8',
+    timeout: 60000,
+    shell: process.platform === 'win32',
+  });
+  if (listed.error || listed.status !== 0)
+    return {
+      why:
+        listed.error && listed.error.code === 'ENOENT'
+          ? 'claude is not on PATH'
+          : `claude plugin marketplace list failed (${(listed.stderr || '').trim().split('\n').pop()})`,
+    };
   try {
     return { list: JSON.parse(listed.stdout) };
   } catch (error) {
@@ -58,11 +68,16 @@ function gatewaySource(explicit) {
   if (holdsGateway(parent)) return parent;
   const found = marketplaces();
   const name = marketplaceOfCache(pluginRoot);
-  const places = (found.list || []).filter((entry) => !name || entry.name === name).map((entry) => entry.installLocation || entry.path);
+  const places = (found.list || [])
+    .filter((entry) => !name || entry.name === name)
+    .map((entry) => entry.installLocation || entry.path);
   const source = places.find((place) => place && holdsGateway(place));
   if (source) return source;
-  const why = found.why || `the marketplace${name ? ` ${name}` : 's'} Claude Code lists ${name ? 'does' : 'do'} not hold it`;
-  throw new SetupError(`could not find the System-1 gateway's sources (${why}). Run \`claude plugin marketplace list\` to see where the marketplace is, then run this again with --source <that folder>, or run install.sh there`);
+  const why =
+    found.why || `the marketplace${name ? ` ${name}` : 's'} Claude Code lists ${name ? 'does' : 'do'} not hold it`;
+  throw new SetupError(
+    `could not find the System-1 gateway's sources (${why}). Run \`claude plugin marketplace list\` to see where the marketplace is, then run this again with --source <that folder>, or run install.sh there`,
+  );
 }
 
 function main(argv) {
@@ -73,11 +88,14 @@ function main(argv) {
     if (argv[i] === '--source' && argv[i + 1]) explicit = argv[++i];
     else passed.push(argv[i]);
   }
-  if (command !== 'source' && !SCRIPTS[command]) throw new SetupError(`usage: setup.js install|uninstall|source [options] (got ${JSON.stringify(command || '')})`);
+  if (command !== 'source' && !SCRIPTS[command])
+    throw new SetupError(`usage: setup.js install|uninstall|source [options] (got ${JSON.stringify(command || '')})`);
   const source = gatewaySource(explicit);
   if (command === 'source') return console.log(source);
   console.log(`System-1 gateway sources: ${source}`);
-  const run = spawnSync(process.execPath, [path.join(source, 'scripts', SCRIPTS[command])].concat(passed), { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [path.join(source, 'scripts', SCRIPTS[command])].concat(passed), {
+    stdio: 'inherit',
+  });
   process.exitCode = run.status === null ? 1 : run.status;
 }
 

@@ -17,7 +17,12 @@ const OLLAMA_DEFAULT_PORT = '11434';
  * then an Ollama chat model (letter probabilities of a chat model need calibrating before they can be trusted).
  */
 const LOCAL = [
-  { provider: 'systemone', what: 'a System One server (the reranker, or llama-server with a decision model)', endpoint: 'http://127.0.0.1:8790', probe: healthProbe },
+  {
+    provider: 'systemone',
+    what: 'a System One server (the reranker, or llama-server with a decision model)',
+    endpoint: 'http://127.0.0.1:8790',
+    probe: healthProbe,
+  },
   { provider: 'laya', what: 'laya-serve', endpoint: 'http://127.0.0.1:8765', probe: healthProbe },
   { provider: 'ollama', what: 'Ollama', endpoint: 'http://127.0.0.1:11434', probe: ollamaProbe },
 ];
@@ -31,34 +36,41 @@ const HOSTED = [
 
 /** Keys a user may have set that no provider reads, with why: said, so their absence from the list is not a surprise. */
 const UNREAD_KEYS = {
-  OPENAI_API_KEY: 'the openai provider is for OpenAI-compatible servers with logprobs on this machine, and reads SYSTEM1_OPENAI_API_KEY',
+  OPENAI_API_KEY:
+    'the openai provider is for OpenAI-compatible servers with logprobs on this machine, and reads SYSTEM1_OPENAI_API_KEY',
 };
 
 /** GET `url` on loopback: `{ status, body }` (body parsed as JSON when it is), or `{ error }` in words. */
 function get(url) {
   return new Promise((resolve) => {
-    const request = http.get(url, { agent: false, timeout: PROBE_TIMEOUT_MS, headers: { accept: 'application/json' } }, (response) => {
-      const chunks = [];
-      let size = 0;
-      response.on('data', (chunk) => {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) return request.destroy(new Error('the answer is too large'));
-        chunks.push(chunk);
-      });
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body;
-        try {
-          body = JSON.parse(text);
-        } catch (error) {
-          body = undefined;
-        }
-        resolve({ status: response.statusCode, body });
-      });
-      response.on('error', (error) => resolve({ error: error.message }));
-    });
+    const request = http.get(
+      url,
+      { agent: false, timeout: PROBE_TIMEOUT_MS, headers: { accept: 'application/json' } },
+      (response) => {
+        const chunks = [];
+        let size = 0;
+        response.on('data', (chunk) => {
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) return request.destroy(new Error('the answer is too large'));
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body;
+          try {
+            body = JSON.parse(text);
+          } catch (error) {
+            body = undefined;
+          }
+          resolve({ status: response.statusCode, body });
+        });
+        response.on('error', (error) => resolve({ error: error.message }));
+      },
+    );
     request.on('timeout', () => request.destroy(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)));
-    request.on('error', (error) => resolve({ error: error.code === 'ECONNREFUSED' ? 'nothing listens there' : error.message }));
+    request.on('error', (error) =>
+      resolve({ error: error.code === 'ECONNREFUSED' ? 'nothing listens there' : error.message }),
+    );
   });
 }
 
@@ -70,7 +82,8 @@ function routeOf(endpoint, route) {
 async function healthProbe(endpoint, fetch) {
   const reply = await fetch(routeOf(endpoint, '/health'));
   if (reply.error) return { why: reply.error };
-  if (reply.status !== 200 || !reply.body || reply.body.status !== 'ok') return { why: `GET /health answered ${reply.status}, not {"status": "ok"}` };
+  if (reply.status !== 200 || !reply.body || reply.body.status !== 'ok')
+    return { why: `GET /health answered ${reply.status}, not {"status": "ok"}` };
   return { settings: {} };
 }
 
@@ -138,7 +151,9 @@ async function findEngines({ env, fileProviders = {}, fetch = get }) {
     LOCAL.map(async (engine) => {
       const { endpoint, from } = endpointFor(engine, env, fileProviders);
       if (!isProbeable(endpoint)) {
-        notes.push(`${engine.what}: not probed at ${endpoint} (from ${from}): setup asks only http on 127.0.0.1, localhost or [::1]`);
+        notes.push(
+          `${engine.what}: not probed at ${endpoint} (from ${from}): setup asks only http on 127.0.0.1, localhost or [::1]`,
+        );
         return undefined;
       }
       const found = await engine.probe(endpoint, fetch);
@@ -158,12 +173,20 @@ async function findEngines({ env, fileProviders = {}, fetch = get }) {
     const own = fileProviders[engine.provider] || {};
     const variable = `SYSTEM1_${engine.provider.toUpperCase()}_${(engine.needs || '').toUpperCase()}`;
     if (engine.needs && !env[variable] && own[engine.needs] === undefined) {
-      notes.push(`${engine.key} is set, but ${engine.provider} also needs ${engine.needs} (${variable}, or [providers.${engine.provider}] ${engine.needs}): not proposed`);
+      notes.push(
+        `${engine.key} is set, but ${engine.provider} also needs ${engine.needs} (${variable}, or [providers.${engine.provider}] ${engine.needs}): not proposed`,
+      );
       continue;
     }
-    hosted.push({ provider: engine.provider, what: `${engine.provider} (${engine.key} is set; billed, and requests leave this machine)`, settings: {}, hosted: true });
+    hosted.push({
+      provider: engine.provider,
+      what: `${engine.provider} (${engine.key} is set; billed, and requests leave this machine)`,
+      settings: {},
+      hosted: true,
+    });
   }
-  for (const key of Object.keys(UNREAD_KEYS)) if ((env[key] || '').trim()) notes.push(`${key} is set, but no engine here reads it: ${UNREAD_KEYS[key]}`);
+  for (const key of Object.keys(UNREAD_KEYS))
+    if ((env[key] || '').trim()) notes.push(`${key} is set, but no engine here reads it: ${UNREAD_KEYS[key]}`);
   return { candidates: local.filter(Boolean).concat(hosted), notes };
 }
 

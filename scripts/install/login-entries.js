@@ -15,7 +15,9 @@ function loginEntryFor(platform, env, engine = 'laya') {
   const home = homeOf(env);
   if (platform === 'win32') {
     const appData = env.APPDATA || path.join(home, 'AppData', 'Roaming');
-    return { file: path.join(appData, 'Microsoft', 'Windows', 'Start Menu', 'Programs', 'Startup', `system1-${engine}.cmd`) };
+    return {
+      file: path.join(appData, 'Microsoft', 'Windows', 'Start Menu', 'Programs', 'Startup', `system1-${engine}.cmd`),
+    };
   }
   if (platform === 'darwin') {
     const file = path.join(home, 'Library', 'LaunchAgents', `com.system1.${engine}.plist`);

@@ -59,7 +59,10 @@ function holds(dir, inner, pathApi) {
 function placeRefusal(dir, places, pathApi = path) {
   const resolved = pathApi.resolve(dir);
   if (pathApi.parse(resolved).root === resolved) return 'it is a filesystem root';
-  for (const [place, name] of [[places.home, 'your home directory'], [places.cwd, 'the current directory']]) {
+  for (const [place, name] of [
+    [places.home, 'your home directory'],
+    [places.cwd, 'the current directory'],
+  ]) {
     // relative() and not ===, since on Windows it ignores case as the file system does
     if (pathApi.relative(resolved, place) === '') return `it is ${name}`;
     if (holds(resolved, place, pathApi)) return `it holds ${name}`;
@@ -85,7 +88,8 @@ function contentRefusal(dir, purge) {
   const names = fs.readdirSync(dir);
   // an app/ of some other program is exactly what a project named by SYSTEM1_INSTALL_DIR=. would have
   const foreign = COPIES.find((copy) => names.includes(copy) && !isGatewayCopy(path.join(dir, copy)));
-  if (foreign) return `${path.join(dir, foreign)} is not a copy of the gateway (its package.json does not name ${PACKAGE})`;
+  if (foreign)
+    return `${path.join(dir, foreign)} is not a copy of the gateway (its package.json does not name ${PACKAGE})`;
   if (purge && !names.some(isEntry)) return `it holds none of the gateway's files (${ENTRIES.join(', ')})`;
   return undefined;
 }
@@ -102,7 +106,9 @@ function installDirRefusal(dir, places, { purge = false } = {}) {
 function checkInstallDir(dir, places, { purge }) {
   const why = installDirRefusal(dir, places, { purge });
   if (!why) return;
-  throw new InstallError(`${dir} does not look like the gateway's install dir: ${why}. Set SYSTEM1_INSTALL_DIR to the dir the gateway was installed into (unset, it is ~/.system1-gateway); nothing was deleted`);
+  throw new InstallError(
+    `${dir} does not look like the gateway's install dir: ${why}. Set SYSTEM1_INSTALL_DIR to the dir the gateway was installed into (unset, it is ~/.system1-gateway); nothing was deleted`,
+  );
 }
 
 /** Throws unless `config` is a file (or a link to one, which goes while the file it points at stays) or absent. */
@@ -110,7 +116,9 @@ function checkConfig(config) {
   const stat = statOf(config);
   if (!stat || stat.isFile()) return;
   const kind = stat.isDirectory() ? 'a directory' : 'not a regular file';
-  throw new InstallError(`refusing to delete the config ${config}: it is ${kind}, not a file. SYSTEM1_CONFIG names the config file itself; nothing was deleted`);
+  throw new InstallError(
+    `refusing to delete the config ${config}: it is ${kind}, not a file. SYSTEM1_CONFIG names the config file itself; nothing was deleted`,
+  );
 }
 
 /**
@@ -138,4 +146,13 @@ function purgeConfig(config) {
   return true;
 }
 
-module.exports = { COPIES, placesOf, placeRefusal, installDirRefusal, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig };
+module.exports = {
+  COPIES,
+  placesOf,
+  placeRefusal,
+  installDirRefusal,
+  checkInstallDir,
+  checkConfig,
+  purgeInstallDir,
+  purgeConfig,
+};

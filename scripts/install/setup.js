@@ -11,16 +11,29 @@ const path = require('node:path');
 const { findEngines } = require('./engines');
 
 /** A question a local engine answers for free: a trial decides more than a health probe shows. */
-const TRIAL_QUESTION = ['--question', 'Rerun the flaky pipeline or block the merge?', '--options', 'rerun the pipeline', 'block the merge'];
+const TRIAL_QUESTION = [
+  '--question',
+  'Rerun the flaky pipeline or block the merge?',
+  '--options',
+  'rerun the pipeline',
+  'block the merge',
+];
 
 /** `node <main> smoke ...` with `env`: `{ ok, why }` from its JSON report, why naming the failing layer. */
 function trialSmoke(main, env, extra) {
-  const run = spawnSync(process.execPath, [main, 'smoke', '--json'].concat(extra), { env, encoding: 'utf8', timeout: 120000 });
+  const run = spawnSync(process.execPath, [main, 'smoke', '--json'].concat(extra), {
+    env,
+    encoding: 'utf8',
+    timeout: 120000,
+  });
   let report;
   try {
     report = JSON.parse(run.stdout);
   } catch (error) {
-    return { ok: false, why: `smoke did not report (${(run.stderr || String(run.error || '')).trim().split('\n').pop()})` };
+    return {
+      ok: false,
+      why: `smoke did not report (${(run.stderr || String(run.error || '')).trim().split('\n').pop()})`,
+    };
   }
   const failed = report.layers.find((layer) => !layer.ok);
   return { ok: report.ok === true, why: failed ? `${failed.layer}: ${failed.detail}` : '' };
@@ -29,7 +42,8 @@ function trialSmoke(main, env, extra) {
 /** The candidate's settings as the SYSTEM1_<PROVIDER>_<KEY> variables the gateway reads over the file. */
 function trialEnv(env, candidate) {
   const trial = Object.assign({}, env, { SYSTEM1_PROVIDER: candidate.provider });
-  for (const key of Object.keys(candidate.settings)) trial[`SYSTEM1_${candidate.provider.toUpperCase()}_${key.toUpperCase()}`] = candidate.settings[key];
+  for (const key of Object.keys(candidate.settings))
+    trial[`SYSTEM1_${candidate.provider.toUpperCase()}_${key.toUpperCase()}`] = candidate.settings[key];
   return trial;
 }
 
@@ -49,7 +63,8 @@ function usersChoice(env, config, created) {
   if (env.SYSTEM1_PROVIDER) return `SYSTEM1_PROVIDER=${env.SYSTEM1_PROVIDER} in this environment chooses the engine`;
   if (created) return undefined;
   const gateway = config.doc && config.doc.gateway;
-  if (gateway && gateway.provider !== undefined) return `your config chooses provider = ${JSON.stringify(gateway.provider)}`;
+  if (gateway && gateway.provider !== undefined)
+    return `your config chooses provider = ${JSON.stringify(gateway.provider)}`;
   return undefined;
 }
 
@@ -57,7 +72,8 @@ function usersChoice(env, config, created) {
 function howToGetOne(app, dir) {
   const { pulledModels } = require(path.join(app, 'dist', 'engines', 'reranker', 'pulled-models.js'));
   const pulled = pulledModels(path.join(dir, 'engines', 'reranker', 'models')).map((model) => model.folder);
-  if (pulled.length > 0) return `A reranker model is pulled (${pulled.join(', ')}): \`system1 engine start reranker\` starts it and switches the config to it.`;
+  if (pulled.length > 0)
+    return `A reranker model is pulled (${pulled.join(', ')}): \`system1 engine start reranker\` starts it and switches the config to it.`;
   return 'For a real one: `system1 engine pull reranker` then `system1 engine start reranker`, or install Ollama (https://ollama.com), pull a chat model and set [gateway] provider = "ollama" with [providers.ollama] model (/system1:choose-model walks through it).';
 }
 
@@ -71,27 +87,46 @@ async function setup({ app, dir, env, config, created }) {
   const { setConfigValues, ConfigEditError } = require(path.join(app, 'dist', 'config', 'config-edit.js'));
   console.log('\nChoosing an engine ...');
   const current = readConfig(app, config);
-  const kept = current.broken ? `the config is not valid TOML (${current.broken}), so it was left as it is` : usersChoice(env, current, created);
+  const kept = current.broken
+    ? `the config is not valid TOML (${current.broken}), so it was left as it is`
+    : usersChoice(env, current, created);
   if (kept) {
     console.log(`Kept the engine: ${kept}. Setup does not change a choice; /system1:choose-model helps with another.`);
   } else {
-    const { candidates, notes } = await findEngines({ env, fileProviders: (current.doc && current.doc.providers) || {} });
+    const { candidates, notes } = await findEngines({
+      env,
+      fileProviders: (current.doc && current.doc.providers) || {},
+    });
     for (const note of notes) console.log(`  ${note}`);
     let chosen;
     for (const candidate of candidates) {
       // a hosted engine's check is its health route (unbilled); a decision there would be billed
       const result = trialSmoke(main, trialEnv(env, candidate), candidate.hosted ? [] : TRIAL_QUESTION);
-      console.log(`  ${candidate.what}: ${result.ok ? 'passes the smoke check' : `fails the smoke check at ${result.why}`}`);
+      console.log(
+        `  ${candidate.what}: ${result.ok ? 'passes the smoke check' : `fails the smoke check at ${result.why}`}`,
+      );
       if (result.ok) {
         chosen = candidate;
         break;
       }
     }
-    const settings = chosen ? Object.keys(chosen.settings).map((key) => ({ table: `providers.${chosen.provider}`, key, value: chosen.settings[key] })) : [];
+    const settings = chosen
+      ? Object.keys(chosen.settings).map((key) => ({
+          table: `providers.${chosen.provider}`,
+          key,
+          value: chosen.settings[key],
+        }))
+      : [];
     try {
-      setConfigValues(config, [{ table: 'gateway', key: 'provider', value: chosen ? chosen.provider : 'mock' }].concat(settings));
+      setConfigValues(
+        config,
+        [{ table: 'gateway', key: 'provider', value: chosen ? chosen.provider : 'mock' }].concat(settings),
+      );
       if (chosen) console.log(`Set provider = "${chosen.provider}" in ${config}: ${chosen.what}.`);
-      else console.log(`No engine answered, so ${config} now says provider = "mock": a stand-in that decides nothing real. ${howToGetOne(app, dir)}`);
+      else
+        console.log(
+          `No engine answered, so ${config} now says provider = "mock": a stand-in that decides nothing real. ${howToGetOne(app, dir)}`,
+        );
     } catch (error) {
       if (!(error instanceof ConfigEditError)) throw error;
       console.log(`Could not write the engine into ${config}: ${error.message}`);

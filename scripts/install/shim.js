@@ -16,7 +16,8 @@ function shimName(platform) {
 
 /** cmd expands %VAR% even inside quotes, so a path's own % is doubled. */
 function shimText(platform, main) {
-  if (platform === 'win32') return `@echo off\r\nrem ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\r\nnode "${main.replace(/%/g, '%%')}" %*\r\n`;
+  if (platform === 'win32')
+    return `@echo off\r\nrem ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\r\nnode "${main.replace(/%/g, '%%')}" %*\r\n`;
   return `#!/bin/sh\n# ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\nexec node ${quoteFor('sh', main)} "$@"\n`;
 }
 
@@ -69,7 +70,12 @@ function ownerOf(file) {
     if (error.code === 'ENOENT') return 'none';
     return 'foreign';
   }
-  return text.split(/\r?\n/).slice(0, 3).some((line) => line.includes(MARK)) ? 'ours' : 'foreign';
+  return text
+    .split(/\r?\n/)
+    .slice(0, 3)
+    .some((line) => line.includes(MARK))
+    ? 'ours'
+    : 'foreign';
 }
 
 /** The line that puts `dir` on PATH for the shell the user typed the installer into, and where it goes. */
@@ -100,9 +106,11 @@ function installShim(main, { env, dir, shell, platform = process.platform }) {
   fs.chmodSync(file, 0o755);
   if (target === preferred) removeOurs(path.join(fallback, shimName(platform)), true);
   else removeOurs(path.join(preferred, shimName(platform)), false);
-  if (!onPath(target, env, platform)) return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}`;
+  if (!onPath(target, env, platform))
+    return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}`;
   const first = firstOnPath(env, platform);
-  if (first && !samePath(first, file, platform)) return `Added the system1 command: ${file}, but a new shell runs ${first} instead, which comes before it on PATH.`;
+  if (first && !samePath(first, file, platform))
+    return `Added the system1 command: ${file}, but a new shell runs ${first} instead, which comes before it on PATH.`;
   return `Added the system1 command: ${file} (its folder is on PATH).`;
 }
 

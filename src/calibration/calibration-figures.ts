@@ -1,7 +1,7 @@
-import { GroupReport, reportApplied, reportGroup } from './calibration-report';
+import { type GroupReport, reportApplied, reportGroup } from './calibration-report';
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from './fit-choice';
-import { fitTemperature, LabelledAnswer } from './fit';
-import { mergeFits, StoredFit } from './fit-store';
+import { fitTemperature, type LabelledAnswer } from './fit';
+import { mergeFits, type StoredFit } from './fit-store';
 import { crossValidated, reliabilityBins, scorePrediction } from './metrics';
 
 /** One labelled answer with what picks its fit: the question asked and how many options it had. */
@@ -82,7 +82,10 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
     option_counts: [...new Set(group.map((row) => row.optionCount))],
     ...reportGroup(group, targetAccuracy),
   }));
-  const optionCounts: OptionCountReport[] = [...byCount].map(([option_count, group]) => ({ option_count, ...reportGroup(group, targetAccuracy) }));
+  const optionCounts: OptionCountReport[] = [...byCount].map(([option_count, group]) => ({
+    option_count,
+    ...reportGroup(group, targetAccuracy),
+  }));
 
   const made = { provider, model, fitted_at: options.fittedAt, source: options.source };
   const candidates = [
@@ -96,16 +99,31 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
 
   if (rows.length === 0) {
     const empty = reliabilityBins([]);
-    return { questions, option_counts: optionCounts, overall: null, overall_fits: { by_question: 0, by_option_count: 0, none: 0, fits: [] }, overall_reliability: { before: empty, after: empty }, fits, held_back };
+    return {
+      questions,
+      option_counts: optionCounts,
+      overall: null,
+      overall_fits: { by_question: 0, by_option_count: 0, none: 0, fits: [] },
+      overall_reliability: { before: empty, after: empty },
+      fits,
+      held_back,
+    };
   }
 
   const decisionFit = fitChooser(afterSaving(inPlace, fits));
-  const chosen = rows.map((row) => decisionFit({ provider, model, question: row.question, optionCount: row.optionCount }));
+  const chosen = rows.map((row) =>
+    decisionFit({ provider, model, question: row.question, optionCount: row.optionCount }),
+  );
   const applied = rows.map((answer, i) => ({ answer, temperature: chosen[i]?.temperature ?? 1 }));
   const heldOut = crossValidated(rows, foldStratum(byQuestion), (train, test) => {
     // Saved as the run saves: trusted fits only, so an untrusted one never displaces a fit in place.
     const foldFit = fitChooser(afterSaving(inPlace, unjudgedFits(train, made).filter(isTrusted)));
-    return test.map((row) => scorePrediction(row, foldFit({ provider, model, question: row.question, optionCount: row.optionCount })?.temperature ?? 1));
+    return test.map((row) =>
+      scorePrediction(
+        row,
+        foldFit({ provider, model, question: row.question, optionCount: row.optionCount })?.temperature ?? 1,
+      ),
+    );
   });
   return {
     questions,
@@ -126,15 +144,25 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
  * answers enough to be fitted in a fold, else within its option count (whose fit it would take).
  */
 function foldStratum(byQuestion: Map<string, CalibrationRow[]>): (row: CalibrationRow) => string {
-  return (row) => JSON.stringify([(byQuestion.get(row.question)?.length ?? 0) >= MIN_TRUSTED_N ? row.question : row.optionCount, row.label]);
+  return (row) =>
+    JSON.stringify([
+      (byQuestion.get(row.question)?.length ?? 0) >= MIN_TRUSTED_N ? row.question : row.optionCount,
+      row.label,
+    ]);
 }
 
 /** The fits a decision sees once `fits` are saved where this run would save them, in precedence order. */
 function afterSaving(inPlace: FitsInPlace, fits: FitInPlace[]): FitInPlace[] {
-  return inPlace.saveInto === 'user' ? [...mergeFits(inPlace.user, fits), ...inPlace.shipped] : [...inPlace.user, ...mergeFits(inPlace.shipped, fits)];
+  return inPlace.saveInto === 'user'
+    ? [...mergeFits(inPlace.user, fits), ...inPlace.shipped]
+    : [...inPlace.user, ...mergeFits(inPlace.shipped, fits)];
 }
 
-function storedFit(made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>, key: Pick<StoredFit, 'question' | 'option_count'>, report: GroupReport): StoredFit {
+function storedFit(
+  made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>,
+  key: Pick<StoredFit, 'question' | 'option_count'>,
+  report: GroupReport,
+): StoredFit {
   return {
     ...made,
     ...key,
@@ -142,7 +170,13 @@ function storedFit(made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 's
     n: report.n,
     at_bound: report.at_bound,
     trusted: report.trusted,
-    metrics: { accuracy: report.accuracy, ece_before: report.ece_before, ece_after: report.ece_after, ece_held_out: report.ece_held_out, auroc: report.auroc },
+    metrics: {
+      accuracy: report.accuracy,
+      ece_before: report.ece_before,
+      ece_after: report.ece_after,
+      ece_held_out: report.ece_held_out,
+      auroc: report.auroc,
+    },
   };
 }
 
@@ -150,14 +184,21 @@ function storedFit(made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 's
  * A fold's fits, per question and per option count, without a run's verdict (there is no held-out check
  * inside a fold): the rule then goes by their n and bounds alone.
  */
-function unjudgedFits(train: readonly CalibrationRow[], made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>): StoredFit[] {
+function unjudgedFits(
+  train: readonly CalibrationRow[],
+  made: Pick<StoredFit, 'provider' | 'model' | 'fitted_at' | 'source'>,
+): StoredFit[] {
   const fitOf = (group: CalibrationRow[]) => {
     const { temperature, atBound } = fitTemperature(group);
     return { temperature, at_bound: atBound, n: group.length };
   };
   return [
     ...[...groupBy(train, (row) => row.question)].map(([question, group]) => ({ ...made, question, ...fitOf(group) })),
-    ...[...groupBy(train, (row) => row.optionCount)].map(([option_count, group]) => ({ ...made, option_count, ...fitOf(group) })),
+    ...[...groupBy(train, (row) => row.optionCount)].map(([option_count, group]) => ({
+      ...made,
+      option_count,
+      ...fitOf(group),
+    })),
   ];
 }
 

@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer, TemperatureFit } from './fit';
+import { fitTemperature, type LabelledAnswer, type TemperatureFit } from './fit';
 import { MIN_TRUSTED_N } from './fit-choice';
 import { PROBABILITY_FLOOR } from './temperature';
 import {
@@ -13,9 +13,9 @@ import {
   meanLogLoss,
   recommendThreshold,
   scorePrediction,
-  ScoredPrediction,
+  type ScoredPrediction,
   thresholdTable,
-  ThresholdRow,
+  type ThresholdRow,
 } from './metrics';
 
 export interface GroupReport {
@@ -136,7 +136,18 @@ function describe(
 
 type TrustFigures = Pick<
   GroupReport,
-  'n' | 'at_bound' | 'temperature' | 'ece_held_out' | 'ece_before' | 'ece_after' | 'ece_noise_floor' | 'log_loss_before' | 'log_loss_held_out' | 'brier_before' | 'brier_held_out' | 'log_loss_gain_se'
+  | 'n'
+  | 'at_bound'
+  | 'temperature'
+  | 'ece_held_out'
+  | 'ece_before'
+  | 'ece_after'
+  | 'ece_noise_floor'
+  | 'log_loss_before'
+  | 'log_loss_held_out'
+  | 'brier_before'
+  | 'brier_held_out'
+  | 'log_loss_gain_se'
 >;
 
 /** "log loss 1.156 -> 1.045 and Brier 0.690 -> 0.628": the raw engine's scores, then the held-out fit's. */
@@ -154,9 +165,12 @@ function heldOutScores(report: TrustFigures): string {
  */
 export function trustWarnings(report: TrustFigures): string[] {
   const warnings: string[] = [];
-  if (report.n < MIN_TRUSTED_N) warnings.push(`only ${report.n} labelled answers: too few to trust a fit (${MIN_TRUSTED_N} or more)`);
+  if (report.n < MIN_TRUSTED_N)
+    warnings.push(`only ${report.n} labelled answers: too few to trust a fit (${MIN_TRUSTED_N} or more)`);
   if (report.at_bound) {
-    warnings.push(`the temperature landed on a bound (${report.temperature.toFixed(3)}): with (almost) every answer right or wrong there is no finite optimum`);
+    warnings.push(
+      `the temperature landed on a bound (${report.temperature.toFixed(3)}): with (almost) every answer right or wrong there is no finite optimum`,
+    );
   }
   const { log_loss_held_out: logLoss, brier_held_out: brier, log_loss_gain_se: noise } = report;
   if (logLoss === null || brier === null || noise === null) warnings.push('too few answers for a held-out check');
@@ -177,7 +191,9 @@ export function trustWarnings(report: TrustFigures): string[] {
 export function trustCaveats(report: TrustFigures): string[] {
   const { ece_held_out: heldOut, ece_after: after, ece_noise_floor: floor } = report;
   if (heldOut === null || trustWarnings(report).length > 0) return [];
-  return heldOut > floor.p95 && after <= floor.p95 ? ['the fit looks calibrated on its own data but less so on held-out answers'] : [];
+  return heldOut > floor.p95 && after <= floor.p95
+    ? ['the fit looks calibrated on its own data but less so on held-out answers']
+    : [];
 }
 
 /** The one line a report gives each fit: trusted because it beats the raw engine on held-out answers, or why not. */
@@ -189,7 +205,11 @@ export function trustVerdict(report: TrustFigures): string {
 
 /** The standard error of the mean per-answer log-loss gain of `after` over `before` (paired by answer). */
 function pairedStandardError(before: readonly ScoredPrediction[], after: readonly ScoredPrediction[]): number {
-  const gains = before.map((p, i) => Math.log(Math.max(after[i].labelProbability, PROBABILITY_FLOOR)) - Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)));
+  const gains = before.map(
+    (p, i) =>
+      Math.log(Math.max(after[i].labelProbability, PROBABILITY_FLOOR)) -
+      Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)),
+  );
   const mean = gains.reduce((sum, g) => sum + g, 0) / gains.length;
   const variance = gains.reduce((sum, g) => sum + (g - mean) ** 2, 0) / Math.max(gains.length - 1, 1);
   return Math.sqrt(variance / gains.length);

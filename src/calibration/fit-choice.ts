@@ -49,8 +49,10 @@ export function fitChooser<F extends FitCandidate>(fits: readonly F[]): (target:
   for (const fit of fits) {
     if (!isTrusted(fit)) continue;
     if (fit.question !== undefined) firstOnly(byQuestion, JSON.stringify([fit.provider, fit.model, fit.question]), fit);
-    else if (fit.option_count !== undefined) firstOnly(byOptionCount, JSON.stringify([fit.provider, fit.model, fit.option_count]), fit);
+    else if (fit.option_count !== undefined)
+      firstOnly(byOptionCount, JSON.stringify([fit.provider, fit.model, fit.option_count]), fit);
   }
   return ({ provider, model, question, optionCount }) =>
-    byQuestion.get(JSON.stringify([provider, model, question])) ?? byOptionCount.get(JSON.stringify([provider, model, optionCount]));
+    byQuestion.get(JSON.stringify([provider, model, question])) ??
+    byOptionCount.get(JSON.stringify([provider, model, optionCount]));
 }

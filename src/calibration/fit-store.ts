@@ -1,7 +1,13 @@
 import { statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isRecord } from '../common/is-record';
-import { FILE_CAPS, readFailureCode, readFailureReason, readRegularFileSync, refuseUnlessRegular } from '../common/regular-file';
+import {
+  FILE_CAPS,
+  readFailureCode,
+  readFailureReason,
+  readRegularFileSync,
+  refuseUnlessRegular,
+} from '../common/regular-file';
 import { ensureDir } from '../config/ensure-dir';
 import { TEMPERATURE_BOUNDS } from './fit';
 
@@ -49,7 +55,10 @@ export function readFitFile(file: string): { fits: StoredFit[]; problems: string
   try {
     text = readRegularFileSync(file, FILE_CAPS.fits);
   } catch (error) {
-    return { fits: [], problems: readFailureCode(error) === 'ENOENT' ? [] : [`${file}: cannot be read (${readFailureReason(error)})`] };
+    return {
+      fits: [],
+      problems: readFailureCode(error) === 'ENOENT' ? [] : [`${file}: cannot be read (${readFailureReason(error)})`],
+    };
   }
   let document: unknown;
   try {
@@ -57,7 +66,8 @@ export function readFitFile(file: string): { fits: StoredFit[]; problems: string
   } catch {
     return { fits: [], problems: [`${file}: not valid JSON`] };
   }
-  if (!isRecord(document) || !Array.isArray(document.fits)) return { fits: [], problems: [`${file}: expected {"version": 1, "fits": [...]}`] };
+  if (!isRecord(document) || !Array.isArray(document.fits))
+    return { fits: [], problems: [`${file}: expected {"version": 1, "fits": [...]}`] };
   const fits: StoredFit[] = [];
   const problems: string[] = [];
   document.fits.forEach((entry, index) => {
@@ -80,8 +90,10 @@ function fitProblem(entry: unknown): string | null {
     return `has a temperature outside [${TEMPERATURE_BOUNDS.min}, ${TEMPERATURE_BOUNDS.max}]`;
   }
   // Whether a fit is applied depends on these (fit-choice.ts), so a fit without them cannot be judged.
-  if (!Number.isInteger(entry.n) || (entry.n as number) < 0) return 'has no n (the number of labelled answers it was fitted on)';
-  if (entry.trusted !== undefined && typeof entry.trusted !== 'boolean') return 'has a trusted that is not true or false';
+  if (!Number.isInteger(entry.n) || (entry.n as number) < 0)
+    return 'has no n (the number of labelled answers it was fitted on)';
+  if (entry.trusted !== undefined && typeof entry.trusted !== 'boolean')
+    return 'has a trusted that is not true or false';
   return null;
 }
 

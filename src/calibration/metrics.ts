@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer } from './fit';
+import { fitTemperature, type LabelledAnswer } from './fit';
 import { seededRandom } from './random';
 import { PROBABILITY_FLOOR, scaleProbabilities } from './temperature';
 
@@ -85,7 +85,7 @@ export function auroc(predictions: readonly Prediction[]): number | null {
   // Mann-Whitney U from midranks: sorting once keeps a bootstrap over thousands of answers quick.
   const sorted = [...predictions].sort((a, b) => a.confidence - b.confidence);
   let rankSumOfRight = 0;
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     let end = start;
     while (end < sorted.length && sorted[end].confidence === sorted[start].confidence) end++;
     const midrank = (start + 1 + end) / 2;
@@ -97,7 +97,10 @@ export function auroc(predictions: readonly Prediction[]): number | null {
 
 export function meanLogLoss(predictions: readonly Prediction[]): number {
   if (predictions.length === 0) return Number.NaN;
-  return predictions.reduce((sum, p) => sum - Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)), 0) / predictions.length;
+  return (
+    predictions.reduce((sum, p) => sum - Math.log(Math.max(p.labelProbability, PROBABILITY_FLOOR)), 0) /
+    predictions.length
+  );
 }
 
 /** Brier score: the mean over answers of the squared error summed over every option. */
@@ -142,7 +145,11 @@ export function eceNoiseFloor(confidences: readonly number[], draws = 500, seed 
   const random = seededRandom(seed);
   const samples: number[] = [];
   for (let d = 0; d < draws; d++) {
-    const simulated = confidences.map((confidence) => ({ confidence, correct: random() < confidence, labelProbability: confidence }));
+    const simulated = confidences.map((confidence) => ({
+      confidence,
+      correct: random() < confidence,
+      labelProbability: confidence,
+    }));
     samples.push(expectedCalibrationError(simulated));
   }
   samples.sort((a, b) => a - b);
@@ -184,7 +191,11 @@ export function heldOutEce(answers: readonly LabelledAnswer[], folds = 5, seed =
  * Each answer scaled by a temperature fitted without it (k folds that keep the label shares), in the
  * answers' order; null when there are too few answers.
  */
-export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5, seed = 13): ScoredPrediction[] | null {
+export function heldOutPredictions(
+  answers: readonly LabelledAnswer[],
+  folds = 5,
+  seed = 13,
+): ScoredPrediction[] | null {
   return crossValidated(
     answers,
     (answer) => answer.label,
@@ -204,7 +215,12 @@ export function heldOutPredictions(answers: readonly LabelledAnswer[], folds = 5
  * items in order. An unstratified split of a small sample moves the label shares of a fold's training and
  * test parts in opposite directions, and a fit judged so is judged on the split, not on itself.
  */
-export function stratifiedFolds<T>(items: readonly T[], stratum: (item: T) => string | number, folds = 5, seed = 13): number[] {
+export function stratifiedFolds<T>(
+  items: readonly T[],
+  stratum: (item: T) => string | number,
+  folds = 5,
+  seed = 13,
+): number[] {
   const random = seededRandom(seed);
   const numbers = new Map<string | number, number>();
   const members: number[][] = [];
@@ -250,7 +266,10 @@ export function crossValidated<T>(
   for (let fold = 0; fold < folds; fold++) {
     const testIndices = items.map((_, i) => i).filter((i) => foldOf[i] === fold);
     const train = items.filter((_, i) => foldOf[i] !== fold);
-    const predicted = predictFold(train, testIndices.map((i) => items[i]));
+    const predicted = predictFold(
+      train,
+      testIndices.map((i) => items[i]),
+    );
     testIndices.forEach((index, k) => (heldOut[index] = predicted[k]));
   }
   return heldOut;

@@ -19,7 +19,6 @@ const point = (bins: Bins) => bins.filter((b) => b.n > 0).map((b) => [b.confiden
  * ECharts' server-side renderer. ECharts is loaded here only, since only `calibrate --plot` needs it.
  */
 export function renderReliabilitySvg({ title, before, after, thresholds }: PlotData): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const echarts = require('echarts') as typeof import('echarts');
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 1000, height: 460 });
   const unit = { type: 'value' as const, min: 0, max: 1 };
@@ -28,8 +27,20 @@ export function renderReliabilitySvg({ title, before, after, thresholds }: PlotD
     backgroundColor: '#ffffff',
     title: [
       { text: title, left: 'center', top: 4, textStyle: { fontSize: 14 } },
-      { text: 'Reliability (10 equal-width bins)', left: '22%', top: 34, textAlign: 'center', textStyle: { fontSize: 12 } },
-      { text: 'Coverage against accuracy (after)', left: '76%', top: 34, textAlign: 'center', textStyle: { fontSize: 12 } },
+      {
+        text: 'Reliability (10 equal-width bins)',
+        left: '22%',
+        top: 34,
+        textAlign: 'center',
+        textStyle: { fontSize: 12 },
+      },
+      {
+        text: 'Coverage against accuracy (after)',
+        left: '76%',
+        top: 34,
+        textAlign: 'center',
+        textStyle: { fontSize: 12 },
+      },
     ],
     legend: { bottom: 4, data: ['before', 'after', 'perfect calibration', 'after (by threshold)'] },
     grid: [
@@ -45,7 +56,18 @@ export function renderReliabilitySvg({ title, before, after, thresholds }: PlotD
       { ...unit, gridIndex: 1, name: 'accuracy', nameLocation: 'middle', nameGap: 36 },
     ],
     series: [
-      { name: 'perfect calibration', type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: [[0, 0], [1, 1]], symbol: 'none', lineStyle: { type: 'dashed', color: '#999' } },
+      {
+        name: 'perfect calibration',
+        type: 'line',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        data: [
+          [0, 0],
+          [1, 1],
+        ],
+        symbol: 'none',
+        lineStyle: { type: 'dashed', color: '#999' },
+      },
       { name: 'before', type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: point(before), color: '#d9534f' },
       { name: 'after', type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: point(after), color: '#2e7d32' },
       {

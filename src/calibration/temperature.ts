@@ -23,8 +23,14 @@ export function scaleProbabilities(probabilities: readonly number[], temperature
 }
 
 /** The same on a named distribution (the shape answers carry), keeping the key order. */
-export function scaleNamed(probabilities: Readonly<Record<string, number>>, temperature: number): Record<string, number> {
+export function scaleNamed(
+  probabilities: Readonly<Record<string, number>>,
+  temperature: number,
+): Record<string, number> {
   const keys = Object.keys(probabilities);
-  const scaled = scaleProbabilities(keys.map((key) => probabilities[key]), temperature);
+  const scaled = scaleProbabilities(
+    keys.map((key) => probabilities[key]),
+    temperature,
+  );
   return Object.fromEntries(keys.map((key, i) => [key, scaled[i]]));
 }

@@ -25,6 +25,27 @@ import { UsageReportCommand } from './usage-report.command';
 
 @Module({
   imports: [McpModule, OpenAiRouterModule, EnginesModule],
-  providers: [CalibrationRunner, OutputWriter, SmokeService, McpCommand, SmokeCommand, ToggleCommand, SchemaCommand, CalibrateCommand, OutcomesCommand, LabelCommand, EvaluateCommand, UsageReportCommand, SessionCheckCommand, ServeOpenAiCommand, ServeHttpCommand, RouterReportCommand, EngineCommand, EnginePullCommand, EngineStartCommand, EngineStopCommand],
+  providers: [
+    CalibrationRunner,
+    OutputWriter,
+    SmokeService,
+    McpCommand,
+    SmokeCommand,
+    ToggleCommand,
+    SchemaCommand,
+    CalibrateCommand,
+    OutcomesCommand,
+    LabelCommand,
+    EvaluateCommand,
+    UsageReportCommand,
+    SessionCheckCommand,
+    ServeOpenAiCommand,
+    ServeHttpCommand,
+    RouterReportCommand,
+    EngineCommand,
+    EnginePullCommand,
+    EngineStartCommand,
+    EngineStopCommand,
+  ],
 })
 export class CommandsModule {}

@@ -27,7 +27,8 @@ const f2 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2))
 
 @Command({
   name: 'evaluate',
-  description: 'is an engine ready to route? READY or NOT READY, from the routing log (read-only), or with --live by asking the engine the labelled prompts again',
+  description:
+    'is an engine ready to route? READY or NOT READY, from the routing log (read-only), or with --live by asking the engine the labelled prompts again',
 })
 export class EvaluateCommand extends CommandRunner {
   constructor(
@@ -40,7 +41,12 @@ export class EvaluateCommand extends CommandRunner {
 
   async run(_args: string[], flags: EvaluateFlags): Promise<void> {
     const log = flags.log ?? this.config.routing.log_file;
-    const bars = { threshold: this.config.routing.min_confidence, minFeatureAccuracy: flags.minFeatureAccuracy, minSafety: flags.minSafety, minFailures: flags.minFailures };
+    const bars = {
+      threshold: this.config.routing.min_confidence,
+      minFeatureAccuracy: flags.minFeatureAccuracy,
+      minSafety: flags.minSafety,
+      minFailures: flags.minFailures,
+    };
     let result: EvaluationReport | LiveReport;
     if (flags.live) {
       const provider = flags.provider ?? this.config.gateway.provider;
@@ -54,9 +60,14 @@ export class EvaluateCommand extends CommandRunner {
         noTTYOutput: true,
         notTTYSchedule: PROGRESS_EVERY_MS,
       });
-      const live = await evaluateLive(log, bars, engine, { onStart: (total) => bar.start(total, 0), onProgress: (done) => bar.update(done) }).finally(() => bar.stop());
+      const live = await evaluateLive(log, bars, engine, {
+        onStart: (total) => bar.start(total, 0),
+        onProgress: (done) => bar.update(done),
+      }).finally(() => bar.stop());
       if (live.engine.asked > 0 && live.engine.answered === 0) {
-        this.output.err(`system1 evaluate: ${provider} answered none of the ${live.engine.asked} prompts asked (the last: ${live.engine.last_error}); is it running?`);
+        this.output.err(
+          `system1 evaluate: ${provider} answered none of the ${live.engine.asked} prompts asked (the last: ${live.engine.last_error}); is it running?`,
+        );
       }
       result = live;
     } else {
@@ -72,12 +83,20 @@ export class EvaluateCommand extends CommandRunner {
     this.output.fail(1);
   }
 
-  @Option({ flags: '--live', description: 'ask the engine the features of every labelled prompt in the log again, rather than read its old answers' })
+  @Option({
+    flags: '--live',
+    description:
+      'ask the engine the features of every labelled prompt in the log again, rather than read its old answers',
+  })
   parseLive(): boolean {
     return true;
   }
 
-  @Option({ flags: '--provider <name>', description: 'with --live, the engine to ask (default: the configured primary); else only prompts this provider answered' })
+  @Option({
+    flags: '--provider <name>',
+    description:
+      'with --live, the engine to ask (default: the configured primary); else only prompts this provider answered',
+  })
   parseProvider(value: string): string {
     return value;
   }
@@ -116,11 +135,17 @@ function render(result: EvaluationReport | LiveReport): string[] {
         `${result.engine.answered} answered, ${result.engine.failed} failed${errorList(result.engine.errors)}` +
         `${result.engine.not_asked ? `, ${result.engine.not_asked} not asked` : ''}${result.engine.without_prompt_text ? `, ${result.engine.without_prompt_text} without prompt text in the log` : ''}`
       : `evaluate (from the log): ${result.log}${result.provider ? ` (provider ${result.provider})` : ''}: ${result.prompts_routed} prompts routed, ${result.prompts_labelled} labelled`;
-  const weak = result.weak_part === 'rule' ? ': the rule is the weak part' : result.weak_part === 'engine' ? ': the engine is the weak part' : '';
+  const weak =
+    result.weak_part === 'rule'
+      ? ': the rule is the weak part'
+      : result.weak_part === 'engine'
+        ? ': the engine is the weak part'
+        : '';
   return [
     source,
     ...Object.entries(result.features).map(
-      ([feature, s]) => `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} (covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
+      ([feature, s]) =>
+        `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} (covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
     ),
     `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine's answers, ${f2(result.safety_with_labels)} with the teacher's labels${weak}`,
     `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ${result.savings.successful_spawns} successful spawns`,

@@ -23,7 +23,8 @@ interface LabelFlags {
 @Command({
   name: 'label',
   arguments: '<list|apply|export> [file]',
-  description: 'label logged routing prompts: list what waits (JSON), apply labels from FILE, export labelled prompts as calibration JSONL to FILE',
+  description:
+    'label logged routing prompts: list what waits (JSON), apply labels from FILE, export labelled prompts as calibration JSONL to FILE',
 })
 export class LabelCommand extends CommandRunner {
   constructor(
@@ -35,7 +36,8 @@ export class LabelCommand extends CommandRunner {
 
   async run([action, file]: string[], flags: LabelFlags): Promise<void> {
     const log = flags.log ?? this.config.routing.log_file;
-    if (!ACTIONS.includes(action as (typeof ACTIONS)[number])) return this.stop(`expected list, apply or export, got ${JSON.stringify(action)}`, 2);
+    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
+      return this.stop(`expected list, apply or export, got ${JSON.stringify(action)}`, 2);
     if (action !== 'list' && !file) return this.stop(`${action} needs a file: system1 label ${action} FILE`, 2);
     if (action === 'list') return this.list(log, flags.limit);
     if (action === 'apply') return this.apply(log, file);
@@ -59,10 +61,17 @@ export class LabelCommand extends CommandRunner {
     if (problem) return this.stop(problem, 1);
     const { labels, problems } = parseLabels(text, ids);
     if (problems.length) {
-      this.output.err([...problems.map(({ line, problem }) => `${file}:${line}: ${problem}`), `label: nothing written: fix the ${problems.length} lines above and run again`]);
+      this.output.err([
+        ...problems.map(({ line, problem }) => `${file}:${line}: ${problem}`),
+        `label: nothing written: fix the ${problems.length} lines above and run again`,
+      ]);
       return this.output.fail(1);
     }
-    if (labels.size === 0) return this.stop(`${file} holds no labels: one {"id", "read_only", "design", "review", "specified", "tier"} per line`, 1);
+    if (labels.size === 0)
+      return this.stop(
+        `${file} holds no labels: one {"id", "read_only", "design", "review", "specified", "tier"} per line`,
+        1,
+      );
     try {
       const written = applyLabels(log, labels);
       this.output.out(`Labelled ${written} routed prompts in ${log} (${labels.size} labels given).`);
@@ -80,7 +89,9 @@ export class LabelCommand extends CommandRunner {
     } catch (error) {
       return this.stop(`cannot write ${file} (${readFailureReason(error)})`, 1);
     }
-    this.output.out(`Exported ${rows.length} calibration rows from ${prompts} labelled prompts to ${file}: system1 calibrate ${file}`);
+    this.output.out(
+      `Exported ${rows.length} calibration rows from ${prompts} labelled prompts to ${file}: system1 calibrate ${file}`,
+    );
   }
 
   private stop(message: string, code: number): void {
@@ -93,7 +104,10 @@ export class LabelCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--limit <n>', description: 'list: at most this many entries (a batch); `waiting` still counts them all' })
+  @Option({
+    flags: '--limit <n>',
+    description: 'list: at most this many entries (a batch); `waiting` still counts them all',
+  })
   parseLimit(value: string): number {
     return Math.floor(positiveNumber(value));
   }

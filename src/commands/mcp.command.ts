@@ -1,7 +1,10 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { McpServerService } from '../mcp/mcp-server.service';
 
-@Command({ name: 'mcp', description: 'serve the System-1 tools (decide, health, capabilities, ask) over stdio (what MCP clients register)' })
+@Command({
+  name: 'mcp',
+  description: 'serve the System-1 tools (decide, health, capabilities, ask) over stdio (what MCP clients register)',
+})
 export class McpCommand extends CommandRunner {
   constructor(private readonly server: McpServerService) {
     super();

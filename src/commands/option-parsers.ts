@@ -22,13 +22,25 @@ export function wholeNumber(value: string): number {
   return n;
 }
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, kib: 2 ** 10, mb: 1e6, mib: 2 ** 20, gb: 1e9, gib: 2 ** 30, tb: 1e12, tib: 2 ** 40 };
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  kib: 2 ** 10,
+  mb: 1e6,
+  mib: 2 ** 20,
+  gb: 1e9,
+  gib: 2 ** 30,
+  tb: 1e12,
+  tib: 2 ** 40,
+};
 
 /** A size in bytes: `2GiB`, `500MB`, `1.5 gb` or a plain number of bytes. */
 export function byteSize(value: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
   const unit = match ? BYTE_UNITS[match[2].toLowerCase()] : undefined;
   const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
-  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) throw new InvalidArgumentError(`must be a size such as 2GiB, 500MB or a number of bytes, got ${value}`);
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes))
+    throw new InvalidArgumentError(`must be a size such as 2GiB, 500MB or a number of bytes, got ${value}`);
   return bytes;
 }

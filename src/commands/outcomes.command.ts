@@ -17,7 +17,10 @@ interface OutcomeFlags {
   json?: boolean;
 }
 
-@Command({ name: 'outcomes', description: 'label every Agent spawn in your Claude Code transcripts failed or succeeded (totals only)' })
+@Command({
+  name: 'outcomes',
+  description: 'label every Agent spawn in your Claude Code transcripts failed or succeeded (totals only)',
+})
 export class OutcomesCommand extends CommandRunner {
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
@@ -33,26 +36,60 @@ export class OutcomesCommand extends CommandRunner {
     const files = transcriptFiles(dir, since);
     // Spawns are read per session file: a subagent's own file carries its nested spawns.
     const labelled = files.flatMap((file) => labelSpawns(readSpawns(readLines(file))));
-    const summary = { projects_dir: dir, days: flags.days, transcripts: files.length, ...summariseOutcomes(labelled), applied_to: null as string | null };
+    const summary = {
+      projects_dir: dir,
+      days: flags.days,
+      transcripts: files.length,
+      ...summariseOutcomes(labelled),
+      applied_to: null as string | null,
+    };
     if (flags.apply && labelled.length > 0) {
       const ts = new Date().toISOString();
-      const lines = labelled.map((l) => ({ ts, source: 'outcome', tool_use_id: l.toolUseId, session_id: l.sessionId, model: l.model, resolved_model: l.resolvedModel, outcome: l.outcome, signal: l.signal, doubtful: l.doubtful }));
+      const lines = labelled.map((l) => ({
+        ts,
+        source: 'outcome',
+        tool_use_id: l.toolUseId,
+        session_id: l.sessionId,
+        model: l.model,
+        resolved_model: l.resolvedModel,
+        outcome: l.outcome,
+        signal: l.signal,
+        doubtful: l.doubtful,
+      }));
       try {
         appendLogLines(this.config.routing.log_file, lines);
         summary.applied_to = this.config.routing.log_file;
       } catch (error) {
-        this.output.err(`outcomes: cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)}): no label was written; free space or fix the folder's permissions and run again`);
+        this.output.err(
+          `outcomes: cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)}): no label was written; free space or fix the folder's permissions and run again`,
+        );
         this.output.fail();
       }
     }
     if (flags.json) return this.output.json(summary);
     const lines = [
       `outcomes: ${summary.spawns} Agent spawns in ${summary.transcripts} transcripts of the last ${flags.days} days (${dir})`,
-      `  ${Object.entries(summary.by_outcome).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
-      `  signals: ${Object.entries(summary.by_signal).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
-      `  by requested model: ${Object.entries(summary.by_model).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
-      ...summary.doubtful.map((d) => `  doubtful, please confirm: ${d.tool_use_id} (session ${d.session_id}, ${d.timestamp}, ${d.signal})`),
-      summary.applied_to ? `Written to ${summary.applied_to}.` : 'Nothing written: --apply writes these labels into the routing log.',
+      `  ${
+        Object.entries(summary.by_outcome)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }`,
+      `  signals: ${
+        Object.entries(summary.by_signal)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }`,
+      `  by requested model: ${
+        Object.entries(summary.by_model)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }`,
+      ...summary.doubtful.map(
+        (d) => `  doubtful, please confirm: ${d.tool_use_id} (session ${d.session_id}, ${d.timestamp}, ${d.signal})`,
+      ),
+      summary.applied_to
+        ? `Written to ${summary.applied_to}.`
+        : 'Nothing written: --apply writes these labels into the routing log.',
     ];
     this.output.out(lines);
   }

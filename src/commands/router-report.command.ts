@@ -16,7 +16,10 @@ interface ReportFlags {
 
 const pct = (share: number | null) => percent(share, 1);
 
-@Command({ name: 'router-report', description: "read-only: the shadow log's agreement and fast share at candidate min_confidence thresholds" })
+@Command({
+  name: 'router-report',
+  description: "read-only: the shadow log's agreement and fast share at candidate min_confidence thresholds",
+})
 export class RouterReportCommand extends CommandRunner {
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
@@ -36,15 +39,28 @@ export class RouterReportCommand extends CommandRunner {
       this.output.err(`system1 router-report: cannot read the shadow log ${file} (${readFailureReason(error)})${hint}`);
       return this.output.fail(2);
     }
-    const report = { log: file, current_min_confidence: this.config.router.min_confidence, ...agreementReport(text.split('\n'), flags.target) };
+    const report = {
+      log: file,
+      current_min_confidence: this.config.router.min_confidence,
+      ...agreementReport(text.split('\n'), flags.target),
+    };
     if (flags.json) return this.output.json(report);
-    const routes = Object.entries(report.by_route).map(([route, n]) => `${route} ${n}`).join(', ');
+    const routes = Object.entries(report.by_route)
+      .map(([route, n]) => `${route} ${n}`)
+      .join(', ');
     const lines = [
       `router-report: ${report.records} requests in ${file}${report.unreadable_lines ? ` (${report.unreadable_lines} unreadable lines skipped)` : ''}`,
-      ...(report.slow_unavailable ? [`  ${report.slow_unavailable} of them had no slow answer to compare (too big, cut off or unreachable: see slow_unavailable in the log)`] : []),
+      ...(report.slow_unavailable
+        ? [
+            `  ${report.slow_unavailable} of them had no slow answer to compare (too big, cut off or unreachable: see slow_unavailable in the log)`,
+          ]
+        : []),
       `  as recorded at min_confidence ${report.current_min_confidence}: ${routes}`,
       '  threshold  fast share  fast  compared  agreement',
-      ...report.rows.map((row) => `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`),
+      ...report.rows.map(
+        (row) =>
+          `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`,
+      ),
       report.suggested
         ? `  lowest threshold with agreement >= ${pct(flags.target)}: ${report.suggested.threshold} (fast share ${pct(report.suggested.fast_share)}, ${report.suggested.compared} compared)`
         : `  no candidate threshold reaches agreement ${pct(flags.target)} yet`,
@@ -58,7 +74,11 @@ export class RouterReportCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--target <agreement>', description: 'the agreement a threshold must reach to be suggested', defaultValue: 0.95 })
+  @Option({
+    flags: '--target <agreement>',
+    description: 'the agreement a threshold must reach to be suggested',
+    defaultValue: 0.95,
+  })
   parseTarget(value: string): number {
     return fraction(value);
   }

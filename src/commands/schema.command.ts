@@ -28,7 +28,9 @@ export class SchemaCommand extends CommandRunner {
       'library-request.json': buildLibraryRequestSchema(),
     };
     if (options.check) {
-      const drifted = Object.entries(files).filter(([name, schema]) => read(name) !== render(schema)).map(([name]) => name);
+      const drifted = Object.entries(files)
+        .filter(([name, schema]) => read(name) !== render(schema))
+        .map(([name]) => name);
       if (drifted.length === 0) return this.output.out(`schema: ${SCHEMA_DIR} matches the DTOs`);
       this.output.err(`schema: ${drifted.join(', ')} differ from the DTOs; run "system1 schema" and commit the result`);
       return this.output.fail(1);

@@ -16,7 +16,8 @@ import { OutputWriter } from './output.writer';
 
 @Command({
   name: 'serve-http',
-  description: 'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), with /healthz, /readyz and /metrics',
+  description:
+    'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), with /healthz, /readyz and /metrics',
 })
 export class ServeHttpCommand extends CommandRunner {
   private readonly logger = new Logger('Http');
@@ -49,7 +50,11 @@ export class ServeHttpCommand extends CommandRunner {
     // Required here, not imported: the HTTP transport and prom-client would slow every other command's start.
     const { startHttpServer } = require('../http-server/serve-http') as typeof import('../http-server/serve-http');
     // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
-    process.on('unhandledRejection', (reason) => this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+    process.on('unhandledRejection', (reason) =>
+      this.logger.error(
+        `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
+      ),
+    );
     let running;
     try {
       running = await startHttpServer(
@@ -58,14 +63,19 @@ export class ServeHttpCommand extends CommandRunner {
           decisions: this.decisions,
           health: this.health,
           endpoints: this.load,
-          providerNames: [...this.registry.available().map((definition) => definition.name), ...Object.keys(this.config.providerTables)],
+          providerNames: [
+            ...this.registry.available().map((definition) => definition.name),
+            ...Object.keys(this.config.providerTables),
+          ],
           log: (line) => this.logger.log(line),
           warn: (line) => this.logger.warn(line),
         },
         options,
       );
     } catch (error) {
-      this.output.err(`system1 serve-http: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      this.output.err(
+        `system1 serve-http: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
       return this.output.fail(1);
     }
     const notes = [
@@ -78,7 +88,9 @@ export class ServeHttpCommand extends CommandRunner {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
-    this.logger.log(`${signal}: draining: no new connections, /readyz answers 503; answering the requests in flight (for at most ${running.drainBoundMs / 1000} s)`);
+    this.logger.log(
+      `${signal}: draining: no new connections, /readyz answers 503; answering the requests in flight (for at most ${running.drainBoundMs / 1000} s)`,
+    );
     // A second signal is the user insisting: stop now.
     const insist = () => {
       this.logger.warn('stopped at once by a second signal');
@@ -87,11 +99,15 @@ export class ServeHttpCommand extends CommandRunner {
     process.once('SIGINT', insist);
     process.once('SIGTERM', insist);
     const cutOff = await running.stop();
-    if (cutOff > 0) this.logger.warn(`stopped with ${cutOff} request(s) unanswered after ${running.drainBoundMs / 1000} s`);
+    if (cutOff > 0)
+      this.logger.warn(`stopped with ${cutOff} request(s) unanswered after ${running.drainBoundMs / 1000} s`);
     else this.logger.log('drained: every request in flight was answered; stopping');
   }
 
-  @Option({ flags: '--host <address>', description: 'address to bind (default [http] host, 127.0.0.1; another needs SYSTEM1_HTTP_TOKEN)' })
+  @Option({
+    flags: '--host <address>',
+    description: 'address to bind (default [http] host, 127.0.0.1; another needs SYSTEM1_HTTP_TOKEN)',
+  })
   parseHost(value: string): string {
     return value;
   }
@@ -107,7 +123,11 @@ export class ServeHttpCommand extends CommandRunner {
 /** How callers authenticate, for the line that says where the server listens (names, never tokens). */
 function accessNote(options: HttpServeOptions): string {
   const ways = [
-    ...(options.tokens.none ? [] : [`bearer tokens of ${options.tokens.names.length} caller(s): ${options.tokens.names.join(', ')} (${HTTP_TOKEN_VARIABLE}[_<NAME>])`]),
+    ...(options.tokens.none
+      ? []
+      : [
+          `bearer tokens of ${options.tokens.names.length} caller(s): ${options.tokens.names.join(', ')} (${HTTP_TOKEN_VARIABLE}[_<NAME>])`,
+        ]),
     ...(options.oauth ? [`OAuth access tokens of ${options.oauth.issuer} for ${options.oauth.audience}`] : []),
   ];
   return ways.length > 0 ? ways.join(' or ') : 'no token (loopback only)';

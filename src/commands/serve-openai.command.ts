@@ -10,7 +10,8 @@ import { OutputWriter } from './output.writer';
 
 @Command({
   name: 'serve-openai',
-  description: 'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, the rest go to the upstream untouched',
+  description:
+    'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, the rest go to the upstream untouched',
 })
 export class ServeOpenAiCommand extends CommandRunner {
   constructor(
@@ -34,7 +35,9 @@ export class ServeOpenAiCommand extends CommandRunner {
     try {
       running = await this.router.listen(options);
     } catch (error) {
-      this.output.err(`system1 serve-openai: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      this.output.err(
+        `system1 serve-openai: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
       return this.output.fail(1);
     }
     const notes = [
@@ -43,7 +46,9 @@ export class ServeOpenAiCommand extends CommandRunner {
       options.token ? `token required (${ROUTER_TOKEN_VARIABLE})` : '',
       options.allowedHosts ? `also answers to ${options.allowedHosts.join(', ')}` : '',
     ];
-    this.output.err(`system1 serve-openai: listening on ${running.baseUrl}, upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ${notes.filter(Boolean).join('; ')}`);
+    this.output.err(
+      `system1 serve-openai: listening on ${running.baseUrl}, upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ${notes.filter(Boolean).join('; ')}`,
+    );
     // nest-commander closes the app when run() returns: serve until asked to stop.
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -57,7 +62,10 @@ export class ServeOpenAiCommand extends CommandRunner {
     return wholeNumber(value);
   }
 
-  @Option({ flags: '--host <address>', description: 'address to bind (default 127.0.0.1; anything else needs --allow-non-loopback)' })
+  @Option({
+    flags: '--host <address>',
+    description: 'address to bind (default 127.0.0.1; anything else needs --allow-non-loopback)',
+  })
   parseHost(value: string): string {
     return value;
   }
@@ -67,7 +75,10 @@ export class ServeOpenAiCommand extends CommandRunner {
     return true;
   }
 
-  @Option({ flags: '--upstream <url>', description: 'the slow model\'s OpenAI base URL (default https://api.openai.com/v1)' })
+  @Option({
+    flags: '--upstream <url>',
+    description: "the slow model's OpenAI base URL (default https://api.openai.com/v1)",
+  })
   parseUpstream(value: string): string {
     return value;
   }

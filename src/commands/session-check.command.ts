@@ -19,7 +19,10 @@ const PROMPTS_TO_LABEL = 30;
  * with its engine down, prompts waiting to be labelled), nothing otherwise. Its own errors stay off stdout
  * (stderr says what they were).
  */
-@Command({ name: 'session-check', description: 'the Claude Code session-start check (one line when something needs you)' })
+@Command({
+  name: 'session-check',
+  description: 'the Claude Code session-start check (one line when something needs you)',
+})
 export class SessionCheckCommand extends CommandRunner {
   private readonly logger = new Logger('SessionCheck');
 
@@ -34,16 +37,21 @@ export class SessionCheckCommand extends CommandRunner {
 
   async run(): Promise<void> {
     const errors = this.configStatus.errors();
-    if (errors.length > 0) return this.output.out(`System-1's config is broken (${errors[0].message}); /system1:doctor helps fix it.`);
+    if (errors.length > 0)
+      return this.output.out(`System-1's config is broken (${errors[0].message}); /system1:doctor helps fix it.`);
     if (!this.config.routing.enabled) return;
     const report = await this.health.health();
     const primary = report.providers[0];
     if (report.status === 'down' && primary) {
-      return this.output.out(`System-1 routing is on but ${primary.name} is down (${primary.detail}); no hints until it is back. /system1:doctor helps.`);
+      return this.output.out(
+        `System-1 routing is on but ${primary.name} is down (${primary.detail}); no hints until it is back. /system1:doctor helps.`,
+      );
     }
     const waiting = this.unlabelledPrompts();
     if (waiting.count >= PROMPTS_TO_LABEL) {
-      this.output.out(`${waiting.partial ? 'At least ' : ''}${waiting.count} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.`);
+      this.output.out(
+        `${waiting.partial ? 'At least ' : ''}${waiting.count} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.`,
+      );
     }
   }
 
@@ -57,11 +65,16 @@ export class SessionCheckCommand extends CommandRunner {
     const stats: LineReadStats = { skipped: 0, partial: false };
     let count = 0;
     try {
-      for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes, tailBytes: ROUTING_LIMITS.sessionCheckTailBytes }, stats)) {
+      for (const line of readLinesSync(
+        file,
+        { maxLineBytes: ROUTING_LIMITS.logLineBytes, tailBytes: ROUTING_LIMITS.sessionCheckTailBytes },
+        stats,
+      )) {
         if (line.includes('"routing"') && isWaitingForLabels(parsedEntry(line))) count += 1;
       }
     } catch (error) {
-      if (readFailureCode(error) !== 'ENOENT') this.logger.warn(`cannot read the routing log ${file} (${readFailureReason(error)})`);
+      if (readFailureCode(error) !== 'ENOENT')
+        this.logger.warn(`cannot read the routing log ${file} (${readFailureReason(error)})`);
       return { count: 0, partial: false };
     }
     return { count, partial: stats.partial };

@@ -30,7 +30,9 @@ export class ToggleCommand extends CommandRunner {
       if (action === 'on') this.pause.resume();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      this.output.err(`system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} (${code}); System-1 was not switched ${action}`);
+      this.output.err(
+        `system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} (${code}); System-1 was not switched ${action}`,
+      );
       return this.output.fail(1);
     }
     if (action !== 'status') await this.pause.settled();

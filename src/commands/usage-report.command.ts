@@ -15,8 +15,11 @@ interface UsageFlags {
   json?: boolean;
 }
 
-
-@Command({ name: 'usage-report', description: 'read-only: hint reach, adherence, subagent cost by tier and savings, from your transcripts (totals only)' })
+@Command({
+  name: 'usage-report',
+  description:
+    'read-only: hint reach, adherence, subagent cost by tier and savings, from your transcripts (totals only)',
+})
 export class UsageReportCommand extends CommandRunner {
   constructor(
     @Inject(PROCESS_ENV) private readonly env: Env,
@@ -34,18 +37,21 @@ export class UsageReportCommand extends CommandRunner {
       this.output.err(`system1 usage-report: ${(error as Error).message}`);
       return this.output.fail(2);
     }
-    const report = { projects_dir: dir, days: flags.days, prices: flags.prices ?? SHIPPED_PRICES, ...usageReport(transcriptFiles(dir, Date.now() - flags.days * 86_400_000), prices) };
+    const report = {
+      projects_dir: dir,
+      days: flags.days,
+      prices: flags.prices ?? SHIPPED_PRICES,
+      ...usageReport(transcriptFiles(dir, Date.now() - flags.days * 86_400_000), prices),
+    };
     if (flags.json) return this.output.json(report);
     const usd = (n: number) => `$${n.toFixed(4)}`;
-    this.output.out(
-      [
-        `usage-report: ${report.transcripts} sessions and ${report.subagent_transcripts} subagent runs in the last ${flags.days} days (${dir})`,
-        `  hints on ${report.hints} of ${report.prompts} prompts (${percent(report.hint_rate)}); ${report.spawns_after_hint} spawns after a hint, ${percent(report.adherence)} on the hinted tier`,
-        `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
-        `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
-        '  A Claude Code subscription bills differently: these figures compare tiers, they are not your bill.',
-      ],
-    );
+    this.output.out([
+      `usage-report: ${report.transcripts} sessions and ${report.subagent_transcripts} subagent runs in the last ${flags.days} days (${dir})`,
+      `  hints on ${report.hints} of ${report.prompts} prompts (${percent(report.hint_rate)}); ${report.spawns_after_hint} spawns after a hint, ${percent(report.adherence)} on the hinted tier`,
+      `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
+      `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
+      '  A Claude Code subscription bills differently: these figures compare tiers, they are not your bill.',
+    ]);
   }
 
   @Option({ flags: '--days <n>', description: 'how far back to read', defaultValue: 14 })

@@ -13,7 +13,11 @@ export function abortable<T>(work: Promise<T>, signals: readonly (AbortSignal | 
   work.catch(() => undefined); // the loser of the race must not surface as an unhandled rejection
   return new Promise<T>((resolve, reject) => {
     const cancel = (signal: AbortSignal) =>
-      reject(signal.reason instanceof AttemptCancelled ? signal.reason : new AttemptCancelled('the caller cancelled the call'));
+      reject(
+        signal.reason instanceof AttemptCancelled
+          ? signal.reason
+          : new AttemptCancelled('the caller cancelled the call'),
+      );
     const already = live.find((signal) => signal.aborted);
     if (already) return cancel(already);
     const listeners = live.map((signal) => {

@@ -35,15 +35,22 @@ export function NestedDto(of: NestedSpec['of'], shape: NestedSpec['shape'], what
 /** The nested properties of a DTO and of the classes it extends. */
 function nestedOf(Dto: DtoClass): Map<string, NestedSpec> {
   const all = new Map<string, NestedSpec>();
-  for (let current: unknown = Dto; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
-    for (const [property, spec] of NESTED.get(current as DtoClass) ?? []) if (!all.has(property)) all.set(property, spec);
+  for (
+    let current: unknown = Dto;
+    typeof current === 'function' && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
+    for (const [property, spec] of NESTED.get(current as DtoClass) ?? [])
+      if (!all.has(property)) all.set(property, spec);
   }
   return all;
 }
 
 /** The properties a DTO declares, from its own decorators (and those of the classes it extends). */
 function fieldsOf(Dto: DtoClass): Set<string> {
-  const declared = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false).map((metadata) => metadata.propertyName);
+  const declared = getMetadataStorage()
+    .getTargetValidationMetadatas(Dto, '', true, false)
+    .map((metadata) => metadata.propertyName);
   return new Set([...declared, ...nestedOf(Dto).keys()]);
 }
 
@@ -59,16 +66,25 @@ export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string):
   const prototype = Object.getPrototypeOf(raw) as unknown;
   const unknown = Object.keys(raw).filter((key) => !fields.has(key));
   if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
-  for (const key of unknown) problems.push({ field: at ? `${at}.${key}` : JSON.stringify(key), problem: `is not a field of ${what} (fields: ${[...fields].join(', ')})` });
+  for (const key of unknown)
+    problems.push({
+      field: at ? `${at}.${key}` : JSON.stringify(key),
+      problem: `is not a field of ${what} (fields: ${[...fields].join(', ')})`,
+    });
   if (problems.length > 0) return problems;
 
   const instance = new Dto();
-  for (const key of Object.keys(raw)) Object.defineProperty(instance, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(raw))
+    Object.defineProperty(instance, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
   for (const error of validateSync(instance, { forbidUnknownValues: false })) {
     const first = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
     // A check of a whole map or list may name the entry that is wrong: `.urgency.criteria must ...`.
     const inner = /^([.[]\S*) (.*)$/s.exec(first);
-    problems.push(inner ? { field: join(at, error.property) + inner[1], problem: inner[2] } : { field: join(at, error.property), problem: first });
+    problems.push(
+      inner
+        ? { field: join(at, error.property) + inner[1], problem: inner[2] }
+        : { field: join(at, error.property), problem: first },
+    );
   }
   if (problems.length > 0) return problems;
 
@@ -76,9 +92,14 @@ export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string):
     const value = raw[property];
     if (value === undefined) continue;
     const entries: [string, unknown][] =
-      spec.shape === 'one' ? [[join(at, property), value]]
-      : spec.shape === 'list' ? (value as unknown[]).map((item, index) => [`${join(at, property)}[${index}]`, item])
-      : Object.entries(value as Record<string, unknown>).map(([key, item]) => [`${join(at, property)}.${key}`, item]);
+      spec.shape === 'one'
+        ? [[join(at, property), value]]
+        : spec.shape === 'list'
+          ? (value as unknown[]).map((item, index) => [`${join(at, property)}[${index}]`, item])
+          : Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+              `${join(at, property)}.${key}`,
+              item,
+            ]);
     for (const [path, item] of entries) {
       const Child = spec.of(item);
       if (Child) problems.push(...checkDto(Child, item, path, spec.what(item)));

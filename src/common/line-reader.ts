@@ -27,7 +27,11 @@ const NEWLINE = 0x0a;
  * come without their newline; a last line without one is still a line. Lazy: the file is opened on the
  * first `next()`, and closed when the loop over it ends, however it ends.
  */
-export function* readLinesSync(file: string, { maxLineBytes, tailBytes }: LineReadOptions, stats: LineReadStats = { skipped: 0, partial: false }): Generator<string> {
+export function* readLinesSync(
+  file: string,
+  { maxLineBytes, tailBytes }: LineReadOptions,
+  stats: LineReadStats = { skipped: 0, partial: false },
+): Generator<string> {
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const info = fstatSync(fd);
@@ -43,7 +47,7 @@ export function* readLinesSync(file: string, { maxLineBytes, tailBytes }: LineRe
     let pendingBytes = 0;
     for (let read; (read = readSync(fd, chunk, 0, chunk.length, position)) > 0; position += read) {
       const filled = chunk.subarray(0, read);
-      for (let start = 0; start < read; ) {
+      for (let start = 0; start < read;) {
         const newline = filled.indexOf(NEWLINE, start);
         const end = newline === -1 ? read : newline;
         if (!skipping && pendingBytes + (end - start) > maxLineBytes) {
@@ -60,7 +64,10 @@ export function* readLinesSync(file: string, { maxLineBytes, tailBytes }: LineRe
           }
           break;
         }
-        if (!skipping) yield pendingBytes === 0 ? chunk.toString('utf8', start, end) : Buffer.concat([...pending, filled.subarray(start, end)]).toString('utf8');
+        if (!skipping)
+          yield pendingBytes === 0
+            ? chunk.toString('utf8', start, end)
+            : Buffer.concat([...pending, filled.subarray(start, end)]).toString('utf8');
         pending = [];
         pendingBytes = 0;
         skipping = false;

@@ -54,7 +54,10 @@ export function refuseUnlessRegular(file: string, stats: Stats, maxBytes: number
 }
 
 const tooBig = (file: string, size: number, maxBytes: number) =>
-  new UnreadableFileError(`${file} is over the ${formatBytes(maxBytes)} cap (${size > maxBytes ? `${formatBytes(size)}+` : 'growing'})`, 'EFBIG');
+  new UnreadableFileError(
+    `${file} is over the ${formatBytes(maxBytes)} cap (${size > maxBytes ? `${formatBytes(size)}+` : 'growing'})`,
+    'EFBIG',
+  );
 
 function fileKind(stats: Stats): string {
   if (stats.isDirectory()) return 'a directory';

@@ -79,7 +79,9 @@ function editConfigText(text, settings) {
   try {
     parse(text);
   } catch (error) {
-    throw new ConfigEditError(`the config is not valid TOML, so it was left as it is (${error instanceof Error ? error.message.split('\n')[0] : error})`);
+    throw new ConfigEditError(
+      `the config is not valid TOML, so it was left as it is (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+    );
   }
   const newline = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.length === 0 ? [] : text.split(/\r?\n/);
@@ -95,7 +97,9 @@ function editConfigText(text, settings) {
     const table = tableOf(doc, setting.table);
     const value = table && typeof table === 'object' ? table[setting.key] : undefined;
     if (JSON.stringify(value) !== JSON.stringify(setting.value)) {
-      throw new ConfigEditError(`could not set ${setting.table}.${setting.key} by a line edit (the config sets it in another form); set it by hand: [${setting.table}] ${lineOf(setting)}`);
+      throw new ConfigEditError(
+        `could not set ${setting.table}.${setting.key} by a line edit (the config sets it in another form); set it by hand: [${setting.table}] ${lineOf(setting)}`,
+      );
     }
   }
   return edited;

@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { decimal, flag, integer, list, millisecondsOrAuto, SettingType, text } from './setting-types';
+import { decimal, flag, integer, list, millisecondsOrAuto, type SettingType, text } from './setting-types';
 
 /**
  * Every key of `[gateway]`, `[routing]`, `[skills]`, `[router]` and `[http]`: its default, its range and its variable.
@@ -29,7 +29,7 @@ export const GATEWAY_KEYS = {
   wait_for_recovery: { type: flag(), default: false },
   // A pool's request not answered after this long is sent to a second replica too, the first answer wins;
   // "auto" is the pool's recent p95. 0 (or "off") sends no second copy.
-  hedge_after_ms: { type: millisecondsOrAuto(300_000), default: 0 as number | 'auto' },
+  hedge_after_ms: { type: millisecondsOrAuto(300_000), default: 0 },
   // The share of a pool's requests that may be hedged, so a slow pool is not sent twice the load.
   hedge_budget: { type: decimal({ min: 0, max: 1, minExclusive: true }), default: 0.1 },
   // An identical request (engine, model, fits in force, state, questions) within this many seconds is answered

@@ -3,24 +3,24 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { isRecord } from '../common/is-record';
 import { keyedMap, ownValue } from '../common/own-keys';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
-import { ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
+import { type ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
-  EnginesSettings,
+  type EnginesSettings,
   envName,
-  GatewaySettings,
+  type GatewaySettings,
   HTTP_CALLER_KEYS,
   HTTP_OAUTH_KEYS,
-  HttpCallerSettings,
-  HttpOAuthSettings,
-  HttpSettings,
-  KeySpec,
-  RouterSettings,
-  RoutingSettings,
-  SectionName,
+  type HttpCallerSettings,
+  type HttpOAuthSettings,
+  type HttpSettings,
+  type KeySpec,
+  type RouterSettings,
+  type RoutingSettings,
+  type SectionName,
   SECTIONS,
-  SkillsSettings,
+  type SkillsSettings,
 } from './config-keys';
-import { Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
+import { type Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
 import { settingProblem } from './setting-types';
 
 /** Everything read from the file and the environment, before providers are configured. */
@@ -74,7 +74,13 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
 
   for (const sectionName of Object.keys(document)) {
     if (!Object.hasOwn(SECTIONS, sectionName) && sectionName !== 'providers') {
-      errors.push(configError(label, sectionName, `is not a known section (expected ${[...Object.keys(SECTIONS), 'providers'].join(', ')})`));
+      errors.push(
+        configError(
+          label,
+          sectionName,
+          `is not a known section (expected ${[...Object.keys(SECTIONS), 'providers'].join(', ')})`,
+        ),
+      );
     }
   }
 
@@ -125,7 +131,8 @@ function readDocument(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) return { file: null, document: {} };
-    const why = code === 'ENOENT' ? 'does not exist (named by SYSTEM1_CONFIG)' : `cannot be read (${readFailureReason(error)})`;
+    const why =
+      code === 'ENOENT' ? 'does not exist (named by SYSTEM1_CONFIG)' : `cannot be read (${readFailureReason(error)})`;
     errors.push({ file: location, key: '(file)', message: `${location}: the config file ${why}` });
     return { file: location, document: {} };
   }
@@ -165,7 +172,8 @@ function readSection(
   for (const key of Object.keys(table)) {
     if (subTables.includes(key)) continue;
     if (looksSecret(key)) errors.push(secretInFile(file, `${name}.${key}`));
-    else if (!Object.hasOwn(keys, key)) errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
+    else if (!Object.hasOwn(keys, key))
+      errors.push(configError(file, `${name}.${key}`, `is not a known key of [${name}]`));
   }
   for (const [key, spec] of Object.entries(keys)) {
     values[key] = spec.default;
@@ -196,12 +204,24 @@ const CALLER_NAME = /^[\x21-\x7e]{1,128}$/;
  * `[http.callers.<name>]` (no variables: the names are the operator's own) and `[http.oauth]` (with
  * SYSTEM1_HTTP_OAUTH_<KEY> variables, for a container's environment). A caller's missing keys are `[http]`'s.
  */
-function readHttpAccess(httpTable: Table, http: HttpSettings, file: string, env: Env, errors: ConfigError[]): Pick<LoadedConfig, 'httpCallers' | 'httpOAuth'> {
+function readHttpAccess(
+  httpTable: Table,
+  http: HttpSettings,
+  file: string,
+  env: Env,
+  errors: ConfigError[],
+): Pick<LoadedConfig, 'httpCallers' | 'httpOAuth'> {
   const httpCallers = keyedMap<HttpCallerSettings>();
   for (const [name, table] of Object.entries(tableAt(httpTable, 'callers', file, errors, 'http.callers'))) {
     const key = `http.callers.${name}`;
     if (!CALLER_NAME.test(name)) {
-      errors.push(configError(file, 'http.callers', `${JSON.stringify(name.slice(0, 40))} is not a caller name (printable characters without spaces, at most 128)`));
+      errors.push(
+        configError(
+          file,
+          'http.callers',
+          `${JSON.stringify(name.slice(0, 40))} is not a caller name (printable characters without spaces, at most 128)`,
+        ),
+      );
       continue;
     }
     if (!isTable(table)) {
@@ -209,13 +229,25 @@ function readHttpAccess(httpTable: Table, http: HttpSettings, file: string, env:
       continue;
     }
     const given = readSection(key, HTTP_CALLER_KEYS, table, file, {}, errors);
-    const inherited = Object.fromEntries(Object.keys(HTTP_CALLER_KEYS).map((setting) => [setting, Object.hasOwn(table, setting) ? given[setting] : http[setting as keyof HttpSettings]]));
+    const inherited = Object.fromEntries(
+      Object.keys(HTTP_CALLER_KEYS).map((setting) => [
+        setting,
+        Object.hasOwn(table, setting) ? given[setting] : http[setting as keyof HttpSettings],
+      ]),
+    );
     httpCallers[name] = inherited as HttpCallerSettings;
   }
   const oauthTable = ownValue(httpTable, 'oauth');
   const oauthVariables = Object.keys(HTTP_OAUTH_KEYS).some((key) => env[envName('http.oauth', key)] !== undefined);
   if (oauthTable === undefined && !oauthVariables) return { httpCallers };
-  const httpOAuth = readSection('http.oauth', HTTP_OAUTH_KEYS, tableAt(httpTable, 'oauth', file, errors, 'http.oauth'), file, env, errors) as HttpOAuthSettings;
+  const httpOAuth = readSection(
+    'http.oauth',
+    HTTP_OAUTH_KEYS,
+    tableAt(httpTable, 'oauth', file, errors, 'http.oauth'),
+    file,
+    env,
+    errors,
+  ) as HttpOAuthSettings;
   return { httpCallers, httpOAuth };
 }
 
@@ -248,6 +280,9 @@ export function providerVariable(provider: string, key: string): string {
 
 export function secretInFile(file: string, key: string, variable?: string): ConfigError {
   const where = variable ? ` (${variable})` : '';
-  return configError(file, key, `is a secret: secrets are read from environment variables only${where}, remove it from the file`);
+  return configError(
+    file,
+    key,
+    `is a secret: secrets are read from environment variables only${where}, remove it from the file`,
+  );
 }
-

@@ -24,7 +24,9 @@ function reject(expects: string, value: unknown): never {
   throw new SettingValueError(`must be ${expects}, got ${shown(value)}`);
 }
 
-export function text(options: { nonEmpty?: boolean; choices?: readonly string[]; upperCase?: boolean } = {}): SettingType<string> {
+export function text(
+  options: { nonEmpty?: boolean; choices?: readonly string[]; upperCase?: boolean } = {},
+): SettingType<string> {
   const expects = options.choices
     ? `one of ${options.choices.map((c) => JSON.stringify(c)).join(', ')}`
     : options.nonEmpty

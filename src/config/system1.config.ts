@@ -1,5 +1,5 @@
 import { registerAs } from '@nestjs/config';
-import { loadConfig, LoadedConfig } from './config.loader';
+import { loadConfig, type LoadedConfig } from './config.loader';
 
 /**
  * The gateway's configuration as a @nestjs/config namespace, read once at start-up (clients restart the

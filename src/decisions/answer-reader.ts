@@ -2,7 +2,7 @@ import { isRecord } from '../common/is-record';
 import { shown } from '../common/clip';
 import { isProbability, readDistribution } from './distribution';
 import { kindOf } from '../common/is-record';
-import { Answer, Question } from './question.types';
+import { type Answer, type Question } from './question.types';
 
 export type ReadAnswer = { ok: true; answer: Answer; rationale?: string } | { ok: false; problem: string };
 
@@ -39,7 +39,8 @@ type Wrong = (problem: string) => ReadAnswer;
 
 function readChoice(raw: Record<string, unknown>, keys: string[], wrong: Wrong): ReadAnswer {
   const { choice } = raw;
-  if (typeof choice !== 'string' || !keys.includes(choice)) return wrong(`the choice ${shown(choice)} is not one of the candidates sent`);
+  if (typeof choice !== 'string' || !keys.includes(choice))
+    return wrong(`the choice ${shown(choice)} is not one of the candidates sent`);
   const read = readDistribution(raw.probabilities, keys);
   if (!read.ok) return wrong(read.problem);
   return { ok: true, answer: choiceAnswer(read.probabilities, choice) };
@@ -60,7 +61,13 @@ function readNoul(raw: Record<string, unknown>, wrong: Wrong): ReadAnswer {
 }
 
 export function noulAnswer(probabilityTrue: number, calibrated = false): Answer {
-  return { type: 'noul', value: probabilityTrue >= 0.5, probabilityTrue, confidence: Math.abs(2 * probabilityTrue - 1), calibrated };
+  return {
+    type: 'noul',
+    value: probabilityTrue >= 0.5,
+    probabilityTrue,
+    confidence: Math.abs(2 * probabilityTrue - 1),
+    calibrated,
+  };
 }
 
 function readScore(raw: Record<string, unknown>, criteria: unknown[], wrong: Wrong): ReadAnswer {
@@ -72,9 +79,11 @@ function readScore(raw: Record<string, unknown>, criteria: unknown[], wrong: Wro
     return wrong(`"score" is ${shown(score)}, not a level between 0 and ${levels.length - 1}`);
   }
   if (legend !== undefined) {
-    if (!isRecord(legend) || Object.keys(legend).join() !== levels.join()) return wrong(`"legend" does not list the ${levels.length} levels sent`);
+    if (!isRecord(legend) || Object.keys(legend).join() !== levels.join())
+      return wrong(`"legend" does not list the ${levels.length} levels sent`);
     const mismatch = criteria.findIndex((level, index) => typeof level === 'string' && legend[String(index)] !== level);
-    if (mismatch >= 0) return wrong(`"legend" names level ${mismatch} ${shown(legend[String(mismatch)])}, not the level sent`);
+    if (mismatch >= 0)
+      return wrong(`"legend" names level ${mismatch} ${shown(legend[String(mismatch)])}, not the level sent`);
   }
   return { ok: true, answer: scoreAnswer(Object.values(read.probabilities), score) };
 }
@@ -92,10 +101,15 @@ function readBox(raw: Record<string, unknown>, wrong: Wrong): ReadAnswer {
   if (!isRecord(box)) return wrong(`"box" is ${kindOf(box)}, not {top, bottom, left, right}`);
   const edges = { top: box.top, bottom: box.bottom, left: box.left, right: box.right };
   for (const [edge, value] of Object.entries(edges)) {
-    if (!isProbability(value)) return wrong(`the box's ${edge} edge is ${shown(value)}, not a fraction of the image in [0, 1]`);
+    if (!isProbability(value))
+      return wrong(`the box's ${edge} edge is ${shown(value)}, not a fraction of the image in [0, 1]`);
   }
   const { top, bottom, left, right } = edges as Record<keyof typeof edges, number>;
   if (top > bottom || left > right) return wrong('the box is inside out (top below bottom or left right of right)');
-  if (confidence !== undefined && !isProbability(confidence)) return wrong(`"confidence" is ${shown(confidence)}, not a number in [0, 1]`);
-  return { ok: true, answer: { type: 'box', box: { top, bottom, left, right }, ...(confidence !== undefined && { confidence }) } };
+  if (confidence !== undefined && !isProbability(confidence))
+    return wrong(`"confidence" is ${shown(confidence)}, not a number in [0, 1]`);
+  return {
+    ok: true,
+    answer: { type: 'box', box: { top, bottom, left, right }, ...(confidence !== undefined && { confidence }) },
+  };
 }

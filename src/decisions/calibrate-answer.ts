@@ -1,7 +1,7 @@
-import { CalibrationService } from '../calibration/calibration.service';
+import { type CalibrationService } from '../calibration/calibration.service';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answer-reader';
 import { render } from './question-text';
-import { Answer, Question } from './question.types';
+import { type Answer, type Question } from './question.types';
 
 /**
  * Rescales a typed answer with the fit that matches its engine, model and question (the same fits the MCP
@@ -17,7 +17,12 @@ export function calibrateAnswer(
 ): Answer {
   const text = render(question.instructions);
   const scale = (options: string[], decision: string, probabilities: Record<string, number>) =>
-    calibration.apply(provider, model, { text, options }, { decision, confidence: probabilities[decision], probabilities });
+    calibration.apply(
+      provider,
+      model,
+      { text, options },
+      { decision, confidence: probabilities[decision], probabilities },
+    );
   switch (answer.type) {
     case 'choice': {
       const scaled = scale(Object.keys(answer.probabilities), answer.value, answer.probabilities);
@@ -30,8 +35,18 @@ export function calibrateAnswer(
     }
     case 'score': {
       const levels = answer.distribution.map((_, level) => String(level));
-      const scaled = scale(levels, String(answer.level), Object.fromEntries(answer.distribution.map((p, level) => [String(level), p])));
-      return scaled.calibrated && scaled.probabilities ? scoreAnswer(levels.map((level) => scaled.probabilities![level]), undefined, true) : answer;
+      const scaled = scale(
+        levels,
+        String(answer.level),
+        Object.fromEntries(answer.distribution.map((p, level) => [String(level), p])),
+      );
+      return scaled.calibrated && scaled.probabilities
+        ? scoreAnswer(
+            levels.map((level) => scaled.probabilities![level]),
+            undefined,
+            true,
+          )
+        : answer;
     }
     case 'box':
       return answer;

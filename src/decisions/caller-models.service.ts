@@ -29,13 +29,19 @@ export class CallerModels {
   forHttpCallers(): string[] {
     this.allowed = this.config.http.caller_models;
     this.widenedBy = '[http] caller_models';
-    return callerModelEntryProblems(this.allowed, (name) => this.registry.knows(name)).map((problem) => `[http] caller_models: ${problem}`);
+    return callerModelEntryProblems(this.allowed, (name) => this.registry.knows(name)).map(
+      (problem) => `[http] caller_models: ${problem}`,
+    );
   }
 
   /** Why a caller may not name `ref`; undefined when it may. A named serve-http caller is held to its own list. */
   problem(ref: ModelRef): string | undefined {
     const scope = callerScope.getStore();
-    const rule = { allowed: scope?.callerModels ?? this.allowed, chain: this.decisions.chainFor(undefined), widenedBy: scope?.widenedBy ?? this.widenedBy };
+    const rule = {
+      allowed: scope?.callerModels ?? this.allowed,
+      chain: this.decisions.chainFor(undefined),
+      widenedBy: scope?.widenedBy ?? this.widenedBy,
+    };
     return callerModelProblem(ref, rule, (provider) => configuredModel(this.decisions, provider));
   }
 }

@@ -23,9 +23,14 @@ export type ConfiguredModel = (provider: string) => string | undefined;
  * not the caller's own text. Only providers named by the rule are looked up, so a caller's invented
  * names never reach the registry.
  */
-export function callerModelProblem(ref: ModelRef, rule: CallerModelRule, configuredModel: ConfiguredModel): string | undefined {
+export function callerModelProblem(
+  ref: ModelRef,
+  rule: CallerModelRule,
+  configuredModel: ConfiguredModel,
+): string | undefined {
   if (rule.allowed.includes(ANY_MODEL)) return undefined;
-  const asked = (provider: string, model: string | undefined) => ref.provider === provider && (ref.model ?? configuredModel(provider)) === model;
+  const asked = (provider: string, model: string | undefined) =>
+    ref.provider === provider && (ref.model ?? configuredModel(provider)) === model;
   const offered =
     rule.chain.some((member) => asked(member.provider, member.model ?? configuredModel(member.provider))) ||
     rule.allowed.some((entry) => {
@@ -39,7 +44,10 @@ export function callerModelProblem(ref: ModelRef, rule: CallerModelRule, configu
 }
 
 /** The model `provider` runs when a call names none, as its capabilities say. */
-export function configuredModel(decisions: Pick<DecisionService, 'resolveCapabilities'>, provider: string): string | undefined {
+export function configuredModel(
+  decisions: Pick<DecisionService, 'resolveCapabilities'>,
+  provider: string,
+): string | undefined {
   const model = decisions.resolveCapabilities({ provider })?.model;
   return typeof model === 'string' && model !== '' ? model : undefined;
 }
@@ -50,7 +58,8 @@ export function callerModelEntryProblems(allowed: readonly string[], known: (pro
     .filter((entry) => entry !== ANY_MODEL)
     .flatMap((entry) => {
       const { provider, model } = parseEntry(entry);
-      if (provider === '' || model === '') return [`${JSON.stringify(entry)} must be provider, provider:model, provider:* or *`];
+      if (provider === '' || model === '')
+        return [`${JSON.stringify(entry)} must be provider, provider:model, provider:* or *`];
       return known(provider) ? [] : [`${JSON.stringify(entry)} names no configured or built-in provider`];
     });
 }

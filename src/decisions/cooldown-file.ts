@@ -26,7 +26,7 @@ export class CooldownFile implements CooldownStore {
   }
 
   read(): Record<string, CooldownEntry> {
-    const entries: Record<string, CooldownEntry> = Object.create(null);
+    const entries: Record<string, CooldownEntry> = Object.create(null) as Record<string, CooldownEntry>;
     let parsed: unknown;
     try {
       // A FIFO planted there would block the hook past its budget; a cooldown file is a few hundred bytes.

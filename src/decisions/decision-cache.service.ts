@@ -52,7 +52,10 @@ export class DecisionCache {
 
   constructor(@Inject(system1Config.KEY) config: LoadedConfig) {
     const { cache_ttl_s, cache_max_entries, cache_max_bytes } = config.gateway;
-    this.quota = { entries: Math.max(1, Math.floor(cache_max_entries * SCOPE_SHARE)), bytes: Math.floor(cache_max_bytes * SCOPE_SHARE) };
+    this.quota = {
+      entries: Math.max(1, Math.floor(cache_max_entries * SCOPE_SHARE)),
+      bytes: Math.floor(cache_max_bytes * SCOPE_SHARE),
+    };
     if (cache_ttl_s > 0) {
       this.cache = new LRUCache<string, CachedReply>({
         max: cache_max_entries,
@@ -79,14 +82,30 @@ export class DecisionCache {
    * The key of `request` to `engine` (asked as `ref`) under the fits in force (`fits`, which empties the cache
    * when it changed); undefined when the cache is off.
    */
-  key(engine: System1Provider, ref: ModelRef, request: DecisionRequest, fits: number, scope?: string): string | undefined {
+  key(
+    engine: System1Provider,
+    ref: ModelRef,
+    request: DecisionRequest,
+    fits: number,
+    scope?: string,
+  ): string | undefined {
     if (!this.cache) return undefined;
     if (this.fits !== fits) {
       this.cache.clear();
       this.fits = fits;
     }
     const { state, questions, images, longContext } = request;
-    const asked = [scope ?? null, this.engineId(engine), ref.provider, ref.model ?? null, fits, state ?? null, questions, images ?? null, longContext === true];
+    const asked = [
+      scope ?? null,
+      this.engineId(engine),
+      ref.provider,
+      ref.model ?? null,
+      fits,
+      state ?? null,
+      questions,
+      images ?? null,
+      longContext === true,
+    ];
     return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
   }
 
@@ -106,7 +125,11 @@ export class DecisionCache {
     if (size > Math.floor(this.cache.maxSize * ENTRY_SHARE)) return;
     if (scope !== undefined) {
       const holdings = this.scopes.get(scope);
-      while (holdings && holdings.keys.size > 0 && (holdings.keys.size + 1 > this.quota.entries || holdings.bytes + size > this.quota.bytes)) {
+      while (
+        holdings &&
+        holdings.keys.size > 0 &&
+        (holdings.keys.size + 1 > this.quota.entries || holdings.bytes + size > this.quota.bytes)
+      ) {
         const oldest = holdings.keys.keys().next().value!;
         this.cache.delete(oldest);
         this.forget(oldest); // already done by dispose, unless the entry had expired unseen

@@ -116,8 +116,10 @@ function classify(error: unknown, timeoutMs: number): DecisionError {
     return typeof message === 'string' ? { code, message } : unexpected();
   };
   if (error instanceof AttemptCancelled) return as(DecisionErrorCode.Cancelled);
-  if (error instanceof DeadlineExceeded) return { code: DecisionErrorCode.Timeout, message: `no answer within ${formatSeconds(timeoutMs)}` };
-  if (error instanceof System1ProviderError) return as(CODES.has(error.code) ? error.code : DecisionErrorCode.ProviderError);
+  if (error instanceof DeadlineExceeded)
+    return { code: DecisionErrorCode.Timeout, message: `no answer within ${formatSeconds(timeoutMs)}` };
+  if (error instanceof System1ProviderError)
+    return as(CODES.has(error.code) ? error.code : DecisionErrorCode.ProviderError);
   if (error instanceof EngineTransportError) return as(DecisionErrorCode.Unavailable);
   if (error instanceof EngineStatusError) {
     const read = as(BY_STATUS[error.status] ?? DecisionErrorCode.ProviderError);

@@ -22,7 +22,13 @@ import { Hedging } from './hedging.service';
 import { waitForRecovery } from './recovery-wait';
 import { LOST_RACE, raceCopies } from './replica-race';
 import type { DecisionObserver } from './decision-observer';
-import type { AttemptRecord, DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from './decision.types';
+import type {
+  AttemptRecord,
+  DecisionOutcome,
+  DecisionPolicy,
+  DecisionRequest,
+  QuestionOutcome,
+} from './decision.types';
 import { PauseState } from './pause-state.service';
 import { capabilitiesData, replyData, replyFacts } from './engine-reply';
 import type { AttemptContext, System1Provider } from './provider.interface';
@@ -63,16 +69,33 @@ interface ReplicaPick {
 
 /** How one copy of the request to one replica ended. */
 type CopyResult =
-  | { ok: true; member: PoolMember; latencyMs: number; answers: Record<string, QuestionOutcome>; meta: Partial<DecisionOutcome>; reply: CachedReply }
+  | {
+      ok: true;
+      member: PoolMember;
+      latencyMs: number;
+      answers: Record<string, QuestionOutcome>;
+      meta: Partial<DecisionOutcome>;
+      reply: CachedReply;
+    }
   | { ok: false; member: PoolMember; latencyMs: number; error: DecisionError; engineFailed: boolean };
 
 /** One replica's part in a call: its answers, or its failure and whether the engine itself failed. */
 type ReplicaStep =
-  | { answers: Record<string, QuestionOutcome>; records: AttemptRecord[]; meta: Partial<DecisionOutcome>; reply: CachedReply }
+  | {
+      answers: Record<string, QuestionOutcome>;
+      records: AttemptRecord[];
+      meta: Partial<DecisionOutcome>;
+      reply: CachedReply;
+    }
   | { error: DecisionError; engineFailed: boolean; records: AttemptRecord[] };
 
 type ChainPass =
-  | { answered: true; answers: Record<string, QuestionOutcome>; attempts: AttemptRecord[]; meta: Partial<DecisionOutcome> }
+  | {
+      answered: true;
+      answers: Record<string, QuestionOutcome>;
+      attempts: AttemptRecord[];
+      meta: Partial<DecisionOutcome>;
+    }
   | { attempts: AttemptRecord[]; last: DecisionError; allCooling: boolean };
 
 /**
@@ -106,7 +129,11 @@ export class DecisionService {
   /** The engines tried in order: an explicit model alone, else the chain with duplicates removed. */
   chainFor(model: ModelRef | undefined, policy: Pick<DecisionPolicy, 'chain'> = {}): ModelRef[] {
     if (model) return [model];
-    if (!policy.chain) return (this.configuredChain ??= this.distinct([{ provider: this.config.gateway.provider }, ...this.config.gateway.fallback.map((name) => ({ provider: name }))]));
+    if (!policy.chain)
+      return (this.configuredChain ??= this.distinct([
+        { provider: this.config.gateway.provider },
+        ...this.config.gateway.fallback.map((name) => ({ provider: name })),
+      ]));
     return this.distinct(policy.chain);
   }
 
@@ -168,8 +195,12 @@ export class DecisionService {
       const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs, fits });
       if ('answered' in pass) return { ...outcome(pass.answers, pass.attempts), ...pass.meta };
       if (request.signal?.aborted) return outcome(everyQuestion(request, CANCELLED), pass.attempts);
-      const recovery = pass.allCooling && this.waitsForRecovery(policy) ? await waitForRecovery(this.cooldown, this.chainKeys(chain), waitUntil, request.signal) : false;
-      if (!recovery) return outcome(everyQuestion(request, request.signal?.aborted ? CANCELLED : pass.last), pass.attempts);
+      const recovery =
+        pass.allCooling && this.waitsForRecovery(policy)
+          ? await waitForRecovery(this.cooldown, this.chainKeys(chain), waitUntil, request.signal)
+          : false;
+      if (!recovery)
+        return outcome(everyQuestion(request, request.signal?.aborted ? CANCELLED : pass.last), pass.attempts);
       this.logger.debug(`[${requestId}] every engine was cooling down; one is ready again, asking the chain again`);
     }
   }
@@ -179,7 +210,12 @@ export class DecisionService {
    * provider's replicas are tried in the balancer's order after a failure of the engine itself, before the next
    * provider. `allCooling`: every engine was skipped while cooling down, none asked.
    */
-  private async tryChain(chain: ModelRef[], request: DecisionRequest, policy: DecisionPolicy, call: CallContext): Promise<ChainPass> {
+  private async tryChain(
+    chain: ModelRef[],
+    request: DecisionRequest,
+    policy: DecisionPolicy,
+    call: CallContext,
+  ): Promise<ChainPass> {
     const attempts: AttemptRecord[] = [];
     let last: DecisionError = { code: DecisionErrorCode.Unavailable, message: 'no engine could answer in time' };
     let allCooling = true;
@@ -200,13 +236,14 @@ export class DecisionService {
       const { pool } = resolved;
       // serve-http's callers each get a scope of their own (their name): no caller reads or evicts another's answers.
       const cacheScope = policy.cacheScope ?? callerScope.getStore()?.name;
-      const cacheKey = policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits, cacheScope);
+      const cacheKey =
+        policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits, cacheScope);
       const cached = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
       if (cached) {
         const reply = { ok: true as const, ...cached };
         attempts.push({ ...ref, outcome: 'cached', latencyMs: 0 });
         const answers = this.readReply(ref, reply, request, call.threshold, policy.calibrate !== false);
-        return { answered: true, answers, attempts, meta: this.replyMeta(ref, reply, request) };
+        return { answered: true, answers, attempts, meta: this.replyMeta(ref, reply) };
       }
       const tried = new Set<PoolMember>();
       // At most one second copy per call: a hedge is never hedged again, nor each replica tried after a failure.
@@ -217,7 +254,10 @@ export class DecisionService {
         if (!pick) break;
         if ('coolingMs' in pick) {
           if (tried.size === 0) {
-            last = { code: DecisionErrorCode.CoolingDown, message: `cooling down: ${Math.ceil(pick.coolingMs / 1000)} s left` };
+            last = {
+              code: DecisionErrorCode.CoolingDown,
+              message: `cooling down: ${Math.ceil(pick.coolingMs / 1000)} s left`,
+            };
             attempts.push({ ...ref, outcome: 'skipped', error: last, latencyMs: 0 });
           }
           break;
@@ -225,7 +265,16 @@ export class DecisionService {
         allCooling = false;
         tried.add(pick.member);
         const hedge = hedgeAfterMs !== undefined && hedgeAfterMs < timeoutMs ? hedgeAfterMs : undefined;
-        const step = await this.onReplica(ref, pool, pick, tried, request, policy, { ...call, timeoutMs, last: ref === chain[chain.length - 1] }, hedge);
+        const step = await this.onReplica(
+          ref,
+          pool,
+          pick,
+          tried,
+          request,
+          policy,
+          { ...call, timeoutMs, last: ref === chain[chain.length - 1] },
+          hedge,
+        );
         if (step.records.some((record) => record.hedge)) hedgeAfterMs = undefined;
         attempts.push(...step.records);
         if ('answers' in step) {
@@ -246,10 +295,17 @@ export class DecisionService {
    * The replica of `pool` to ask next, among those not yet tried: the balancer's pick among those not cooling
    * down (claiming the trial of one whose window is over), or how long until the first of them is askable.
    */
-  private pickReplica(ref: ModelRef, pool: Pool, tried: ReadonlySet<PoolMember>, policy: DecisionPolicy, holdMs: number): ReplicaPick | { coolingMs: number } | undefined {
+  private pickReplica(
+    ref: ModelRef,
+    pool: Pool,
+    tried: ReadonlySet<PoolMember>,
+    policy: DecisionPolicy,
+    holdMs: number,
+  ): ReplicaPick | { coolingMs: number } | undefined {
     const untried = pool.filter((member) => !tried.has(member));
     if (untried.length === 0) return undefined;
-    if (policy.cooldown === false) return { member: this.balance(ref, untried), admission: { remainingMs: 0, trial: false } };
+    if (policy.cooldown === false)
+      return { member: this.balance(ref, untried), admission: { remainingMs: 0, trial: false } };
     const open = untried.filter((member) => this.cooldown.peekMs(endpointKey(ref, member)) <= 0);
     while (open.length > 0) {
       // A replica whose window is over is tried first: its trial is the only way back into the pool, and a
@@ -309,15 +365,27 @@ export class DecisionService {
     );
     const records = race.copies.map((copy): AttemptRecord => {
       const { member, latencyMs } = copy.result;
-      const base = { ...ref, ...(isPool(pool) && { endpoint: member.url }), ...(copy.hedge && { hedge: true as const }), latencyMs };
+      const base = {
+        ...ref,
+        ...(isPool(pool) && { endpoint: member.url }),
+        ...(copy.hedge && { hedge: true as const }),
+        latencyMs,
+      };
       if (copy === race.winner) return { ...base, outcome: copy.hedge ? 'hedged' : 'answered' };
-      if (copy.cancelled || copy.result.ok) return { ...base, outcome: 'cancelled', error: { code: DecisionErrorCode.Cancelled, message: LOST_RACE } };
+      if (copy.cancelled || copy.result.ok)
+        return { ...base, outcome: 'cancelled', error: { code: DecisionErrorCode.Cancelled, message: LOST_RACE } };
       return { ...base, outcome: 'failed', error: copy.result.error };
     });
     const winner = race.winner?.result;
     if (winner?.ok) return { answers: winner.answers, meta: winner.meta, reply: winner.reply, records };
-    const failed = race.copies.map((copy) => copy.result).filter((result): result is Extract<CopyResult, { ok: false }> => !result.ok);
-    return { error: failed[failed.length - 1].error, engineFailed: failed.some((result) => result.engineFailed), records };
+    const failed = race.copies
+      .map((copy) => copy.result)
+      .filter((result): result is Extract<CopyResult, { ok: false }> => !result.ok);
+    return {
+      error: failed[failed.length - 1].error,
+      engineFailed: failed.some((result) => result.engineFailed),
+      records,
+    };
   }
 
   /** A replica for the second copy: one not tried yet and well (not cooling, nor on trial). */
@@ -347,12 +415,22 @@ export class DecisionService {
     const done = this.load.start(ref.provider, member);
     let verdict = false;
     try {
-      const attempt = await this.attempt(ref, member.provider, signal === request.signal ? request : { ...request, signal }, call.timeoutMs, call.requestId, call.last);
+      const attempt = await this.attempt(
+        ref,
+        member.provider,
+        signal === request.signal ? request : { ...request, signal },
+        call.timeoutMs,
+        call.requestId,
+        call.last,
+      );
       // A request refused before it was sent took no engine time.
       const latencyMs = !attempt.ok && 'notSent' in attempt ? 0 : performance.now() - started;
       // The loser of a race was slow at least this long: a sample for the balancer, never a failure.
       const lost = signal?.aborted === true && !request.signal?.aborted;
-      done(attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout || lost ? 'slow' : 'other', latencyMs);
+      done(
+        attempt.ok ? 'answered' : attempt.error.code === DecisionErrorCode.Timeout || lost ? 'slow' : 'other',
+        latencyMs,
+      );
       let error: DecisionError;
       if (attempt.ok) {
         const answers = this.readReply(ref, attempt, request, call.threshold, policy.calibrate !== false);
@@ -361,7 +439,7 @@ export class DecisionService {
           if (policy.cooldown !== false) this.cooldown.succeeded(key);
           verdict = true;
           const { ok: _ok, ...reply } = attempt;
-          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt, request), reply };
+          return { ok: true, member, latencyMs, answers, meta: this.replyMeta(ref, attempt), reply };
         }
         error = unreadable;
       } else {
@@ -380,7 +458,9 @@ export class DecisionService {
 
   /** Each surface logs failed attempts in its own contract's words; this line is for tracing the pipeline. */
   private traceFailure(requestId: string, ref: ModelRef, error: DecisionError): void {
-    this.logger.debug(`[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${error.code}: ${error.message}`);
+    this.logger.debug(
+      `[${requestId}] ${ref.provider}${ref.model ? ` ${ref.model}` : ''}: ${error.code}: ${error.message}`,
+    );
   }
 
   private waitsForRecovery(policy: DecisionPolicy): boolean {
@@ -406,9 +486,16 @@ export class DecisionService {
     const ownEngine = request.model !== undefined && this.runtime.get(request.model.provider) !== undefined;
     const errors = ownEngine ? [] : this.configStatus.errors();
     if (errors.length > 0) {
-      return { code: DecisionErrorCode.ConfigError, message: `the config is broken: ${errors.map((e) => e.message).join('; ')}` };
+      return {
+        code: DecisionErrorCode.ConfigError,
+        message: `the config is broken: ${errors.map((e) => e.message).join('; ')}`,
+      };
     }
-    if (this.pause.isPaused()) return { code: DecisionErrorCode.Paused, message: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself' };
+    if (this.pause.isPaused())
+      return {
+        code: DecisionErrorCode.Paused,
+        message: 'System-1 is paused (system1 toggle on resumes it); reason it through yourself',
+      };
     return undefined;
   }
 
@@ -430,12 +517,21 @@ export class DecisionService {
     const custom = this.runtime.get(ref.provider);
     if (custom) return { pool: singleEngine(custom) };
     if (!this.registry.knows(ref.provider)) {
-      const names = this.registry.available().map((definition) => definition.name).join(', ');
-      return { problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})` };
+      const names = this.registry
+        .available()
+        .map((definition) => definition.name)
+        .join(', ');
+      return {
+        problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})`,
+      };
     }
-    const pool = ref.model ? this.registry.instanceWithModel(ref.provider, ref.model) : this.registry.instance(ref.provider).pool;
+    const pool = ref.model
+      ? this.registry.instanceWithModel(ref.provider, ref.model)
+      : this.registry.instance(ref.provider).pool;
     if (pool) return { pool };
-    return { problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${this.registry.unusable(ref.provider, ref.model)}` };
+    return {
+      problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${this.registry.unusable(ref.provider, ref.model)}`,
+    };
   }
 
   /** The capabilities of the engine behind `ref`, when it is usable and says what they are. */
@@ -453,7 +549,14 @@ export class DecisionService {
    * One engine's attempt. Questions of a type the engine does not answer move the whole request to the next
    * engine; the last engine of the chain answers the others, and those questions are `unsupported`.
    */
-  private async attempt(ref: ModelRef, provider: System1Provider, request: DecisionRequest, timeoutMs: number, requestId: string, last: boolean): Promise<Attempt> {
+  private async attempt(
+    ref: ModelRef,
+    provider: System1Provider,
+    request: DecisionRequest,
+    timeoutMs: number,
+    requestId: string,
+    last: boolean,
+  ): Promise<Attempt> {
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
@@ -466,10 +569,16 @@ export class DecisionService {
         ...(request.longContext && { longContext: true }),
         ...(ref.model && { model: ref.model }),
       };
-      const sent = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) => provider.evaluate(asked, context));
+      const sent = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) =>
+        provider.evaluate(asked, context),
+      );
       const { reply, stray } = replyData(ref.provider, sent, request.questions);
       const errors = { ...plan.refused, ...reply.errors };
-      const restored = { ...reply, answers: widening.restore(reply.answers), ...(Object.keys(errors).length > 0 && { errors }) };
+      const restored = {
+        ...reply,
+        answers: widening.restore(reply.answers),
+        ...(Object.keys(errors).length > 0 && { errors }),
+      };
       return { ok: true, reply: restored, stray, model: capabilities.model, notes: widening.notes };
     } catch (error) {
       return { ok: false, error: withModelShortened(toDecisionError(error, timeoutMs), ref.model) };
@@ -498,7 +607,13 @@ export class DecisionService {
   }
 
   /** Each question's answer read against it, calibrated and held to the threshold; a bad one fails alone. */
-  private readReply(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest, threshold: number, calibrate: boolean): Record<string, QuestionOutcome> {
+  private readReply(
+    ref: ModelRef,
+    attempt: Extract<Attempt, { ok: true }>,
+    request: DecisionRequest,
+    threshold: number,
+    calibrate: boolean,
+  ): Record<string, QuestionOutcome> {
     const { reply, model } = attempt;
     const answers: Record<string, QuestionOutcome> = {};
     for (const [id, question] of Object.entries(request.questions)) {
@@ -509,7 +624,13 @@ export class DecisionService {
       }
       const read = readAnswer(Object.hasOwn(reply.answers, id) ? reply.answers[id] : undefined, question);
       if (!read.ok) {
-        answers[id] = { status: 'error', error: { code: DecisionErrorCode.InvalidResponse, message: `${ref.provider} answer to ${JSON.stringify(id)}: ${read.problem}` } };
+        answers[id] = {
+          status: 'error',
+          error: {
+            code: DecisionErrorCode.InvalidResponse,
+            message: `${ref.provider} answer to ${JSON.stringify(id)}: ${read.problem}`,
+          },
+        };
         continue;
       }
       const raw = reply.approximate === true || !calibrate;
@@ -525,7 +646,7 @@ export class DecisionService {
     return answers;
   }
 
-  private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>, request: DecisionRequest): Partial<DecisionOutcome> {
+  private replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>): Partial<DecisionOutcome> {
     const { reply, stray, model, notes } = attempt;
     const facts = replyFacts(ref.provider, reply, stray);
     const warnings = [...notes, ...facts.warnings];
@@ -542,7 +663,9 @@ export class DecisionService {
 
 /** What the engine takes for the model the call names, where that differs by model. */
 function capabilitiesFor(provider: System1Provider, ref: ModelRef) {
-  return ref.model !== undefined && typeof provider.modelCapabilities === 'function' ? provider.modelCapabilities(ref.model) : provider.capabilities();
+  return ref.model !== undefined && typeof provider.modelCapabilities === 'function'
+    ? provider.modelCapabilities(ref.model)
+    : provider.capabilities();
 }
 
 /** Longer model names than this are shortened in an engine's error message (the attempt names them in full). */
@@ -555,14 +678,20 @@ function withModelShortened(error: DecisionError, model: string | undefined): De
 }
 
 function everyQuestion(request: DecisionRequest, error: DecisionError): Record<string, QuestionOutcome> {
-  return Object.fromEntries(Object.keys(request.questions).map((id): [string, QuestionOutcome] => [id, { status: 'error', error }]));
+  return Object.fromEntries(
+    Object.keys(request.questions).map((id): [string, QuestionOutcome] => [id, { status: 'error', error }]),
+  );
 }
 
 /** An engine's own error for one question, if it uses our words; else an unreadable reply. */
 function knownError(declined: unknown, engine: string, id: string): DecisionError {
   const codes: readonly unknown[] = Object.values(DecisionErrorCode);
-  if (isRecord(declined) && codes.includes(declined.code) && typeof declined.message === 'string') return declined as unknown as DecisionError;
-  return { code: DecisionErrorCode.InvalidResponse, message: `${engine} declined ${JSON.stringify(id)} without a known error code` };
+  if (isRecord(declined) && codes.includes(declined.code) && typeof declined.message === 'string')
+    return declined as unknown as DecisionError;
+  return {
+    code: DecisionErrorCode.InvalidResponse,
+    message: `${engine} declined ${JSON.stringify(id)} without a known error code`,
+  };
 }
 
 /** The first answer that could not be read (abstentions and refusals are answers of a kind, not failures). */
@@ -572,4 +701,3 @@ function firstUnreadable(answers: Record<string, QuestionOutcome>): DecisionErro
   }
   return undefined;
 }
-

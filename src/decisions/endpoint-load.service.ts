@@ -121,7 +121,8 @@ export class EndpointLoad {
   private stats(provider: string, member: PoolMember): EndpointRecord {
     const key = JSON.stringify([provider, member.url]);
     let stats = this.endpoints.get(key);
-    if (!stats) this.endpoints.set(key, (stats = { provider, endpoint: member.url, inFlight: 0, sampledAt: this.now() }));
+    if (!stats)
+      this.endpoints.set(key, (stats = { provider, endpoint: member.url, inFlight: 0, sampledAt: this.now() }));
     return stats;
   }
 

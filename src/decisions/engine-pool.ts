@@ -46,8 +46,10 @@ export function endpointKey(ref: ModelRef, member: PoolMember): string {
  * whose message says what is wrong (the caller names the key).
  */
 export function readEndpoints(raw: unknown): EndpointSpec[] {
-  if (!Array.isArray(raw) || raw.length === 0) throw new SettingValueError('must be a non-empty list of endpoint URLs or {url, weight} tables');
-  if (raw.length > MAX_POOL_ENDPOINTS) throw new SettingValueError(`lists ${raw.length} endpoints; at most ${MAX_POOL_ENDPOINTS}`);
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new SettingValueError('must be a non-empty list of endpoint URLs or {url, weight} tables');
+  if (raw.length > MAX_POOL_ENDPOINTS)
+    throw new SettingValueError(`lists ${raw.length} endpoints; at most ${MAX_POOL_ENDPOINTS}`);
   return distinct(raw.map((entry, index) => readEntry(entry, index)));
 }
 
@@ -65,7 +67,10 @@ function readEntry(entry: unknown, index: number): EndpointSpec {
   if (typeof entry === 'string') return { url: checkedUrl(entry, index), weight: 1 };
   if (!isRecord(entry)) throw new SettingValueError(`[${index}] must be a URL or a {url, weight} table`);
   const unknown = Object.keys(entry).filter((key) => key !== 'url' && key !== 'weight');
-  if (unknown.length > 0) throw new SettingValueError(`[${index}] has ${unknown.map((key) => JSON.stringify(key)).join(', ')}; an endpoint takes url and weight`);
+  if (unknown.length > 0)
+    throw new SettingValueError(
+      `[${index}] has ${unknown.map((key) => JSON.stringify(key)).join(', ')}; an endpoint takes url and weight`,
+    );
   if (typeof entry.url !== 'string') throw new SettingValueError(`[${index}] needs a url`);
   const weight = entry.weight ?? 1;
   if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0 || weight > MAX_ENDPOINT_WEIGHT) {

@@ -26,7 +26,10 @@ function plainData(value: unknown, what: string): unknown {
 }
 
 /** An engine's capabilities as data, and the typed questions it takes. */
-export function capabilitiesData(engine: string, capabilities: () => ProviderCapabilities): { facts: ProviderCapabilities; typed: QuestionCapabilities } {
+export function capabilitiesData(
+  engine: string,
+  capabilities: () => ProviderCapabilities,
+): { facts: ProviderCapabilities; typed: QuestionCapabilities } {
   let raw: unknown;
   try {
     raw = capabilities();
@@ -34,8 +37,9 @@ export function capabilitiesData(engine: string, capabilities: () => ProviderCap
     throw new MalformedResponseError(`${engine}: capabilities() failed`);
   }
   const facts = plainData(raw, `${engine}: what capabilities() returned`);
-  if (!isRecord(facts)) throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
-  const typed = questionCapabilitiesOf(facts as ProviderCapabilities);
+  if (!isRecord(facts))
+    throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
+  const typed = questionCapabilitiesOf(facts);
   if (!Array.isArray(typed.types) || !typed.types.every((type) => typeof type === 'string')) {
     throw new MalformedResponseError(`${engine}: capabilities() list no question types`);
   }
@@ -53,7 +57,11 @@ export interface StrayAnswers {
  * and errors of questions asked are copied: a reply of 300,000 answers to questions nobody asked costs a
  * count, not a copy.
  */
-export function replyData(engine: string, reply: unknown, asked: Readonly<Record<string, unknown>>): { reply: EvaluateReply; stray: StrayAnswers } {
+export function replyData(
+  engine: string,
+  reply: unknown,
+  asked: Readonly<Record<string, unknown>>,
+): { reply: EvaluateReply; stray: StrayAnswers } {
   const unreadable = () => new MalformedResponseError(`${engine} returned no answers object`);
   let fields: Record<string, unknown>;
   let answers: Record<string, unknown>;
@@ -65,7 +73,9 @@ export function replyData(engine: string, reply: unknown, asked: Readonly<Record
     if (!isRecord(answers)) throw unreadable();
     errors = fields.errors;
   } catch (error) {
-    throw error instanceof MalformedResponseError ? error : new MalformedResponseError(`${engine}'s reply cannot be read as data`);
+    throw error instanceof MalformedResponseError
+      ? error
+      : new MalformedResponseError(`${engine}'s reply cannot be read as data`);
   }
   const stray: StrayAnswers = { count: 0, first: [] };
   const taken = keyedMap<unknown>();
@@ -79,13 +89,20 @@ export function replyData(engine: string, reply: unknown, asked: Readonly<Record
   const declined = keyedMap<unknown>();
   if (isRecord(errors)) {
     for (const id of ownKeysOf(errors, `${engine}'s errors`)) {
-      if (Object.hasOwn(asked, id)) declined[id] = plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`);
+      if (Object.hasOwn(asked, id))
+        declined[id] = plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`);
     }
   }
   const facts = Object.fromEntries(
-    (['model', 'usage', 'approximate', 'degraded'] as const).map((field) => [field, plainData(readField(fields, field, `${engine}'s reply`), `${engine}'s "${field}"`)]),
+    (['model', 'usage', 'approximate', 'degraded'] as const).map((field) => [
+      field,
+      plainData(readField(fields, field, `${engine}'s reply`), `${engine}'s "${field}"`),
+    ]),
   );
-  return { reply: { ...facts, answers: taken, ...(Object.keys(declined).length > 0 && { errors: declined }) } as EvaluateReply, stray };
+  return {
+    reply: { ...facts, answers: taken, ...(Object.keys(declined).length > 0 && { errors: declined }) } as EvaluateReply,
+    stray,
+  };
 }
 
 function ownKeysOf(value: object, what: string): string[] {
@@ -116,17 +133,22 @@ export interface ReplyFacts {
 export function replyFacts(engine: string, reply: EvaluateReply, stray: StrayAnswers): ReplyFacts {
   const facts: ReplyFacts = { warnings: [] };
   const { model, usage, approximate, degraded } = reply as unknown as Record<string, unknown>;
-  const dropped = (field: string, value: unknown, expected: string) => facts.warnings.push(`${engine} reported ${field} as ${kindOf(value)}, not ${expected} (ignored)`);
+  const dropped = (field: string, value: unknown, expected: string) =>
+    facts.warnings.push(`${engine} reported ${field} as ${kindOf(value)}, not ${expected} (ignored)`);
 
   if (typeof model === 'string' && model.trim() !== '' && model.length <= REPORTED_MODEL_MAX_CHARS) facts.model = model;
-  else if (model !== undefined && model !== null) dropped('its model', model, `a name of at most ${REPORTED_MODEL_MAX_CHARS} characters`);
+  else if (model !== undefined && model !== null)
+    dropped('its model', model, `a name of at most ${REPORTED_MODEL_MAX_CHARS} characters`);
 
   if (usage !== undefined && usage !== null) {
     const read = readUsage(usage);
     if (read && Object.keys(read).length > 0) facts.usage = read;
     else if (!read) dropped('its usage', usage, '{inputTokens, outputTokens} counts');
   }
-  for (const [field, value] of [['approximate', approximate], ['degraded', degraded]] as const) {
+  for (const [field, value] of [
+    ['approximate', approximate],
+    ['degraded', degraded],
+  ] as const) {
     if (typeof value === 'boolean') facts[field] = value;
     else if (value !== undefined && value !== null) dropped(`"${field}"`, value, 'true or false');
   }

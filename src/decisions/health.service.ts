@@ -80,7 +80,8 @@ export class HealthService {
   }
 
   private async probe({ name, role, provider, pool }: ChainMember): Promise<ProviderProbe> {
-    if (!provider || !pool) return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
+    if (!provider || !pool)
+      return { name, role, ok: false, latency_ms: 0, detail: 'not configured (see config_errors)' };
     if (!isPool(pool)) return { name, role, ...(await this.probeEngine(provider, this.cooldown.peekMs(name))) };
     const endpoints = await Promise.all(pool.map((member) => this.probeEndpoint(name, member)));
     const up = endpoints.filter((endpoint) => endpoint.ok && endpoint.state !== 'cooling').length;
@@ -109,7 +110,10 @@ export class HealthService {
   }
 
   /** One engine's probe under the attempt timeout, with what is left of its cooldown (read, never claimed). */
-  private async probeEngine(provider: System1Provider, cooling: number): Promise<Pick<ProviderProbe, 'ok' | 'latency_ms' | 'detail'>> {
+  private async probeEngine(
+    provider: System1Provider,
+    cooling: number,
+  ): Promise<Pick<ProviderProbe, 'ok' | 'latency_ms' | 'detail'>> {
     const started = performance.now();
     const timeoutMs = this.config.gateway.timeout_s * 1000;
     const note = cooling > 0 ? `; cooling down: ${Math.ceil(cooling / 1000)} s left` : '';
@@ -117,7 +121,11 @@ export class HealthService {
       if (!provider.health) return { ok: true, latency_ms: 0, detail: `this engine has no health probe${note}` };
       const result = await withDeadline((signal) => provider.health!({ signal, requestId: 'health' }), timeoutMs);
       // A probe that succeeds does not end a cooldown: /health may answer while decisions hang. Only an answer does.
-      return { ok: result.ok === true, latency_ms: Math.round(performance.now() - started), detail: `${String(result.detail)}${note}` };
+      return {
+        ok: result.ok === true,
+        latency_ms: Math.round(performance.now() - started),
+        detail: `${String(result.detail)}${note}`,
+      };
     } catch (error) {
       const { code, message } = toDecisionError(error, timeoutMs);
       const detail = `${ERROR_MEANINGS[code].failureKind}: ${message}${note}`;

@@ -28,7 +28,8 @@ export class PauseState {
 
   isPaused(): boolean {
     const now = performance.now();
-    if (this.seen === undefined || now - this.seen.at >= PAUSE_SEEN_WITHIN_MS) this.seen = { paused: existsSync(this.file), at: now };
+    if (this.seen === undefined || now - this.seen.at >= PAUSE_SEEN_WITHIN_MS)
+      this.seen = { paused: existsSync(this.file), at: now };
     return this.seen.paused;
   }
 

@@ -86,14 +86,20 @@ export class ProviderRegistry {
       const errors: ConfigError[] = [];
       const pool = this.configure(name, { file: ENVIRONMENT, key: '--provider' }, errors);
       // Built once, like the chain: a call naming it must not build a new provider each time.
-      this.byName.set(name, (built = { provider: pool?.[0].provider ?? null, pool, errors, problem: problemOf(name, errors) }));
+      this.byName.set(
+        name,
+        (built = { provider: pool?.[0].provider ?? null, pool, errors, problem: problemOf(name, errors) }),
+      );
     }
     return built;
   }
 
   /** Whether `name` can be built: the name of a definition, or of a table in the config. */
   knows(name: string): boolean {
-    return this.definitions.all().some((definition) => definition.name === name) || Object.hasOwn(this.config.providerTables, name);
+    return (
+      this.definitions.all().some((definition) => definition.name === name) ||
+      Object.hasOwn(this.config.providerTables, name)
+    );
   }
 
   /**
@@ -120,7 +126,8 @@ export class ProviderRegistry {
     const definition = this.definitions.all().find((candidate) => candidate.name === type);
     const { provider, errors } = this.instance(name);
     if (!provider) return errors.map(withoutFile).join('; ') || `${name} cannot be configured`;
-    if (model !== undefined && definition && !Object.hasOwn(definition.settings, 'model')) return `${name} runs one model only (it has no model setting)`;
+    if (model !== undefined && definition && !Object.hasOwn(definition.settings, 'model'))
+      return `${name} runs one model only (it has no model setting)`;
     return `${name} cannot run the model asked (its model setting refused it)`;
   }
 
@@ -141,11 +148,18 @@ export class ProviderRegistry {
       if (!configured.has(name)) configured.set(name, this.configure(name, origin, errors));
       return configured.get(name) ?? null;
     };
-    const member = (name: string, role: ChainRole, pool: Pool | null): ChainMember => ({ name, role, provider: pool?.[0].provider ?? null, pool });
+    const member = (name: string, role: ChainRole, pool: Pool | null): ChainMember => ({
+      name,
+      role,
+      provider: pool?.[0].provider ?? null,
+      pool,
+    });
 
     const chain: ChainMember[] = [
       member(provider, 'primary', configure(provider, source('SYSTEM1_PROVIDER', 'gateway.provider'))),
-      ...fallback.map((name) => member(name, 'fallback', configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback')))),
+      ...fallback.map((name) =>
+        member(name, 'fallback', configure(name, source('SYSTEM1_FALLBACK', 'gateway.fallback'))),
+      ),
     ];
     // Tables for providers outside the chain are still read, so a typo or a bad value surfaces before it is
     // needed; but they are not built, since a provider that does not run needs no required setting.
@@ -177,8 +191,16 @@ export class ProviderRegistry {
       errors.push(secretInFile(file, `providers.${name}.${key}`, variable));
     }
     if (!definition) {
-      const known = this.available().map((d) => d.name).join(', ');
-      errors.push(configError(origin.file, origin.key, `names an unknown provider ${JSON.stringify(typeName)} (available: ${known})`));
+      const known = this.available()
+        .map((d) => d.name)
+        .join(', ');
+      errors.push(
+        configError(
+          origin.file,
+          origin.key,
+          `names an unknown provider ${JSON.stringify(typeName)} (available: ${known})`,
+        ),
+      );
       return null;
     }
 
@@ -243,7 +265,13 @@ export class ProviderRegistry {
       return { table };
     }
     try {
-      return { table, endpoints: (fromEnv !== undefined ? endpointsFromEnv(fromEnv) : readEndpoints(raw)).map((spec) => ({ ...spec, url: this.checkedEndpoint(definition, spec.url) })) };
+      return {
+        table,
+        endpoints: (fromEnv !== undefined ? endpointsFromEnv(fromEnv) : readEndpoints(raw)).map((spec) => ({
+          ...spec,
+          url: this.checkedEndpoint(definition, spec.url),
+        })),
+      };
     } catch (error) {
       fail(file, key, settingProblem(error));
       return { table };

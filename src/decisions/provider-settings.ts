@@ -36,8 +36,7 @@ export type SettingProblem =
 
 /** Settings for `definition.create`, or every problem found (not only the first). */
 export type SettingsRead =
-  | { ok: true; settings: Readonly<Record<string, unknown>> }
-  | { ok: false; problems: SettingProblem[] };
+  { ok: true; settings: Readonly<Record<string, unknown>> } | { ok: false; problems: SettingProblem[] };
 
 /**
  * The one reading of a provider's settings: the definition's defaults, then the file's values, then the
@@ -95,7 +94,8 @@ export function createProvider(
   try {
     return { provider: definition.create(settings, context) };
   } catch (error) {
-    if (error instanceof ProviderSettingError) return { problem: { kind: 'refused', key: error.key, message: error.message } };
+    if (error instanceof ProviderSettingError)
+      return { problem: { kind: 'refused', key: error.key, message: error.message } };
     return { problem: { kind: 'failed', error } };
   }
 }

@@ -1,4 +1,4 @@
-import { SettingType } from '../config/setting-types';
+import { type SettingType } from '../config/setting-types';
 import type { DecisionError } from './decision-error';
 import type { QuestionCapabilities } from './question-capabilities';
 import type { DecisionState, ImageAttachment, Question } from './question.types';

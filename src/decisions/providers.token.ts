@@ -1,4 +1,4 @@
-import { FactoryProvider } from '@nestjs/common';
+import { type FactoryProvider } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { ProviderDefinition } from './provider.interface';
 

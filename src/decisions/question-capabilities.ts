@@ -1,7 +1,7 @@
 import { shown } from '../common/clip';
-import { DecisionError, DecisionErrorCode } from './decision-error';
+import { type DecisionError, DecisionErrorCode } from './decision-error';
 import type { DecisionRequest } from './decision.types';
-import { ImageAttachment, ImageMediaType, Question, QuestionType } from './question.types';
+import { type ImageAttachment, type ImageMediaType, type Question, type QuestionType } from './question.types';
 
 /**
  * What an engine's `evaluate` takes, as `system1_capabilities` and the library report it. A limit left out
@@ -27,7 +27,10 @@ export function questionCapabilitiesOf(capabilities: { questions?: QuestionCapab
   return capabilities.questions ?? { types: ['choice', 'noul', 'score'] };
 }
 
-type Checked = Pick<DecisionRequest, 'questions' | 'longContext'> & { state?: unknown; images?: readonly ImageAttachment[] };
+type Checked = Pick<DecisionRequest, 'questions' | 'longContext'> & {
+  state?: unknown;
+  images?: readonly ImageAttachment[];
+};
 
 export type QuestionPlan =
   | { ok: true; questions: Record<string, Question>; refused: Record<string, DecisionError> }
@@ -38,8 +41,15 @@ export type QuestionPlan =
  * on; with `answerWhatItCan` (the chain's last engine) the other questions are asked and those are
  * refused one by one. Limits and images always refuse the whole request.
  */
-export function planQuestions(engine: string, request: Checked, capabilities: QuestionCapabilities, answerWhatItCan: boolean): QuestionPlan {
-  const untaken = Object.keys(request.questions).filter((id) => !capabilities.types.includes(request.questions[id].type));
+export function planQuestions(
+  engine: string,
+  request: Checked,
+  capabilities: QuestionCapabilities,
+  answerWhatItCan: boolean,
+): QuestionPlan {
+  const untaken = Object.keys(request.questions).filter(
+    (id) => !capabilities.types.includes(request.questions[id].type),
+  );
   if (!answerWhatItCan || untaken.length === Object.keys(request.questions).length) {
     const refusal = capabilityRefusal(engine, request, capabilities);
     return refusal ? { ok: false, error: refusal } : { ok: true, questions: request.questions, refused: {} };
@@ -48,7 +58,9 @@ export function planQuestions(engine: string, request: Checked, capabilities: Qu
   const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !skipped.has(id)));
   const refusal = capabilityRefusal(engine, { ...request, questions }, capabilities);
   if (refusal) return { ok: false, error: refusal };
-  const refused = Object.fromEntries(untaken.map((id) => [id, capabilityRefusal(engine, { questions: { [id]: request.questions[id] } }, capabilities)!]));
+  const refused = Object.fromEntries(
+    untaken.map((id) => [id, capabilityRefusal(engine, { questions: { [id]: request.questions[id] } }, capabilities)!]),
+  );
   return { ok: true, questions, refused };
 }
 
@@ -57,18 +69,32 @@ export function planQuestions(engine: string, request: Checked, capabilities: Qu
  * image or option it does not offer, `limit_exceeded` for a count over its limit. Either one moves the
  * chain to the next engine. Undefined = it can take it.
  */
-export function capabilityRefusal(engine: string, request: Checked, capabilities: QuestionCapabilities): DecisionError | undefined {
-  const unsupported = (message: string): DecisionError => ({ code: DecisionErrorCode.Unsupported, message: `${engine} ${message}` });
-  const over = (message: string): DecisionError => ({ code: DecisionErrorCode.LimitExceeded, message: `${engine} ${message}` });
+export function capabilityRefusal(
+  engine: string,
+  request: Checked,
+  capabilities: QuestionCapabilities,
+): DecisionError | undefined {
+  const unsupported = (message: string): DecisionError => ({
+    code: DecisionErrorCode.Unsupported,
+    message: `${engine} ${message}`,
+  });
+  const over = (message: string): DecisionError => ({
+    code: DecisionErrorCode.LimitExceeded,
+    message: `${engine} ${message}`,
+  });
 
   const { state } = request;
   if (state !== undefined && typeof state !== 'string' && (typeof state !== 'object' || state === null)) {
-    return unsupported(`takes text, a JSON object or a JSON array as state, not ${state === null ? 'null' : `a ${typeof state}`}`);
+    return unsupported(
+      `takes text, a JSON object or a JSON array as state, not ${state === null ? 'null' : `a ${typeof state}`}`,
+    );
   }
   const entries = Object.entries(request.questions);
   for (const [id, question] of entries) {
     if (!capabilities.types.includes(question.type)) {
-      return unsupported(`does not answer ${question.type} questions (question ${shown(id)}; it answers ${capabilities.types.join(', ')})`);
+      return unsupported(
+        `does not answer ${question.type} questions (question ${shown(id)}; it answers ${capabilities.types.join(', ')})`,
+      );
     }
   }
   if (capabilities.max_questions !== undefined && entries.length > capabilities.max_questions) {
@@ -80,11 +106,19 @@ export function capabilityRefusal(engine: string, request: Checked, capabilities
       const count = Object.keys(question.criteria).length;
       totalOptions += count;
       if (capabilities.max_options !== undefined && count > capabilities.max_options) {
-        return over(`takes at most ${capabilities.max_options} candidates per choice question; ${shown(id)} has ${count}`);
+        return over(
+          `takes at most ${capabilities.max_options} candidates per choice question; ${shown(id)} has ${count}`,
+        );
       }
     }
-    if (question.type === 'score' && capabilities.max_levels !== undefined && question.criteria.length > capabilities.max_levels) {
-      return over(`takes at most ${capabilities.max_levels} levels per score question; ${shown(id)} has ${question.criteria.length}`);
+    if (
+      question.type === 'score' &&
+      capabilities.max_levels !== undefined &&
+      question.criteria.length > capabilities.max_levels
+    ) {
+      return over(
+        `takes at most ${capabilities.max_levels} levels per score question; ${shown(id)} has ${question.criteria.length}`,
+      );
     }
   }
   if (capabilities.max_total_options !== undefined && totalOptions > capabilities.max_total_options) {
@@ -101,10 +135,13 @@ function imageRefusal(
   over: (message: string) => DecisionError,
 ): DecisionError | undefined {
   if (!accepted) return unsupported('takes no images');
-  if (images.length > accepted.max_count) return over(`takes at most ${accepted.max_count} images, not ${images.length}`);
+  if (images.length > accepted.max_count)
+    return over(`takes at most ${accepted.max_count} images, not ${images.length}`);
   for (const [index, image] of images.entries()) {
     if (!accepted.media_types.includes(image.mediaType)) {
-      return unsupported(`does not read ${image.mediaType} images (images[${index}]; it reads ${accepted.media_types.join(', ')})`);
+      return unsupported(
+        `does not read ${image.mediaType} images (images[${index}]; it reads ${accepted.media_types.join(', ')})`,
+      );
     }
     const bytes = base64Bytes(image.data);
     if (accepted.max_bytes !== undefined && bytes > accepted.max_bytes) {

@@ -8,7 +8,8 @@ import type { Described } from './question.types';
  */
 export function selfDescribed(options: readonly string[]): Record<string, string> {
   const criteria: Record<string, string> = {};
-  for (const option of options) Object.defineProperty(criteria, option, { value: option, enumerable: true, writable: true, configurable: true });
+  for (const option of options)
+    Object.defineProperty(criteria, option, { value: option, enumerable: true, writable: true, configurable: true });
   return criteria;
 }
 

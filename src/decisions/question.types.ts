@@ -99,4 +99,3 @@ export interface ModelRef {
   provider: string;
   model?: string;
 }
-

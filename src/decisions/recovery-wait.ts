@@ -6,7 +6,12 @@ import type { CooldownService } from './cooldown.service';
  * trial answered), as long as that can happen before `until` (a `performance.now()` time). False when it cannot,
  * or the caller cancelled: the call then fails at once rather than waiting for nothing.
  */
-export async function waitForRecovery(cooldown: CooldownService, keys: ReadonlySet<string>, until: number, signal: AbortSignal | undefined): Promise<boolean> {
+export async function waitForRecovery(
+  cooldown: CooldownService,
+  keys: ReadonlySet<string>,
+  until: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   for (;;) {
     if (signal?.aborted) return false;
     const waits = [...keys].map((key) => cooldown.recoversInMs(key));
@@ -22,7 +27,12 @@ export async function waitForRecovery(cooldown: CooldownService, keys: ReadonlyS
 }
 
 /** Resolves after `ms`, at a change of one of `keys`' cooldowns in this process, or at the caller's cancel. */
-function cooldownChange(cooldown: CooldownService, keys: ReadonlySet<string>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+function cooldownChange(
+  cooldown: CooldownService,
+  keys: ReadonlySet<string>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

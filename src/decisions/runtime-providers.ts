@@ -19,21 +19,23 @@ export class RuntimeProviders {
    * its calls in flight (they end as `cancelled`, and their chains stop).
    */
   register(name: string, provider: System1Provider, taken: (name: string) => boolean): () => void {
-    if (typeof name !== 'string' || name.trim() === '') throw new System1InputError('the provider name', 'must be a non-empty string');
-    if (this.registrations.has(name) || taken(name)) throw new System1InputError(JSON.stringify(name), 'is already a provider name');
+    if (typeof name !== 'string' || name.trim() === '')
+      throw new System1InputError('the provider name', 'must be a non-empty string');
+    if (this.registrations.has(name) || taken(name))
+      throw new System1InputError(JSON.stringify(name), 'is already a provider name');
     const registration: Registration = { provider, inFlight: new Set() };
     this.registrations.set(name, registration);
     return () => {
       if (this.registrations.get(name) !== registration) return;
       this.registrations.delete(name);
-      for (const controller of registration.inFlight) controller.abort(new AttemptCancelled(`provider ${name} was unregistered during the call`));
+      for (const controller of registration.inFlight)
+        controller.abort(new AttemptCancelled(`provider ${name} was unregistered during the call`));
     };
   }
 
   get(name: string): System1Provider | undefined {
     return this.registrations.get(name)?.provider;
   }
-
 
   /**
    * A signal that aborts when `name` is unregistered, held for the duration of `work`. Undefined signal
@@ -50,7 +52,8 @@ export class RuntimeProviders {
   /** Cancels every call in flight and forgets every engine (the service is closing). */
   clear(): void {
     for (const [name, registration] of this.registrations) {
-      for (const controller of registration.inFlight) controller.abort(new AttemptCancelled(`the service closed during the call to ${name}`));
+      for (const controller of registration.inFlight)
+        controller.abort(new AttemptCancelled(`the service closed during the call to ${name}`));
     }
     this.registrations.clear();
   }

@@ -1,8 +1,8 @@
 import { isRecord } from '../common/is-record';
 import { shown } from '../common/clip';
 import { render } from './question-text';
-import { QuestionCapabilities } from './question-capabilities';
-import { ChoiceQuestion, Question, ScoreQuestion } from './question.types';
+import { type QuestionCapabilities } from './question-capabilities';
+import { type ChoiceQuestion, type Question, type ScoreQuestion } from './question.types';
 
 export interface WidenedQuestions {
   questions: Record<string, Question>;
@@ -18,14 +18,29 @@ export interface WidenedQuestions {
  * most 10. The choice's distribution over the levels is the score's, so the answer is read back as a
  * score. Any other question goes as it is, and an engine that cannot take it refuses.
  */
-export function widenScores(engine: string, questions: Record<string, Question>, capabilities: QuestionCapabilities): WidenedQuestions {
-  const wide = Object.entries(questions).filter((entry): entry is [string, ScoreQuestion] => fitsOnlyAsChoice(entry[1], capabilities));
+export function widenScores(
+  engine: string,
+  questions: Record<string, Question>,
+  capabilities: QuestionCapabilities,
+): WidenedQuestions {
+  const wide = Object.entries(questions).filter((entry): entry is [string, ScoreQuestion] =>
+    fitsOnlyAsChoice(entry[1], capabilities),
+  );
   if (wide.length === 0) return { questions, notes: [], restore: (answers) => answers }; // the common case: nothing to copy
   const levels = new Map(wide.map(([id, question]) => [id, question.criteria.length]));
   return {
     questions: { ...questions, ...Object.fromEntries(wide.map(([id, question]) => [id, levelChoice(question)])) },
-    notes: wide.map(([id]) => `${engine} scores at most ${capabilities.max_levels} levels, so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`),
-    restore: (answers) => Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer])),
+    notes: wide.map(
+      ([id]) =>
+        `${engine} scores at most ${capabilities.max_levels} levels, so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`,
+    ),
+    restore: (answers) =>
+      Object.fromEntries(
+        Object.entries(answers).map(([id, answer]) => [
+          id,
+          levels.has(id) ? scoreFromChoice(answer, levels.get(id)!) : answer,
+        ]),
+      ),
   };
 }
 
@@ -51,6 +66,8 @@ function scoreFromChoice(answer: unknown, levels: number): unknown {
   if (!isRecord(answer) || answer.type !== 'choice' || !isRecord(answer.probabilities)) return answer;
   const { probabilities } = answer;
   const byLevel = Array.from({ length: levels }, (_, index) => probabilities[String(index)]);
-  const expected = byLevel.every((p) => typeof p === 'number') ? (byLevel as number[]).reduce((sum, p, index) => sum + index * p, 0) : undefined;
+  const expected = byLevel.every((p) => typeof p === 'number')
+    ? byLevel.reduce((sum, p, index) => sum + index * p, 0)
+    : undefined;
   return { type: 'score', probabilities, ...(expected !== undefined && { score: expected }) };
 }

@@ -10,7 +10,17 @@ import { EnginePackage } from './reranker/engine-package.service';
 import { RerankerHealth } from './reranker/reranker-health';
 import { RerankerProcesses } from './reranker/reranker-process.service';
 
-const SERVICES = [HubHttpClient, FileDownloader, ModelPuller, ProcessRunner, ProcessTable, EnginePackage, RerankerHealth, RerankerProcesses, EngineConfig];
+const SERVICES = [
+  HubHttpClient,
+  FileDownloader,
+  ModelPuller,
+  ProcessRunner,
+  ProcessTable,
+  EnginePackage,
+  RerankerHealth,
+  RerankerProcesses,
+  EngineConfig,
+];
 
 /** Local engines the CLI manages: pulling a model from a Hub, and starting and stopping the reranker. */
 @Module({

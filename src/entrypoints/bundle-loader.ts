@@ -48,12 +48,23 @@ export function loadLean<T>(entry: LeanEntry, { afterCompile }: { afterCompile?:
   const cachedData = cacheOf(cacheFile, buildId);
   const script = new Script(source, { filename: file, cachedData });
   if (process.env[WRITE_CODE_CACHE] === '1') {
-    process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${buildId}\n`), script.createCachedData()])));
+    process.once('exit', () =>
+      writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${buildId}\n`), script.createCachedData()])),
+    );
   }
   afterCompile?.();
   const bundle = { exports: {} as T };
-  (script.runInThisContext() as (...args: unknown[]) => void)(bundle.exports, createRequire(file), bundle, file, BUNDLE_DIR);
-  return { exports: bundle.exports, codeCache: !cachedData ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted' };
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    bundle.exports,
+    createRequire(file),
+    bundle,
+    file,
+    BUNDLE_DIR,
+  );
+  return {
+    exports: bundle.exports,
+    codeCache: !cachedData ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted',
+  };
 }
 
 /** The cache written for this build of the bundle, without its id line; none when missing or stale. */

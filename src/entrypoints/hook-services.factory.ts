@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { CalibrationService } from '../calibration/calibration.service';
+import { type CalibrationService } from '../calibration/calibration.service';
 import { loadConfig, type LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import * as path from 'node:path';
 import { CooldownFile } from '../decisions/cooldown-file';
-import { GatewayLogger, gatewayLogger } from '../logging/gateway.logger';
+import { type GatewayLogger, gatewayLogger } from '../logging/gateway.logger';
 import { buildCoreGraph } from '../system1/core-graph';
 import type { DecisionService } from '../decisions/decision.service';
-import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { type ProviderRegistry } from '../decisions/provider-registry.service';
 import { FeatureReader } from '../routing/feature-reader.service';
 import { RouteHookService } from '../routing/route-hook.service';
 import { SkillPicker } from '../routing/skill-picker.service';
@@ -34,7 +34,21 @@ export function createHookServices(env: Env = process.env, logger: GatewayLogger
   Logger.overrideLogger(logger);
   const core = buildCoreGraph(config, env, new CooldownFile(path.join(config.installDir, 'cooldown.json')));
   const featureReader = new FeatureReader(config, core.decisions);
-  const routeHook = new RouteHookService(config, core.configStatus, core.pause, featureReader, new SkillPicker(config, env, core.decisions));
+  const routeHook = new RouteHookService(
+    config,
+    core.configStatus,
+    core.pause,
+    featureReader,
+    new SkillPicker(config, env, core.decisions),
+  );
   const { registry, calibration, decisions } = core;
-  return { config, registry, calibration, decisions, featureReader, routeHook, spawnRecorder: new SpawnRecorder(config) };
+  return {
+    config,
+    registry,
+    calibration,
+    decisions,
+    featureReader,
+    routeHook,
+    spawnRecorder: new SpawnRecorder(config),
+  };
 }

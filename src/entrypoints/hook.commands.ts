@@ -6,7 +6,8 @@ import { routeHook, spawnHook } from './claude-hooks';
 
 @Command({
   name: 'route-hook',
-  description: 'the Claude Code UserPromptSubmit hook: reads the hook JSON on stdin, prints a model hint or nothing, always exits 0',
+  description:
+    'the Claude Code UserPromptSubmit hook: reads the hook JSON on stdin, prints a model hint or nothing, always exits 0',
 })
 export class RouteHookCommand extends CommandRunner {
   async run(): Promise<void> {
@@ -16,7 +17,8 @@ export class RouteHookCommand extends CommandRunner {
 
 @Command({
   name: 'spawn-hook',
-  description: 'the Claude Code PreToolUse hook on the Agent tool: records each subagent spawn in the routing log, prints nothing',
+  description:
+    'the Claude Code PreToolUse hook on the Agent tool: records each subagent spawn in the routing log, prints nothing',
 })
 export class SpawnHookCommand extends CommandRunner {
   async run(): Promise<void> {

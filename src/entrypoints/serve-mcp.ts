@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { gatewayLogger } from '../logging/gateway.logger';
 import { McpAppModule } from './mcp-app.module';
 import { McpServerService } from '../mcp/mcp-server.service';
-import { LeanStart, logCodeCache } from './lean-start';
+import { type LeanStart, logCodeCache } from './lean-start';
 import { serverHeap } from './server-heap';
 
 /** `system1 mcp`: a plain application context with only the server's modules, until stdin closes. */

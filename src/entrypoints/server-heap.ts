@@ -13,7 +13,7 @@ export const serverHeap = {
    * before the next full collection. V8 picks 1.1-4x by itself; under 100 decisions in flight that came to
    * ~90 MB more RSS after a warm-up (issue 7).
    */
-  beforeCompile(): void {
+  beforeCompile: (): void => {
     setFlagsFromString('--heap-growing-percent=20');
   },
   /**
@@ -23,11 +23,11 @@ export const serverHeap = {
    * in flight afterwards, for a reason not found yet (the young generation does grow back under load);
    * without it the server keeps the previous build's throughput and idles at ~84 MB.
    */
-  whileStarting(): void {
+  whileStarting: (): void => {
     setFlagsFromString('--semi-space-growth-factor=1');
   },
   /** Once serving: V8's own young-generation growth again, for throughput under load. */
-  serving(): void {
+  serving: (): void => {
     setFlagsFromString('--semi-space-growth-factor=2');
   },
 };

@@ -89,17 +89,26 @@ export class HttpGateway {
       this.deps.metrics.httpRequestDone(route, status);
       const shown = route === 'other' ? clip(path, 80) : route;
       const by = caller ? ` caller=${clip(caller.name, 80)}` : '';
-      this.deps.log(`${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)${by}`);
+      this.deps.log(
+        `${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)${by}`,
+      );
     });
-    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) => answerEarly(req, res, status, rpcError(message), headers);
+    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) =>
+      answerEarly(req, res, status, rpcError(message), headers);
     const refuseWith = (refusal: Refusal) => refuse(refusal.status, refusal.message, refusal.headers);
 
     const probe = PROBES.has(path) && method === 'GET';
     if (!(probe && req.headers.host === undefined) && !this.hosts?.allows(req.headers.host)) {
-      return refuse(403, 'the Host header names a host this server does not answer to (a guard against DNS rebinding); add the name to [http] allowed_hosts to use it');
+      return refuse(
+        403,
+        'the Host header names a host this server does not answer to (a guard against DNS rebinding); add the name to [http] allowed_hosts to use it',
+      );
     }
     if (!this.origins?.allows(req.headers.origin)) {
-      return refuse(403, 'the Origin header names a site this server does not answer to (a guard against DNS rebinding); add it to [http] allowed_origins to use it');
+      return refuse(
+        403,
+        'the Origin header names a site this server does not answer to (a guard against DNS rebinding); add it to [http] allowed_origins to use it',
+      );
     }
     const resource = this.deps.access.oauth?.resource;
     if (resource?.metadataPaths.includes(path)) {
@@ -107,8 +116,10 @@ export class HttpGateway {
       return sendJson(res, 200, resource.metadata());
     }
     // RFC 6750 allows a token in the query; MCP's authorization does not (URLs end up in logs and histories).
-    if (hasQueryToken(req.url)) return refuse(400, 'an access token is taken only in the Authorization header, never in the URL');
-    if (route === 'other') return refuse(404, `nothing here: the MCP endpoint is ${MCP_PATH}; /healthz, /readyz and /metrics are beside it`);
+    if (hasQueryToken(req.url))
+      return refuse(400, 'an access token is taken only in the Authorization header, never in the URL');
+    if (route === 'other')
+      return refuse(404, `nothing here: the MCP endpoint is ${MCP_PATH}; /healthz, /readyz and /metrics are beside it`);
     const allowed = route === MCP_PATH ? 'POST' : 'GET';
     // Stateless: no session to resume or delete, and no stream of server-sent requests to open with GET.
     if (method !== allowed) return refuse(405, `${route} takes ${allowed} only`, { allow: allowed });
@@ -122,7 +133,8 @@ export class HttpGateway {
       return refused ? refuseWith(refused) : this.metrics(res);
     }
 
-    if (declaredTooLarge(req, this.deps.limits.maxBodyBytes)) return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
+    if (declaredTooLarge(req, this.deps.limits.maxBodyBytes))
+      return refuse(413, tooLargeMessage(this.deps.limits.maxBodyBytes));
     let body: Buffer;
     try {
       body = await readBody(req, res, this.deps.limits.maxBodyBytes, this.deps.limits.bodyIdleTimeoutMs);
@@ -149,9 +161,14 @@ export class HttpGateway {
       return refuseWith(refused);
     }
     // A request takes a decision slot once its body is here: clients trickling bodies cannot hold them all.
-    if (this.draining) return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
+    if (this.draining)
+      return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
     if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
-      return refuse(503, `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`, { 'retry-after': '1' });
+      return refuse(
+        503,
+        `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`,
+        { 'retry-after': '1' },
+      );
     }
     this.mcpInFlight++;
     res.once('close', () => this.answered());
@@ -159,7 +176,12 @@ export class HttpGateway {
     await callerScope.run(this.deps.access.scopeOf(caller), () => this.answerMcp(req, res, read.message, requestId));
   }
 
-  private async answerMcp(req: IncomingMessage, res: ServerResponse, message: Record<string, unknown>, requestId: string): Promise<void> {
+  private async answerMcp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: Record<string, unknown>,
+    requestId: string,
+  ): Promise<void> {
     let body = message;
     if (message.method === 'tools/call' && usableId(message.id)) {
       const check = checkToolCall(message);
@@ -172,13 +194,18 @@ export class HttpGateway {
   }
 
   private async ready(res: ServerResponse): Promise<void> {
-    if (this.draining) return sendJson(res, 503, { ready: false, reason: 'draining', detail: 'this server is shutting down' });
+    if (this.draining)
+      return sendJson(res, 503, { ready: false, reason: 'draining', detail: 'this server is shutting down' });
     try {
       const readiness = await this.deps.readiness.check();
       sendJson(res, readiness.ready ? 200 : 503, readiness);
     } catch (error) {
       this.deps.warn(`the readiness check failed: ${error instanceof Error ? error.name : 'error'}`);
-      sendJson(res, 503, { ready: false, reason: 'check_failed', detail: 'the readiness check failed; see the server log' });
+      sendJson(res, 503, {
+        ready: false,
+        reason: 'check_failed',
+        detail: 'the readiness check failed; see the server log',
+      });
     }
   }
 

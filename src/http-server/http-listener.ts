@@ -1,6 +1,6 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpGateway, MCP_PATH } from './http-gateway';
+import { type HttpGateway, MCP_PATH } from './http-gateway';
 import { warnOnDrops } from '../common/http/connection-cap';
 import { HostGuard, OriginGuard } from '../common/http/host-guard';
 import type { HttpLimits } from './http-options';
@@ -32,13 +32,22 @@ export interface Listening {
  * Puts the gateway on a socket with the limits that keep slow or greedy clients from holding it: header,
  * request and keep-alive timeouts enforced by Node itself, and a connection cap.
  */
-export async function listen(gateway: HttpGateway, settings: ListenSettings, warn: (line: string) => void): Promise<Listening> {
+export async function listen(
+  gateway: HttpGateway,
+  settings: ListenSettings,
+  warn: (line: string) => void,
+): Promise<Listening> {
   const { limits } = settings;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     gateway.handle(req, res).catch((error: unknown) => {
       // A bug, not a request problem: say so in the log, never in the answer.
-      warn(`serve-http failed on a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', connection: 'close' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error; see the server log"}}');
+      warn(
+        `serve-http failed on a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json', connection: 'close' })
+          .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error; see the server log"}}');
       else res.destroy();
     });
   };
@@ -64,7 +73,10 @@ export async function listen(gateway: HttpGateway, settings: ListenSettings, war
     });
   });
   const { port } = server.address() as AddressInfo;
-  gateway.guard(new HostGuard(settings.host, port, settings.allowedHosts), new OriginGuard(settings.host, port, settings.allowedOrigins));
+  gateway.guard(
+    new HostGuard(settings.host, port, settings.allowedHosts),
+    new OriginGuard(settings.host, port, settings.allowedOrigins),
+  );
   const host = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
@@ -82,4 +94,3 @@ export async function listen(gateway: HttpGateway, settings: ListenSettings, war
     },
   };
 }
-

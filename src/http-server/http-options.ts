@@ -45,20 +45,31 @@ export interface HttpServeOptions {
  * The server's settings from `[http]`, its SYSTEM1_HTTP_* variables and the flags. Problems are returned as
  * sentences naming the key, never thrown: any of them stops `serve-http` before it listens.
  */
-export function settleHttpOptions(config: LoadedConfig, flags: ServeHttpFlags, env: Env): { options?: HttpServeOptions; problems: string[] } {
-  const problems = config.errors.filter(({ key }) => key.startsWith('http.') || key.startsWith('SYSTEM1_HTTP_')).map(({ message }) => message);
+export function settleHttpOptions(
+  config: LoadedConfig,
+  flags: ServeHttpFlags,
+  env: Env,
+): { options?: HttpServeOptions; problems: string[] } {
+  const problems = config.errors
+    .filter(({ key }) => key.startsWith('http.') || key.startsWith('SYSTEM1_HTTP_'))
+    .map(({ message }) => message);
   const settings = config.http;
   const host = flags.host ?? settings.host;
   const { tokens, problems: tokenProblems } = CallerTokens.fromEnv(env);
   const policies = new CallerPolicies(settings, config.httpCallers);
   problems.push(...tokenProblems, ...policies.problems, ...oauthProblems(config.httpOAuth));
   if (!isLoopbackHost(host) && tokens.none && !config.httpOAuth) {
-    problems.push(`host ${host} is not this machine: other machines could ask your engines without a token; set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>") or [http.oauth], or bind 127.0.0.1`);
+    problems.push(
+      `host ${host} is not this machine: other machines could ask your engines without a token; set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>") or [http.oauth], or bind 127.0.0.1`,
+    );
   }
   const headersTimeoutMs = settings.headers_timeout_s * 1000;
   const requestTimeoutMs = settings.request_timeout_s * 1000;
   // Node refuses to start a server whose headers may take longer than the whole request.
-  if (headersTimeoutMs > requestTimeoutMs) problems.push(`[http] headers_timeout_s (${settings.headers_timeout_s}) must not be above request_timeout_s (${settings.request_timeout_s})`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    problems.push(
+      `[http] headers_timeout_s (${settings.headers_timeout_s}) must not be above request_timeout_s (${settings.request_timeout_s})`,
+    );
   if (problems.length > 0) return { problems };
   return {
     problems,
@@ -88,7 +99,8 @@ function oauthProblems(oauth: HttpOAuthSettings | undefined): string[] {
   if (!oauth) return [];
   return (['issuer', 'audience'] as const).flatMap((key) => {
     const value = oauth[key];
-    if (value === '') return [`[http.oauth] ${key} is missing: an authorizing server needs the issuer's URL and its own resource URI`];
+    if (value === '')
+      return [`[http.oauth] ${key} is missing: an authorizing server needs the issuer's URL and its own resource URI`];
     let url: URL;
     try {
       url = new URL(value);
@@ -96,6 +108,8 @@ function oauthProblems(oauth: HttpOAuthSettings | undefined): string[] {
       return [`[http.oauth] ${key} must be a URL, got ${JSON.stringify(value.slice(0, 80))}`];
     }
     if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return [];
-    return [`[http.oauth] ${key} must be an https URL (http only on this machine), got ${JSON.stringify(value.slice(0, 80))}`];
+    return [
+      `[http.oauth] ${key} must be an https URL (http only on this machine), got ${JSON.stringify(value.slice(0, 80))}`,
+    ];
   });
 }

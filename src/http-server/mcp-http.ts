@@ -3,7 +3,11 @@ import { classifyInboundRequest, createMcpHandler, type Server } from '@modelcon
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Answers one MCP message whose body the gateway has read and checked. */
-export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => Promise<void>;
+export type McpHttpHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+) => Promise<void>;
 
 /** Builds the server for one request; `requestId` is the id its calls are logged under. */
 export type ServerFor = (requestId: string | undefined) => Server;
@@ -15,7 +19,11 @@ export type ServerFor = (requestId: string | undefined) => Server;
  * served statelessly with JSON answers, as before, which the SDK's built-in fallback would stream as SSE.
  * Per request only what each revision needs is created: a Server bound to the tools, and its transport.
  */
-export function mcpHttpHandler(serverFor: ServerFor, requestIdHeader: string, onerror: (error: Error) => void): McpHttpHandler {
+export function mcpHttpHandler(
+  serverFor: ServerFor,
+  requestIdHeader: string,
+  onerror: (error: Error) => void,
+): McpHttpHandler {
   const requestIdOf = (headers: Headers | undefined) => headers?.get(requestIdHeader) ?? undefined;
   const modern = toNodeHandler(
     createMcpHandler(({ requestInfo }) => serverFor(requestIdOf(requestInfo?.headers)), { legacy: 'reject', onerror }),
@@ -31,7 +39,10 @@ export function mcpHttpHandler(serverFor: ServerFor, requestIdHeader: string, on
     });
     if (route.kind !== 'legacy') return modern(req, res, body);
     // JSON answers, not a stream: a decision is one answer, and a load balancer need not handle SSE.
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     const server = serverFor(header(req, requestIdHeader));
     // The client leaving (or the answer written) ends this request's server; calls still running are cancelled.
     res.once('close', () => {

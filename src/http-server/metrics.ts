@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { abstentionOf, DecisionEvent, decisionStatus } from '../decisions/decision-observer';
+import { abstentionOf, type DecisionEvent, decisionStatus } from '../decisions/decision-observer';
 import type { DecisionService } from '../decisions/decision.service';
 import type { EndpointStats } from '../decisions/endpoint-load.service';
 
@@ -136,7 +136,8 @@ export class GatewayMetrics {
       labelNames: ['provider', 'endpoint'] as const,
       registers: [this.registry],
       collect() {
-        for (const stats of endpoints()) this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.inFlight);
+        for (const stats of endpoints())
+          this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.inFlight);
       },
     });
     new Gauge({
@@ -145,7 +146,9 @@ export class GatewayMetrics {
       labelNames: ['provider', 'endpoint'] as const,
       registers: [this.registry],
       collect() {
-        for (const stats of endpoints()) if (stats.ewmaMs !== undefined) this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.ewmaMs / 1000);
+        for (const stats of endpoints())
+          if (stats.ewmaMs !== undefined)
+            this.set({ provider: label(stats.provider), endpoint: stats.endpoint }, stats.ewmaMs / 1000);
       },
     });
     collectDefaultMetrics({ register: this.registry });
@@ -155,11 +158,19 @@ export class GatewayMetrics {
   private record({ surface: rawSurface, outcome, caller }: DecisionEvent): void {
     const surface = this.surfaces.value(rawSurface);
     const provider = outcome.executed ? this.providers.value(outcome.executed.provider) : 'none';
-    this.decisions.inc({ surface, status: decisionStatus(outcome), provider, caller: caller === undefined ? 'none' : this.callerLabel(caller) });
+    this.decisions.inc({
+      surface,
+      status: decisionStatus(outcome),
+      provider,
+      caller: caller === undefined ? 'none' : this.callerLabel(caller),
+    });
     this.duration.observe({ surface }, outcome.durationMs / 1000);
     for (const attempt of outcome.attempts) {
       const name = this.providers.value(attempt.provider);
-      this.attempts.inc({ provider: name, outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome });
+      this.attempts.inc({
+        provider: name,
+        outcome: attempt.outcome === 'failed' ? (attempt.error?.code ?? 'failed') : attempt.outcome,
+      });
       if (attempt.outcome === 'skipped') this.cooldownSkips.inc({ provider: name });
       else if (attempt.outcome === 'cached') this.cacheHits.inc({ provider: name });
       else this.attemptDuration.observe({ provider: name, endpoint: attempt.endpoint ?? '' }, attempt.latencyMs / 1000);

@@ -1,7 +1,9 @@
 import type { HealthReport } from '../decisions/health.service';
 
 /** `/readyz`'s answer: ready, or why not in a word (`reason`) and a short sentence (`detail`). */
-export type Readiness = { ready: true; paused: boolean } | { ready: false; reason: 'draining' | 'config_errors' | 'no_provider_up'; detail: string };
+export type Readiness =
+  | { ready: true; paused: boolean }
+  | { ready: false; reason: 'draining' | 'config_errors' | 'no_provider_up'; detail: string };
 
 /**
  * Whether this replica should get traffic: its config is valid and at least one provider of the chain
@@ -22,10 +24,19 @@ export class ReadinessCheck {
   private async evaluate(): Promise<Readiness> {
     const report = await this.health();
     const errors = report.config_errors.length;
-    if (errors > 0) return { ready: false, reason: 'config_errors', detail: `the config has ${errors} problem${errors === 1 ? '' : 's'}; system1_health or the server log names them` };
+    if (errors > 0)
+      return {
+        ready: false,
+        reason: 'config_errors',
+        detail: `the config has ${errors} problem${errors === 1 ? '' : 's'}; system1_health or the server log names them`,
+      };
     if (!report.providers.some((probe) => probe.ok)) {
       const names = report.providers.map((probe) => probe.name).join(', ');
-      return { ready: false, reason: 'no_provider_up', detail: `no provider of the chain answered its health probe (${names || 'none configured'})` };
+      return {
+        ready: false,
+        reason: 'no_provider_up',
+        detail: `no provider of the chain answered its health probe (${names || 'none configured'})`,
+      };
     }
     return { ready: true, paused: report.paused };
   }

@@ -3,7 +3,8 @@ import { BodyRefused } from '../common/http/body-refused';
 import { sendContinue } from '../common/http/early-answer';
 
 /** The words of a 413, the same whether Content-Length said so or the bytes did. */
-export const tooLargeMessage = (maxBytes: number) => `the request body is over this server's limit of ${maxBytes} bytes ([http] max_body_bytes)`;
+export const tooLargeMessage = (maxBytes: number) =>
+  `the request body is over this server's limit of ${maxBytes} bytes ([http] max_body_bytes)`;
 
 /** The declared Content-Length, when it is over `maxBytes`: checked before a byte of the body is read. */
 export function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolean {
@@ -12,7 +13,8 @@ export function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolea
 }
 
 /** The words of a 408: the body stopped arriving. */
-export const stalledMessage = (idleMs: number) => `the request body stalled: nothing of it arrived for ${idleMs / 1000} s ([http] body_idle_timeout_s)`;
+export const stalledMessage = (idleMs: number) =>
+  `the request body stalled: nothing of it arrived for ${idleMs / 1000} s ([http] body_idle_timeout_s)`;
 
 /**
  * Reads a request body of at most `maxBytes` (a chunked body is counted as it arrives, and reading stops at

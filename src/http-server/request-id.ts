@@ -8,7 +8,11 @@ const HEADER_SAFE = /^[\x21-\x7e]{1,128}$/;
  * answers under when the arguments give none: the call's own `request_id` (system1_decide's), else the
  * client's (or the load balancer's) `x-request-id`, else a new one.
  */
-export function settleRequestId(message: Record<string, unknown> | undefined, header: string | string[] | undefined, generate: () => string): string {
+export function settleRequestId(
+  message: Record<string, unknown> | undefined,
+  header: string | string[] | undefined,
+  generate: () => string,
+): string {
   const params = isRecord(message?.params) ? message.params : undefined;
   const args = params && isRecord(params.arguments) ? params.arguments : undefined;
   for (const candidate of [args?.request_id, Array.isArray(header) ? header[0] : header]) {

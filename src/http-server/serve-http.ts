@@ -43,11 +43,26 @@ export interface RunningHttpServer {
  */
 export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOptions): Promise<RunningHttpServer> {
   let gateway: HttpGateway | undefined;
-  const access = new CallerAccess(options.tokens, options.policies, new RateLimiter(() => performance.now()), options.oauth && oauthAccess(options.oauth));
-  const metrics = new GatewayMetrics(deps.decisions, () => gateway?.inFlight ?? 0, deps.providerNames, () => deps.endpoints?.all() ?? [], (caller) => access.label(caller));
+  const access = new CallerAccess(
+    options.tokens,
+    options.policies,
+    new RateLimiter(() => performance.now()),
+    options.oauth && oauthAccess(options.oauth),
+  );
+  const metrics = new GatewayMetrics(
+    deps.decisions,
+    () => gateway?.inFlight ?? 0,
+    deps.providerNames,
+    () => deps.endpoints?.all() ?? [],
+    (caller) => access.label(caller),
+  );
   gateway = new HttpGateway({
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
-    mcp: mcpHttpHandler((requestId) => deps.mcp.createServer(requestId), REQUEST_ID_HEADER, (error) => deps.warn(`protocol error: ${short(error.message)}`)),
+    mcp: mcpHttpHandler(
+      (requestId) => deps.mcp.createServer(requestId),
+      REQUEST_ID_HEADER,
+      (error) => deps.warn(`protocol error: ${short(error.message)}`),
+    ),
     readiness: new ReadinessCheck(() => deps.health.health()),
     metrics,
     limits: options.limits,

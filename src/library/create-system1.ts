@@ -47,11 +47,16 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
   checkOptions(options);
   const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
   const { LibraryModule } = require('./library.module') as typeof import('./library.module');
-  const env = { ...(options.env ?? process.env), ...(options.configFile !== undefined && { SYSTEM1_CONFIG: options.configFile }) };
+  const env = {
+    ...(options.env ?? process.env),
+    ...(options.configFile !== undefined && { SYSTEM1_CONFIG: options.configFile }),
+  };
   const config = loadConfig({ env });
   // The cache is built with the service, so its one option is applied to the config it is built from.
   if (options.cacheTtlS !== undefined) config.gateway.cache_ttl_s = options.cacheTtlS;
-  const logger = new GatewayLogger(options.logger === false ? () => undefined : (options.logger ?? ((line) => process.stderr.write(line))));
+  const logger = new GatewayLogger(
+    options.logger === false ? () => undefined : (options.logger ?? ((line) => process.stderr.write(line))),
+  );
   logger.configure(config.gateway.log_level, '');
   const app: INestApplicationContext = await NestFactory.createApplicationContext(LibraryModule.with(config, env), {
     logger,
@@ -72,10 +77,17 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
  * const system1 = system1From(await NestFactory.createApplicationContext(AppModule), { defaultModel: { provider: 'my-engine' } });
  * ```
  */
-export function system1From(app: INestApplicationContext, options: System1Options = {}, { closeApp = false }: { closeApp?: boolean } = {}): System1 {
+export function system1From(
+  app: INestApplicationContext,
+  options: System1Options = {},
+  { closeApp = false }: { closeApp?: boolean } = {},
+): System1 {
   checkOptions(options);
   if (options.cacheTtlS !== undefined && !closeApp) {
-    throw new System1InputError('cacheTtlS', 'is an option of createSystem1; with system1From, set [gateway] cache_ttl_s in the config System1Module.forRoot() reads');
+    throw new System1InputError(
+      'cacheTtlS',
+      'is an option of createSystem1; with system1From, set [gateway] cache_ttl_s in the config System1Module.forRoot() reads',
+    );
   }
   const decisions = app.get(DecisionService);
   const runtime = app.get(RuntimeProviders);
@@ -87,7 +99,8 @@ export function system1From(app: INestApplicationContext, options: System1Option
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
       return libraryDecide(decisions, request, options);
     },
-    registerProvider: (name: string, provider: CustomProvider) => runtime.register(name, asProvider(name, provider), (taken) => registry.knows(taken)),
+    registerProvider: (name: string, provider: CustomProvider) =>
+      runtime.register(name, asProvider(name, provider), (taken) => registry.knows(taken)),
     chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {
@@ -117,17 +130,33 @@ function checkOptions(options: System1Options): void {
   if (options.timeoutMs !== undefined && !(Number.isSafeInteger(options.timeoutMs) && options.timeoutMs > 0)) {
     fail('timeoutMs', 'must be a positive whole number of milliseconds');
   }
-  if (options.minConfidence !== undefined && !(typeof options.minConfidence === 'number' && options.minConfidence >= 0 && options.minConfidence <= 1)) {
+  if (
+    options.minConfidence !== undefined &&
+    !(typeof options.minConfidence === 'number' && options.minConfidence >= 0 && options.minConfidence <= 1)
+  ) {
     fail('minConfidence', 'must be a number from 0 to 1');
   }
-  if (options.callerModels !== undefined && !(Array.isArray(options.callerModels) && options.callerModels.every((entry) => typeof entry === 'string' && entry.trim() !== ''))) {
+  if (
+    options.callerModels !== undefined &&
+    !(
+      Array.isArray(options.callerModels) &&
+      options.callerModels.every((entry) => typeof entry === 'string' && entry.trim() !== '')
+    )
+  ) {
     fail('callerModels', 'must be a list of provider, provider:model, provider:* or * entries');
   }
-  if (options.cooldown !== undefined && typeof options.cooldown !== 'boolean') fail('cooldown', 'must be true or false');
-  if (options.waitForRecovery !== undefined && typeof options.waitForRecovery !== 'boolean') fail('waitForRecovery', 'must be true or false');
+  if (options.cooldown !== undefined && typeof options.cooldown !== 'boolean')
+    fail('cooldown', 'must be true or false');
+  if (options.waitForRecovery !== undefined && typeof options.waitForRecovery !== 'boolean')
+    fail('waitForRecovery', 'must be true or false');
   const { hedgeAfterMs, cacheTtlS } = options;
-  if (hedgeAfterMs !== undefined && hedgeAfterMs !== 'auto' && !(typeof hedgeAfterMs === 'number' && hedgeAfterMs >= 0 && hedgeAfterMs <= 300_000)) {
+  if (
+    hedgeAfterMs !== undefined &&
+    hedgeAfterMs !== 'auto' &&
+    !(typeof hedgeAfterMs === 'number' && hedgeAfterMs >= 0 && hedgeAfterMs <= 300_000)
+  ) {
     fail('hedgeAfterMs', 'must be "auto" or a number of milliseconds from 0 (off) to 300000');
   }
-  if (cacheTtlS !== undefined && !(typeof cacheTtlS === 'number' && cacheTtlS >= 0 && cacheTtlS <= 86_400)) fail('cacheTtlS', 'must be a number of seconds from 0 (off) to 86400');
+  if (cacheTtlS !== undefined && !(typeof cacheTtlS === 'number' && cacheTtlS >= 0 && cacheTtlS <= 86_400))
+    fail('cacheTtlS', 'must be a number of seconds from 0 (off) to 86400');
 }

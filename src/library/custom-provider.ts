@@ -1,10 +1,22 @@
 import { isRecord } from '../common/is-record';
 import { type DecisionError, System1ProviderError } from '../decisions/decision-error';
 import { System1InputError } from '../decisions/input-error';
-import type { AttemptContext, EvaluateReply, EvaluateRequest, HealthProbeResult, ProviderCapabilities, System1Provider } from '../decisions/provider.interface';
+import type {
+  AttemptContext,
+  EvaluateReply,
+  EvaluateRequest,
+  HealthProbeResult,
+  ProviderCapabilities,
+  System1Provider,
+} from '../decisions/provider.interface';
 import { capabilityRefusal, type QuestionCapabilities } from '../decisions/question-capabilities';
 import { type ImageMediaType, QUESTION_TYPES, type QuestionType } from '../decisions/question.types';
-import { type ChoiceAsk, type ChoiceState, choiceQuestionCapabilities, evaluateByPicks } from '../providers/choice/choice-engine';
+import {
+  type ChoiceAsk,
+  type ChoiceState,
+  choiceQuestionCapabilities,
+  evaluateByPicks,
+} from '../providers/choice/choice-engine';
 
 /** An engine that only picks among options, given as one object: asked typed questions as choices. */
 export interface PickingProvider {
@@ -43,7 +55,8 @@ export function asProvider(name: string, engine: CustomProvider): System1Provide
       const facts = picking.capabilities();
       return { ...facts, questions: choiceQuestionCapabilities(facts) };
     },
-    evaluate: (request, context) => evaluateByPicks(request, context, (ask, state) => picking.pick(ask, state, context)),
+    evaluate: (request, context) =>
+      evaluateByPicks(request, context, (ask, state) => picking.pick(ask, state, context)),
     ...(health && { health: (context: AttemptContext) => picking.health!(context) }),
   };
 }
@@ -54,7 +67,16 @@ export function asProvider(name: string, engine: CustomProvider): System1Provide
  */
 export interface DshProvider {
   describe(model: string | undefined, signal: AbortSignal): Promise<DshCapabilities> | DshCapabilities;
-  evaluate(request: EvaluateRequest, signal: AbortSignal): Promise<{ answers: Record<string, unknown>; model?: string; usage?: EvaluateReply['usage']; approximate?: boolean; degraded?: boolean }>;
+  evaluate(
+    request: EvaluateRequest,
+    signal: AbortSignal,
+  ): Promise<{
+    answers: Record<string, unknown>;
+    model?: string;
+    usage?: EvaluateReply['usage'];
+    approximate?: boolean;
+    degraded?: boolean;
+  }>;
 }
 
 /** dsh-system1's capability names (camelCase); a limit left out is one the engine does not state. */
@@ -93,7 +115,8 @@ function fromDsh(name: string, engine: DshProvider): System1Provider {
       const answers: Record<string, unknown> = {};
       const errors: Record<string, DecisionError> = {};
       for (const [id, answer] of Object.entries(isRecord(reply?.answers) ? reply.answers : {})) {
-        if (isRecord(answer) && answer.status === 'error' && isRecord(answer.error)) errors[id] = answer.error as unknown as DecisionError;
+        if (isRecord(answer) && answer.status === 'error' && isRecord(answer.error))
+          errors[id] = answer.error as unknown as DecisionError;
         else answers[id] = wireShape(isRecord(answer) && answer.status === 'ok' ? answer.answer : answer);
       }
       return { ...reply, answers, ...(Object.keys(errors).length > 0 && { errors }) };
@@ -104,12 +127,20 @@ function fromDsh(name: string, engine: DshProvider): System1Provider {
 function fromDshCapabilities(described: DshCapabilities | undefined): QuestionCapabilities {
   const d = described ?? {};
   return {
-    types: (d.types ?? d.questionTypes ?? [...QUESTION_TYPES]).filter((type): type is QuestionType => (QUESTION_TYPES as readonly string[]).includes(type)),
+    types: (d.types ?? d.questionTypes ?? [...QUESTION_TYPES]).filter((type): type is QuestionType =>
+      (QUESTION_TYPES as readonly string[]).includes(type),
+    ),
     ...(d.maxQuestions !== undefined && { max_questions: d.maxQuestions }),
     ...((d.maxOptions ?? d.maxCandidates) !== undefined && { max_options: d.maxOptions ?? d.maxCandidates }),
     ...(d.maxTotalOptions !== undefined && { max_total_options: d.maxTotalOptions }),
     ...(d.maxLevels !== undefined && { max_levels: d.maxLevels }),
-    ...(d.images && { images: { media_types: d.images.mediaTypes, max_count: d.images.maxCount, ...(d.images.maxBytes !== undefined && { max_bytes: d.images.maxBytes }) } }),
+    ...(d.images && {
+      images: {
+        media_types: d.images.mediaTypes,
+        max_count: d.images.maxCount,
+        ...(d.images.maxBytes !== undefined && { max_bytes: d.images.maxBytes }),
+      },
+    }),
     ...(d.longContext && { long_context: { max_tokens: d.longContext.maxTokens } }),
   };
 }
@@ -119,12 +150,20 @@ function wireShape(answer: unknown): unknown {
   if (!isRecord(answer)) return answer;
   switch (answer.type) {
     case 'choice':
-      return 'value' in answer && !('choice' in answer) ? { type: 'choice', choice: answer.value, probabilities: answer.probabilities } : answer;
+      return 'value' in answer && !('choice' in answer)
+        ? { type: 'choice', choice: answer.value, probabilities: answer.probabilities }
+        : answer;
     case 'noul':
-      return 'probabilityTrue' in answer && !('noul' in answer) ? { type: 'noul', noul: answer.probabilityTrue } : answer;
+      return 'probabilityTrue' in answer && !('noul' in answer)
+        ? { type: 'noul', noul: answer.probabilityTrue }
+        : answer;
     case 'score':
       return Array.isArray(answer.distribution) && !('probabilities' in answer)
-        ? { type: 'score', score: answer.value, probabilities: Object.fromEntries(answer.distribution.map((p, level) => [String(level), p])) }
+        ? {
+            type: 'score',
+            score: answer.value,
+            probabilities: Object.fromEntries(answer.distribution.map((p, level) => [String(level), p])),
+          }
         : answer;
     default:
       return answer;

@@ -32,9 +32,14 @@ export async function libraryDecide(
     ...(options.hedgeAfterMs !== undefined && { hedgeAfterMs: options.hedgeAfterMs }),
   };
   const chain = decisions.chainFor(request.model, policy);
-  if (chain.length === 0 || !chain[0].provider) throw new System1InputError('model', 'is needed: no default model is configured');
+  if (chain.length === 0 || !chain[0].provider)
+    throw new System1InputError('model', 'is needed: no default model is configured');
   if (request.model && options.callerModels) {
-    const rule = { allowed: options.callerModels, chain: libraryChain(decisions, options), widenedBy: 'the callerModels option' };
+    const rule = {
+      allowed: options.callerModels,
+      chain: libraryChain(decisions, options),
+      widenedBy: 'the callerModels option',
+    };
     const refused = callerModelProblem(request.model, rule, (provider) => configuredModel(decisions, provider));
     if (refused) throw new System1InputError('model', refused);
   }

@@ -41,4 +41,3 @@ export interface System1Options {
    */
   cacheTtlS?: number;
 }
-

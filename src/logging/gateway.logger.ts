@@ -1,4 +1,4 @@
-import { LoggerService, LogLevel as NestLevel } from '@nestjs/common';
+import { type LoggerService, type LogLevel as NestLevel } from '@nestjs/common';
 import { closeSync } from 'node:fs';
 import { format } from 'node:util';
 import { readFailureReason } from '../common/regular-file';
@@ -23,7 +23,13 @@ const LABEL: Record<NestLevel, string> = {
 };
 
 /** Nest's start-up chatter; useful only when debugging the container itself. */
-const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'NestFactory', 'NestApplication', 'RoutesResolver', 'RouterExplorer']);
+const FRAMEWORK_CONTEXTS = new Set([
+  'InstanceLoader',
+  'NestFactory',
+  'NestApplication',
+  'RoutesResolver',
+  'RouterExplorer',
+]);
 
 /**
  * Writes every log line to stderr (stdout carries JSON-RPC for `mcp` and one document for `--json`), and

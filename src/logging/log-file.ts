@@ -43,7 +43,7 @@ function refuseSpecialFile(file: string): void {
 /** Writes all of `text` to a log opened by {@link openLogForAppend}. */
 export function writeToLog(fd: number, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
-  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
 }
 
 /**

@@ -29,7 +29,10 @@ export function withLogLock<T>(file: string, work: () => T, waitMs = LOG_LOCK_WA
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const held = statSync(lock, { throwIfNoEntry: false });
       if (held && Date.now() - held.mtimeMs > LOG_LOCK_STALE_MS) rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw Object.assign(new Error(`${lock} is held by another process (a rewrite of the log); try again`), { code: 'ELOCKED' });
+      else if (Date.now() > deadline)
+        throw Object.assign(new Error(`${lock} is held by another process (a rewrite of the log); try again`), {
+          code: 'ELOCKED',
+        });
       else Atomics.wait(sleeper, 0, 0, 2);
     }
   }

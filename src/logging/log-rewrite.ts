@@ -1,4 +1,15 @@
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { refuseUnlessRegular } from '../common/regular-file';
 import { writeToLog } from './log-file';
 import { withLogLock } from './log-lock';
@@ -59,5 +70,5 @@ export function rewriteLogLines(file: string, replace: (line: string) => string 
 
 /** Kept lines are copied as bytes, so whatever they hold (even invalid UTF-8) stays as it was. */
 function writeBytes(fd: number, bytes: Buffer): void {
-  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
 }

@@ -78,7 +78,9 @@ export class CapabilitiesService {
       min_confidence: this.config.gateway.min_confidence,
       // What a call may hold before any engine is asked; each engine may take less (its `questions`).
       limits: { ...REQUEST_LIMITS, images_max: MAX_IMAGES },
-      providers: Object.fromEntries(chain.map(({ name, provider }) => [name, provider ? withQuestionTypes(provider) : null])),
+      providers: Object.fromEntries(
+        chain.map(({ name, provider }) => [name, provider ? withQuestionTypes(provider) : null]),
+      ),
       calibration: this.calibrationSummary(),
       available_providers: this.registry.available().map((definition) => ({
         name: definition.name,

@@ -52,22 +52,38 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
  */
 export function envelopeFault(message: Record<string, unknown>): EnvelopeFault | null {
   if (!('method' in message) && ('result' in message || 'error' in message)) {
-    const problem = schemaProblem('result' in message ? specTypeSchemas.JSONRPCResultResponse : specTypeSchemas.JSONRPCErrorResponse, message);
-    return problem === null ? null : { drop: `dropped an unreadable response from the client (id ${describeId(message.id)}): ${problem}` };
+    const problem = schemaProblem(
+      'result' in message ? specTypeSchemas.JSONRPCResultResponse : specTypeSchemas.JSONRPCErrorResponse,
+      message,
+    );
+    return problem === null
+      ? null
+      : { drop: `dropped an unreadable response from the client (id ${describeId(message.id)}): ${problem}` };
   }
   const id = usableId(message.id) ? message.id : null;
   // Without an id to answer under, it cannot be a request at all: an invalid request, whatever is wrong.
   const fault = (code: number, why: string): EnvelopeFault => {
     const shown = id === null ? INVALID_REQUEST : code;
-    return { answer: { id, code: shown, message: short(`${shown === INVALID_PARAMS ? 'invalid params' : 'invalid request'}: ${why}`) } };
+    return {
+      answer: {
+        id,
+        code: shown,
+        message: short(`${shown === INVALID_PARAMS ? 'invalid params' : 'invalid request'}: ${why}`),
+      },
+    };
   };
 
   if (message.jsonrpc !== '2.0') return fault(INVALID_REQUEST, '"jsonrpc" must be "2.0"');
   if (typeof message.method !== 'string') return fault(INVALID_REQUEST, '"method" must be a string');
   if ('id' in message && !usableId(message.id)) return fault(INVALID_REQUEST, '"id" must be a string or an integer');
-  if (typeof message.id === 'number' && !Number.isSafeInteger(message.id)) return fault(INVALID_REQUEST, '"id" must be an integer between -(2^53 - 1) and 2^53 - 1');
+  if (typeof message.id === 'number' && !Number.isSafeInteger(message.id))
+    return fault(INVALID_REQUEST, '"id" must be an integer between -(2^53 - 1) and 2^53 - 1');
   const extra = Object.keys(message).find((key) => !REQUEST_KEYS.has(key));
-  if (extra !== undefined) return fault(INVALID_REQUEST, `unknown member ${JSON.stringify(extra)}: a request has only jsonrpc, id, method and params`);
+  if (extra !== undefined)
+    return fault(
+      INVALID_REQUEST,
+      `unknown member ${JSON.stringify(extra)}: a request has only jsonrpc, id, method and params`,
+    );
   if ('params' in message) {
     const { params } = message;
     if (Array.isArray(params)) return fault(INVALID_PARAMS, '"params" must be an object (MCP takes named parameters)');
@@ -75,7 +91,10 @@ export function envelopeFault(message: Record<string, unknown>): EnvelopeFault |
     if ('_meta' in params && !isRecord(params._meta)) return fault(INVALID_PARAMS, '"params._meta" must be an object');
   }
   // The SDK's own schema has the last word, so nothing it would drop gets past.
-  const problem = schemaProblem('id' in message ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification, message);
+  const problem = schemaProblem(
+    'id' in message ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification,
+    message,
+  );
   if (problem !== null) return fault(problem.startsWith('params') ? INVALID_PARAMS : INVALID_REQUEST, problem);
   return null;
 }
@@ -100,9 +119,12 @@ export function readMessage(text: string, unit: 'line' | 'request'): MessageChec
   try {
     message = JSON.parse(text);
   } catch {
-    return { reply: errorReply(null, PARSE_ERROR, `parse error: the ${unit === 'line' ? 'line' : 'body'} is not valid JSON`) };
+    return {
+      reply: errorReply(null, PARSE_ERROR, `parse error: the ${unit === 'line' ? 'line' : 'body'} is not valid JSON`),
+    };
   }
-  if (Array.isArray(message)) return { reply: errorReply(null, INVALID_REQUEST, `batches are not supported: send one message per ${unit}`) };
+  if (Array.isArray(message))
+    return { reply: errorReply(null, INVALID_REQUEST, `batches are not supported: send one message per ${unit}`) };
   if (!isRecord(message)) return { reply: errorReply(null, INVALID_REQUEST, 'a message must be a JSON object') };
   const fault = envelopeFault(message);
   if (fault && 'drop' in fault) return { drop: fault.drop };

@@ -1,6 +1,13 @@
-import { JSONRPCMessage, PROTOCOL_VERSION_META_KEY, specTypeSchemas, Transport, TransportSendOptions, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
+import {
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  specTypeSchemas,
+  type Transport,
+  type TransportSendOptions,
+  UnsupportedProtocolVersionError,
+} from '@modelcontextprotocol/server';
 import { isRecord } from '../common/is-record';
-import { describeId, INVALID_PARAMS, Parser, RequestId, schemaProblem, usableId } from './envelope';
+import { describeId, INVALID_PARAMS, type Parser, type RequestId, schemaProblem, usableId } from './envelope';
 import { MODERN_PROTOCOL_VERSIONS } from './protocol-revisions';
 import { checkToolCall } from './tool-call.guard';
 
@@ -121,8 +128,13 @@ export class GatedTransport implements Transport {
     this.ended = true;
     if (this.inFlightCount > 0 && this.inner.writable !== false) {
       const { drainBoundMs } = this.options;
-      this.options.log(`stdin closed: writing the ${this.inFlightCount} answer(s) in flight first (for at most ${drainBoundMs / 1000} s)`);
-      if (!(await this.settled(drainBoundMs))) this.options.warn(`stdin closed: ${this.inFlightCount} answer(s) still unwritten after ${drainBoundMs / 1000} s, stopping`);
+      this.options.log(
+        `stdin closed: writing the ${this.inFlightCount} answer(s) in flight first (for at most ${drainBoundMs / 1000} s)`,
+      );
+      if (!(await this.settled(drainBoundMs)))
+        this.options.warn(
+          `stdin closed: ${this.inFlightCount} answer(s) still unwritten after ${drainBoundMs / 1000} s, stopping`,
+        );
     }
     this.finish();
   }
@@ -137,24 +149,34 @@ export class GatedTransport implements Transport {
 
   private receive(message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]): void {
     // This server sends the client no requests (no sampling, elicitation or roots), so no response is awaited.
-    if (!('method' in message)) return this.options.warn(`dropped a response from the client (id ${describeId(message.id)}): Received a response for an unknown message ID`);
+    if (!('method' in message))
+      return this.options.warn(
+        `dropped a response from the client (id ${describeId(message.id)}): Received a response for an unknown message ID`,
+      );
     const { method } = message;
     const unsupported = unsupportedRevision(message.params);
     if (!('id' in message)) {
       const schema = NOTIFICATIONS.get(method);
-      const problem = unsupported ? `it claims protocol revision ${unsupported}, which this server does not serve` : schema ? schemaProblem(schema, message) : null;
+      const problem = unsupported
+        ? `it claims protocol revision ${unsupported}, which this server does not serve`
+        : schema
+          ? schemaProblem(schema, message)
+          : null;
       if (problem !== null) return this.options.warn(`dropped a ${method} notification: ${problem}`);
       if (method === 'notifications/cancelled' && isRecord(message.params)) this.cancelled(message.params.requestId);
       return this.onmessage?.(message, extra);
     }
     const { id } = message;
     if (unsupported !== undefined) {
-      const error = new UnsupportedProtocolVersionError({ supported: [...MODERN_PROTOCOL_VERSIONS], requested: unsupported });
+      const error = new UnsupportedProtocolVersionError({
+        supported: [...MODERN_PROTOCOL_VERSIONS],
+        requested: unsupported,
+      });
       return this.refuse(id, method, error.code, error.message, error.data);
     }
     let delivered: JSONRPCMessage = message;
     if (method === 'tools/call') {
-      const check = checkToolCall(message as unknown as Record<string, unknown>);
+      const check = checkToolCall(message);
       if ('invalid' in check) return this.refuse(id, method, INVALID_PARAMS, check.invalid);
       delivered = check.message as unknown as JSONRPCMessage;
     } else {
@@ -170,7 +192,9 @@ export class GatedTransport implements Transport {
 
   private refuse(id: RequestId, method: string, code: number, message: string, data?: unknown): void {
     this.options.warn(`refused ${method} request ${describeId(id)} (${code}): ${message}`);
-    this.inner.send({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } }).catch(() => undefined); // the client has gone
+    this.inner
+      .send({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } })
+      .catch(() => undefined); // the client has gone
   }
 
   /** Counts one request with this id as answered; false when none was pending (an answer the SDK wrote for a refusal of its own). */
@@ -199,11 +223,13 @@ export class GatedTransport implements Transport {
 
 const key = (id: RequestId) => (typeof id === 'string' ? `s${id}` : `n${id}`);
 
-const isResponse = (message: JSONRPCMessage): message is JSONRPCMessage & { id: unknown } => !('method' in message) && ('result' in message || 'error' in message);
+const isResponse = (message: JSONRPCMessage): message is JSONRPCMessage & { id: unknown } =>
+  !('method' in message) && ('result' in message || 'error' in message);
 
 /** The revision a request's `_meta` envelope claims, when it is one this server does not serve. */
 function unsupportedRevision(params: unknown): string | undefined {
-  if (!isRecord(params) || !isRecord(params._meta) || !Object.hasOwn(params._meta, PROTOCOL_VERSION_META_KEY)) return undefined;
+  if (!isRecord(params) || !isRecord(params._meta) || !Object.hasOwn(params._meta, PROTOCOL_VERSION_META_KEY))
+    return undefined;
   const claimed = params._meta[PROTOCOL_VERSION_META_KEY];
   if (typeof claimed === 'string' && MODERN_PROTOCOL_VERSIONS.includes(claimed)) return undefined;
   return typeof claimed === 'string' ? claimed : 'unknown';

@@ -64,7 +64,12 @@ export class McpServerService {
     );
     server.setRequestHandler('tools/list', () => this.listTools());
     server.setRequestHandler('tools/call', (request, ctx) => {
-      const result = this.callTool(request.params.name, sentArguments(request.params.arguments), ctx.mcpReq.signal, requestId);
+      const result = this.callTool(
+        request.params.name,
+        sentArguments(request.params.arguments),
+        ctx.mcpReq.signal,
+        requestId,
+      );
       if (!result) throw this.unknownTool(request.params.name);
       return result;
     });
@@ -72,9 +77,14 @@ export class McpServerService {
     return server;
   }
 
-
   private listTools() {
-    this.toolList ??= { tools: this.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema() as Tool['inputSchema'] })) };
+    this.toolList ??= {
+      tools: this.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema() as Tool['inputSchema'],
+      })),
+    };
     return this.toolList;
   }
 
@@ -100,10 +110,17 @@ export class McpServerService {
     const tool = this.byName.get(name);
     if (!tool) return null;
     return tool.call(args, signal, requestId).then(
-      ({ result, isError }) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError }),
+      ({ result, isError }) => ({
+        content: [{ type: 'text', text: JSON.stringify(result) }],
+        structuredContent: result,
+        isError,
+      }),
       (error: unknown) => {
         this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
-        throw new ProtocolError(ProtocolErrorCode.InternalError, `${tool.name} failed unexpectedly; see the server log`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `${tool.name} failed unexpectedly; see the server log`,
+        );
       },
     );
   }
@@ -116,14 +133,23 @@ export class McpServerService {
   async serveStdio(): Promise<void> {
     // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
     process.on('unhandledRejection', (reason) => {
-      this.logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+      this.logger.error(
+        `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
+      );
     });
     // A client that closes our stderr loses the log, not the server.
     process.stderr.on('error', () => undefined);
     const warn = (line: string) => this.logger.warn(line);
     const lines = new StdioLineTransport(process.stdin, process.stdout, { warn });
-    const gate = new GatedTransport(lines, { warn, log: (line) => this.logger.log(line), drainBoundMs: this.drainBoundMs() });
-    serveStdio(() => this.createServer(), { transport: gate, onerror: (error) => warn(`protocol error: ${error.message}`) });
+    const gate = new GatedTransport(lines, {
+      warn,
+      log: (line) => this.logger.log(line),
+      drainBoundMs: this.drainBoundMs(),
+    });
+    serveStdio(() => this.createServer(), {
+      transport: gate,
+      onerror: (error) => warn(`protocol error: ${error.message}`),
+    });
     this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
     await gate.closed;
   }

@@ -15,7 +15,16 @@ import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
 const TOOLS = [DecideTool, HealthTool, CapabilitiesTool, AskTool];
 
 @Module({
-  providers: [DecideService, AskService, CapabilitiesService, SchemaService, DecisionTally, ...TOOLS, { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS }, McpServerService],
+  providers: [
+    DecideService,
+    AskService,
+    CapabilitiesService,
+    SchemaService,
+    DecisionTally,
+    ...TOOLS,
+    { provide: MCP_TOOLS, useFactory: (...tools: McpTool[]) => tools, inject: TOOLS },
+    McpServerService,
+  ],
   exports: [McpServerService, DecideService, AskService, CapabilitiesService, SchemaService],
 })
 export class McpModule {}

@@ -1,5 +1,5 @@
-import { PassThrough, Readable } from 'node:stream';
-import { ErrorReply, errorReply, INVALID_REQUEST, readMessage } from './envelope';
+import { PassThrough, type Readable } from 'node:stream';
+import { type ErrorReply, errorReply, INVALID_REQUEST, readMessage } from './envelope';
 
 /** The longest line a client may send: the largest valid request is a few hundred KiB. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -63,7 +63,9 @@ export function guardStdin(
     if (oversized) return;
     if (pendingBytes + part.length > maxLineBytes) {
       // Keep the start of the message, where the id usually is, and drop the rest as it arrives.
-      head = Buffer.concat([...pending, part]).subarray(0, 512).toString('utf8');
+      head = Buffer.concat([...pending, part])
+        .subarray(0, 512)
+        .toString('utf8');
       oversized = true;
       pending = [];
       pendingBytes = 0;

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
-import { describeId, ErrorReply } from './envelope';
+import { describeId, type ErrorReply } from './envelope';
 import { guardStdin, MAX_LINE_BYTES } from './stdin-guard';
 import type { DrainableTransport } from './gated.transport';
 
@@ -41,7 +41,7 @@ export class StdioLineTransport implements DrainableTransport {
     // Error replies carry `"id": null` (JSON-RPC's rule for an unreadable message), which the SDK's message type cannot express.
     const reply = (message: ErrorReply) => {
       warn(`answered ${describeId(message.id)} with ${message.error.code}: ${message.error.message}`);
-      this.write(message);
+      void this.write(message);
     };
     const messages = guardStdin(this.input, reply, this.options.maxLineBytes ?? MAX_LINE_BYTES, warn);
     messages.on('data', (message: JSONRPCMessage) => this.onmessage?.(message));

@@ -20,9 +20,12 @@ export type ToolCallCheck = { message: Record<string, unknown> } | { invalid: st
  */
 export function checkToolCall(message: Record<string, unknown>): ToolCallCheck {
   const params = isRecord(message.params) ? message.params : {};
-  if (typeof own(params, 'name') !== 'string') return { invalid: 'invalid params: params.name must be a string, the name of the tool to call' };
+  if (typeof own(params, 'name') !== 'string')
+    return { invalid: 'invalid params: params.name must be a string, the name of the tool to call' };
   // Every params member but the arguments, as the SDK's schema reads them (own members only count as sent).
-  const rest: Record<string, unknown> = Object.fromEntries(Object.entries(params).filter(([key]) => key !== 'arguments'));
+  const rest: Record<string, unknown> = Object.fromEntries(
+    Object.entries(params).filter(([key]) => key !== 'arguments'),
+  );
   const problem = schemaProblem(specTypeSchemas.CallToolRequest, { ...message, params: rest });
   if (problem !== null) return { invalid: `invalid params: ${problem}` };
   return { message: { ...message, params: { ...rest, arguments: { [SENT_ARGUMENTS]: own(params, 'arguments') } } } };
@@ -37,4 +40,5 @@ export function sentArguments(args: Record<string, unknown> | undefined): unknow
   return sent === undefined ? {} : sent;
 }
 
-const own = (record: Record<string, unknown>, key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+const own = (record: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(record, key) ? record[key] : undefined;

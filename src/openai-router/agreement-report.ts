@@ -67,8 +67,17 @@ export function agreementReport(lines: string[], targetAgreement: number): Agree
     if (fields.length > 0) answered.push(fields);
   }
   const rows = CANDIDATE_THRESHOLDS.map((threshold) => row(threshold, answered, records));
-  const suggested = rows.find((candidate) => candidate.agreement !== null && candidate.agreement >= targetAgreement) ?? null;
-  return { records, unreadable_lines: unreadable, slow_unavailable: slowUnavailable, by_route: byRoute, rows, target_agreement: targetAgreement, suggested };
+  const suggested =
+    rows.find((candidate) => candidate.agreement !== null && candidate.agreement >= targetAgreement) ?? null;
+  return {
+    records,
+    unreadable_lines: unreadable,
+    slow_unavailable: slowUnavailable,
+    by_route: byRoute,
+    rows,
+    target_agreement: targetAgreement,
+    suggested,
+  };
 }
 
 function row(threshold: number, answered: Field[][], records: number): ThresholdRow {
@@ -85,4 +94,7 @@ function row(threshold: number, answered: Field[][], records: number): Threshold
   };
 }
 
-const isField = (value: unknown): value is Field => isRecord(value) && typeof value.confidence === 'number' && (value.agree === undefined || typeof value.agree === 'boolean');
+const isField = (value: unknown): value is Field =>
+  isRecord(value) &&
+  typeof value.confidence === 'number' &&
+  (value.agree === undefined || typeof value.agree === 'boolean');

@@ -31,9 +31,11 @@ function fieldAnswer(leaf: LeafShape, result: DecideResult): FieldAnswer {
     throw new FastAnswerError(`${field}: ${outcome.error.code} (${oneLine(outcome.error.message, 200)})`);
   }
   const answer = outcome.answer;
-  if (answer.type !== leaf.kind) throw new FastAnswerError(`${field}: answered as ${answer.type}, asked as ${leaf.kind}`);
+  if (answer.type !== leaf.kind)
+    throw new FastAnswerError(`${field}: answered as ${answer.type}, asked as ${leaf.kind}`);
   const confidence = answer.confidence;
-  if (typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1)) throw new FastAnswerError(`${field}: no confidence in [0, 1]`);
+  if (typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1))
+    throw new FastAnswerError(`${field}: no confidence in [0, 1]`);
   if (answer.type === 'choice' && leaf.kind === 'choice') {
     const option = leaf.options.find(({ key }) => key === answer.value);
     if (!option) throw new FastAnswerError(`${field}: chose an option that was not offered`);
@@ -42,7 +44,8 @@ function fieldAnswer(leaf: LeafShape, result: DecideResult): FieldAnswer {
   if (answer.type === 'noul') return { id: leaf.id, value: answer.value, confidence };
   if (answer.type === 'score' && leaf.kind === 'score') {
     // The most likely level, not the expected value: the schema wants one of its integers.
-    if (!Number.isInteger(answer.level) || answer.level < 0 || answer.level >= leaf.levels) throw new FastAnswerError(`${field}: a level that was not offered`);
+    if (!Number.isInteger(answer.level) || answer.level < 0 || answer.level >= leaf.levels)
+      throw new FastAnswerError(`${field}: a level that was not offered`);
     return { id: leaf.id, value: leaf.lowest + answer.level, confidence };
   }
   throw new FastAnswerError(`${field}: answered as ${answer.type}`);
@@ -63,4 +66,3 @@ export function buildObject(shape: Shape, fields: FieldAnswer[]): unknown {
   };
   return build(shape);
 }
-

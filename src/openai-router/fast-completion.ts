@@ -7,7 +7,12 @@ import type { Endpoint } from './request-eligibility';
  * `chat.completion`, or a Responses API `response`. `model` names the engine that really answered
  * (`system1:<provider>/<model>`), never the model the caller asked for.
  */
-export function fastCompletion(endpoint: Endpoint, object: unknown, meta: DecideMeta, nowMs: number): Record<string, unknown> {
+export function fastCompletion(
+  endpoint: Endpoint,
+  object: unknown,
+  meta: DecideMeta,
+  nowMs: number,
+): Record<string, unknown> {
   const text = JSON.stringify(object);
   const model = answeredBy(meta);
   const created = Math.floor(nowMs / 1000);
@@ -19,7 +24,14 @@ export function fastCompletion(endpoint: Endpoint, object: unknown, meta: Decide
       object: 'chat.completion',
       created,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text, refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       system_fingerprint: null,
     };
@@ -32,11 +44,25 @@ export function fastCompletion(endpoint: Endpoint, object: unknown, meta: Decide
     error: null,
     incomplete_details: null,
     model,
-    output: [{ type: 'message', id: `msg_${id()}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }],
+    output: [
+      {
+        type: 'message',
+        id: `msg_${id()}`,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+      },
+    ],
     parallel_tool_calls: false,
     tool_choice: 'none',
     tools: [],
-    usage: { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output },
+    usage: {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + output,
+    },
   };
 }
 

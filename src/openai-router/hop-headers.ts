@@ -2,12 +2,24 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
 /** Headers about one connection, never carried to the next hop (RFC 9110 §7.6.1, and RFC 7230's older list). */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** The hop-by-hop names of one message: the fixed ones and any its `Connection` header names. */
 function hopByHopNames(headers: IncomingHttpHeaders): Set<string> {
   const names = new Set(HOP_BY_HOP);
-  const connection = [headers.connection, headers['proxy-connection']].flat().filter((value): value is string => typeof value === 'string');
+  const connection = [headers.connection, headers['proxy-connection']]
+    .flat()
+    .filter((value): value is string => typeof value === 'string');
   for (const value of connection) {
     for (const name of value.split(',')) if (name.trim() !== '') names.add(name.trim().toLowerCase());
   }
@@ -15,7 +27,11 @@ function hopByHopNames(headers: IncomingHttpHeaders): Set<string> {
 }
 
 /** A message's headers for the next hop: without hop-by-hop ones, nor `alsoDropped`, and with this hop in Via. */
-export function nextHopHeaders(headers: IncomingHttpHeaders, hop: Hop, alsoDropped: ReadonlySet<string> = new Set()): OutgoingHttpHeaders {
+export function nextHopHeaders(
+  headers: IncomingHttpHeaders,
+  hop: Hop,
+  alsoDropped: ReadonlySet<string> = new Set(),
+): OutgoingHttpHeaders {
   const dropped = hopByHopNames(headers);
   const kept: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {

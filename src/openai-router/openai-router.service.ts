@@ -45,12 +45,24 @@ export class OpenAiRouterService {
       router.handle(req, res).catch((error: unknown) => {
         // A bug, not a request problem: say so without echoing anything from the request.
         this.logger.error(`router failed on a request: ${error instanceof Error ? error.name : 'error'}`);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"internal router error","type":"system1_router_error","param":null,"code":"internal"}}');
+        if (!res.headersSent)
+          res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end(
+              '{"error":{"message":"internal router error","type":"system1_router_error","param":null,"code":"internal"}}',
+            );
         else res.destroy();
       });
     };
     // Slow clients are timed out by the server itself, so a few dozen idle sockets cannot hold it.
-    const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs }, handle);
+    const server: Server = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: limits.checkIntervalMs,
+      },
+      handle,
+    );
     server.keepAliveTimeout = limits.keepAliveTimeoutMs;
     server.maxConnections = limits.maxConnections;
     // Handled like any request: the body reader sends 100 Continue only once it has room for the body.
@@ -78,5 +90,4 @@ export class OpenAiRouterService {
         }),
     };
   }
-
 }

@@ -4,7 +4,7 @@ import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatBytes } from '../common/regular-file';
-import { buildObject, FastAnswerError, FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
+import { buildObject, FastAnswerError, type FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
 import { BodyRefused } from '../common/http/body-refused';
 import { sendJson } from '../common/http/send-json';
 import { routerError, sendError } from './error-answer';
@@ -12,14 +12,14 @@ import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
-import { BODY_ERROR_CODES, HeldBody, RequestBodies } from './request-body';
-import { Endpoint, readFastCandidate } from './request-eligibility';
+import { BODY_ERROR_CODES, type HeldBody, type RequestBodies } from './request-body';
+import { type Endpoint, readFastCandidate } from './request-eligibility';
 import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
-import { compareFields, ShadowLog, ShadowRecord } from './shadow-log';
+import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
 import { slowObject } from './slow-answer';
-import { ForwardedCall, UpstreamError, UpstreamForwarder } from './upstream-forwarder';
+import { type ForwardedCall, UpstreamError, type UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
 export interface RouterOptions {
@@ -112,14 +112,21 @@ export class OpenAiRouter {
     };
 
     if (!this.deps.hosts.allows(req.headers.host)) {
-      return refuse(403, 'the Host header names a host this router does not answer to (a guard against DNS rebinding); add the name to [router] allowed_hosts to use it', 'host_not_allowed');
+      return refuse(
+        403,
+        'the Host header names a host this router does not answer to (a guard against DNS rebinding); add the name to [router] allowed_hosts to use it',
+        'host_not_allowed',
+      );
     }
-    if (!this.authorised(req)) return refuse(401, `this router needs its token in the ${TOKEN_HEADER} header`, 'system1_token');
+    if (!this.authorised(req))
+      return refuse(401, `this router needs its token in the ${TOKEN_HEADER} header`, 'system1_token');
     if (this.deps.forwarder.hop.seenIn(req.headers.via)) {
-      const message = 'this request has already passed through this router: its upstream leads back to it (directly or through another router); point --upstream or [router] upstream at the model API';
+      const message =
+        'this request has already passed through this router: its upstream leads back to it (directly or through another router); point --upstream or [router] upstream at the model API';
       return refuse(508, message, 'loop_detected', { 'x-should-retry': 'false' });
     }
-    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return refuse(404, 'the router serves the OpenAI API under /v1 only', 'not_found');
+    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/'))
+      return refuse(404, 'the router serves the OpenAI API under /v1 only', 'not_found');
     let held: HeldBody;
     try {
       held = await this.deps.bodies.read(req, res);
@@ -131,7 +138,14 @@ export class OpenAiRouter {
     res.once('close', held.release);
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const call: ForwardedCall = { method, path: url.pathname.slice('/v1'.length), query: url.search, headers: req.headers, body: held.body, signal: abort.signal };
+    const call: ForwardedCall = {
+      method,
+      path: url.pathname.slice('/v1'.length),
+      query: url.search,
+      headers: req.headers,
+      body: held.body,
+      signal: abort.signal,
+    };
 
     const endpoint = method === 'POST' ? ROUTED[url.pathname] : undefined;
     if (!endpoint) {
@@ -149,7 +163,13 @@ export class OpenAiRouter {
   }
 
   /** Asks both at once, serves the slow answer, and records how the fast one compared (or why it could not). */
-  private async shadow(endpoint: Endpoint, call: ForwardedCall, res: ServerResponse, requestId: string, finish: (status: number, report: RouteReport) => void): Promise<void> {
+  private async shadow(
+    endpoint: Endpoint,
+    call: ForwardedCall,
+    res: ServerResponse,
+    requestId: string,
+    finish: (status: number, report: RouteReport) => void,
+  ): Promise<void> {
     const [attempt, opened] = await Promise.all([this.attemptFast(endpoint, call), this.open(call)]);
     const report: RouteReport = { ...attempt.report, shadow: true };
     const answered = await this.sendBack(opened, res, report, true);
@@ -166,13 +186,18 @@ export class OpenAiRouter {
     const slow = answered.slow;
     if (slow && 'unavailable' in slow) entry.slow_unavailable = slow.unavailable;
     if (attempt.fields) {
-      const readable = slow && 'body' in slow && answered.status === 200 ? slowObject(endpoint, slow.body, answered.encoding) : undefined;
+      const readable =
+        slow && 'body' in slow && answered.status === 200
+          ? slowObject(endpoint, slow.body, answered.encoding)
+          : undefined;
       entry.fields = compareFields(attempt.fields, readable);
     }
     try {
       this.deps.shadowLog.append(entry);
     } catch (error) {
-      this.deps.warn(`${requestId} cannot write the shadow log ${this.deps.shadowLog.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      this.deps.warn(
+        `${requestId} cannot write the shadow log ${this.deps.shadowLog.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     finish(answered.status, report);
   }
@@ -191,13 +216,19 @@ export class OpenAiRouter {
       candidate = readFastCandidate(endpoint, body, call.headers, call.query);
       plan = schemaToQuestions(candidate.schema, candidate.schemaName);
     } catch (error) {
-      if (error instanceof Ineligible) return { report: routeReport('ineligible', error.detail), schema: candidate?.schemaName };
+      if (error instanceof Ineligible)
+        return { report: routeReport('ineligible', error.detail), schema: candidate?.schemaName };
       throw error;
     }
     const schema = candidate.schemaName;
     let result;
     try {
-      result = await this.deps.decide({ state: candidate.state, questions: plan.questions, minConfidence: this.options.minConfidence, signal: call.signal });
+      result = await this.deps.decide({
+        state: candidate.state,
+        questions: plan.questions,
+        minConfidence: this.options.minConfidence,
+        signal: call.signal,
+      });
     } catch (error) {
       return { report: routeReport('fast_model_error', `the fast engine failed: ${safeMessage(error)}`), schema };
     }
@@ -209,7 +240,12 @@ export class OpenAiRouter {
       throw error;
     }
     const below = fieldsBelow(fields, this.options.minConfidence);
-    if (below.length > 0) return { report: routeReport('low_confidence', describeBelow(below, this.options.minConfidence)), schema, fields };
+    if (below.length > 0)
+      return {
+        report: routeReport('low_confidence', describeBelow(below, this.options.minConfidence)),
+        schema,
+        fields,
+      };
     const completion = fastCompletion(endpoint, buildObject(plan.shape, fields), result.meta, this.deps.now());
     return { report: routeReport('fast'), schema, fields, completion };
   }
@@ -259,7 +295,13 @@ export class OpenAiRouter {
         resolve({ status, ...(keep && { slow, encoding }) });
       };
       response.on('end', () => {
-        settle(size <= MAX_SHADOW_BYTES ? { body: Buffer.concat(chunks) } : { unavailable: `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, more than the router keeps to compare` });
+        settle(
+          size <= MAX_SHADOW_BYTES
+            ? { body: Buffer.concat(chunks) }
+            : {
+                unavailable: `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, more than the router keeps to compare`,
+              },
+        );
       });
       // A broken upstream stream ends the caller's too, so it sees a cut answer rather than a complete-looking one.
       response.on('error', (error: NodeJS.ErrnoException) => {
@@ -279,7 +321,6 @@ export class OpenAiRouter {
     return this.token.matches(headerText(req.headers[TOKEN_HEADER])?.replace(/^Bearer\s+/i, ''));
   }
 }
-
 
 const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

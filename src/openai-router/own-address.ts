@@ -13,8 +13,10 @@ const defaultPort = (url: URL) => (url.protocol === 'https:' ? 443 : 80);
  * address on the same port.
  */
 export function upstreamIsThisRouter(upstream: URL, host: string, port: number): boolean {
-  if (port === 0 || Number(upstream.port || defaultPort(upstream)) !== port || !isLoopbackHost(upstream.hostname)) return false;
+  if (port === 0 || Number(upstream.port || defaultPort(upstream)) !== port || !isLoopbackHost(upstream.hostname))
+    return false;
   const bound = urlHostname(host);
-  if (bound === undefined || EVERY_INTERFACE.has(bound) || bound === 'localhost' || upstream.hostname === 'localhost') return true;
+  if (bound === undefined || EVERY_INTERFACE.has(bound) || bound === 'localhost' || upstream.hostname === 'localhost')
+    return true;
   return bound === upstream.hostname;
 }

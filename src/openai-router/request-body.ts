@@ -15,7 +15,7 @@ export const BODY_ERROR_CODES: Readonly<Record<BodyRefused['status'], string>> =
 /** A body read whole; its bytes count against the shared cap until `release` (once the answer is sent). */
 export interface HeldBody {
   body: Buffer;
-  release(): void;
+  release: () => void;
 }
 
 /**
@@ -63,7 +63,11 @@ export class RequestBodies {
     return this.limits.maxDrainBytes;
   }
 
-  private collect(req: IncomingMessage, declared: number | undefined, account: (bytes: number) => void): Promise<Buffer> {
+  private collect(
+    req: IncomingMessage,
+    declared: number | undefined,
+    account: (bytes: number) => void,
+  ): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       // A declared length is filled in place: one copy of the body in memory, never two.
       const whole = declared === undefined ? undefined : Buffer.allocUnsafe(declared);

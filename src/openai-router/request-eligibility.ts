@@ -129,24 +129,41 @@ const ORDINARY_PREFIXES = ['sec-', 'x-stainless-', 'x-forwarded-', 'x-envoy-', '
 /** The OpenAI SDKs mark `with_raw_response` / `with_streaming_response` calls with this header. */
 const RAW_RESPONSE_HEADER = 'x-stainless-raw-response';
 
-export function readFastCandidate(endpoint: Endpoint, body: unknown, headers: IncomingHttpHeaders, query: string): FastCandidate {
+export function readFastCandidate(
+  endpoint: Endpoint,
+  body: unknown,
+  headers: IncomingHttpHeaders,
+  query: string,
+): FastCandidate {
   checkTransport(headers, query);
   if (!isRecord(body)) throw new Ineligible('the body is not a JSON object');
   checkOptions(endpoint, body);
   const requestedModel = typeof body.model === 'string' ? body.model : undefined;
   if (endpoint === 'chat.completions') {
-    return { endpoint, requestedModel, state: { conversation: chatConversation(body.messages) }, ...chatFormat(body.response_format) };
+    return {
+      endpoint,
+      requestedModel,
+      state: { conversation: chatConversation(body.messages) },
+      ...chatFormat(body.response_format),
+    };
   }
-  return { endpoint, requestedModel, state: { conversation: responsesConversation(body.instructions, body.input) }, ...responsesFormat(body.text) };
+  return {
+    endpoint,
+    requestedModel,
+    state: { conversation: responsesConversation(body.instructions, body.input) },
+    ...responsesFormat(body.text),
+  };
 }
 
 function checkTransport(headers: IncomingHttpHeaders, query: string): void {
   if (query !== '') throw new Ineligible('the request has query parameters (extra_query)');
   const type = String(headers['content-type'] ?? '').toLowerCase();
   if (!/^application\/json\s*(;|$)/.test(type)) throw new Ineligible('the body is not sent as application/json');
-  if (headers[RAW_RESPONSE_HEADER] !== undefined) throw new Ineligible('the caller asked for the raw response (with_raw_response / with_streaming_response)');
+  if (headers[RAW_RESPONSE_HEADER] !== undefined)
+    throw new Ineligible('the caller asked for the raw response (with_raw_response / with_streaming_response)');
   for (const name of Object.keys(headers)) {
-    if (!ORDINARY_HEADERS.has(name) && !ORDINARY_PREFIXES.some((prefix) => name.startsWith(prefix))) throw new Ineligible(`the request carries header ${shownName(name)} (extra_headers)`);
+    if (!ORDINARY_HEADERS.has(name) && !ORDINARY_PREFIXES.some((prefix) => name.startsWith(prefix)))
+      throw new Ineligible(`the request carries header ${shownName(name)} (extra_headers)`);
   }
 }
 
@@ -162,11 +179,14 @@ function checkOptions(endpoint: Endpoint, body: Record<string, unknown>): void {
 
 /** Shows the value of the few options whose value is the whole story (stream=true, n=3); never text. */
 function describeValue(name: string, value: unknown): string {
-  return Object.hasOwn(HARMLESS_DEFAULTS, name) && (typeof value === 'boolean' || typeof value === 'number') ? `=${value}` : '';
+  return Object.hasOwn(HARMLESS_DEFAULTS, name) && (typeof value === 'boolean' || typeof value === 'number')
+    ? `=${value}`
+    : '';
 }
 
 function chatFormat(format: unknown): Pick<FastCandidate, 'schemaName' | 'schema'> {
-  if (!isRecord(format) || format.type !== 'json_schema') throw new Ineligible('the request asks for no JSON schema (response_format.type is not json_schema)');
+  if (!isRecord(format) || format.type !== 'json_schema')
+    throw new Ineligible('the request asks for no JSON schema (response_format.type is not json_schema)');
   const spec = format.json_schema;
   if (!isRecord(spec) || !isRecord(spec.schema)) throw new Ineligible('response_format.json_schema has no schema');
   return { schemaName: schemaName(spec.name), schema: spec.schema };
@@ -175,17 +195,24 @@ function chatFormat(format: unknown): Pick<FastCandidate, 'schemaName' | 'schema
 function responsesFormat(text: unknown): Pick<FastCandidate, 'schemaName' | 'schema'> {
   if (!isRecord(text)) throw new Ineligible('the request asks for no JSON schema (no text.format)');
   for (const name of Object.keys(text)) {
-    if (name !== 'format' && name !== 'verbosity' && text[name] !== null) throw new Ineligible(`option text.${name} is not one the fast engine can honour`);
+    if (name !== 'format' && name !== 'verbosity' && text[name] !== null)
+      throw new Ineligible(`option text.${name} is not one the fast engine can honour`);
   }
   const format = text.format;
-  if (!isRecord(format) || format.type !== 'json_schema') throw new Ineligible('the request asks for no JSON schema (text.format.type is not json_schema)');
+  if (!isRecord(format) || format.type !== 'json_schema')
+    throw new Ineligible('the request asks for no JSON schema (text.format.type is not json_schema)');
   if (!isRecord(format.schema)) throw new Ineligible('text.format has no schema');
   return { schemaName: schemaName(format.name), schema: format.schema };
 }
 
 const schemaName = (name: unknown) => (typeof name === 'string' && name.trim() !== '' ? name.trim() : 'answer');
 
-const ROLES: Record<string, ConversationEntry['role']> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
+const ROLES: Record<string, ConversationEntry['role']> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+};
 
 /** Message fields that carry no instruction of their own when empty. */
 const EMPTY_WHEN_NULL = new Set(['tool_calls', 'function_call', 'audio', 'refusal', 'annotations']);
@@ -216,11 +243,16 @@ function responsesConversation(instructions: unknown, input: unknown): Conversat
   input.forEach((item, i) => {
     const where = `input item ${i}`;
     if (!isRecord(item)) throw new Ineligible(`${where} is not an object`);
-    if (item.type !== undefined && item.type !== 'message') throw new Ineligible(`${where} is a ${shownName(String(item.type))} item, not a message`);
+    if (item.type !== undefined && item.type !== 'message')
+      throw new Ineligible(`${where} is a ${shownName(String(item.type))} item, not a message`);
     for (const name of Object.keys(item)) {
-      if (!['type', 'role', 'content', 'id', 'status'].includes(name) && item[name] !== null) throw new Ineligible(`${where} has a field ${shownName(name)} the fast engine cannot honour`);
+      if (!['type', 'role', 'content', 'id', 'status'].includes(name) && item[name] !== null)
+        throw new Ineligible(`${where} has a field ${shownName(name)} the fast engine cannot honour`);
     }
-    conversation.push({ role: roleOf(item.role, where), content: textOf(item.content, where, ['input_text', 'output_text']) });
+    conversation.push({
+      role: roleOf(item.role, where),
+      content: textOf(item.content, where, ['input_text', 'output_text']),
+    });
   });
   return conversation;
 }

@@ -28,7 +28,6 @@ export function routeReport(route: Route, detail?: string): RouteReport {
   return detail === undefined ? { route } : { route, detail: clip(detail, MAX_DETAIL_CHARS, '…') };
 }
 
-
 export const ROUTE_HEADER = 'x-system1-route';
 export const REQUEST_ID_HEADER = 'x-system1-request-id';
 

@@ -34,4 +34,7 @@ export const DEFAULT_ROUTER_LIMITS: RouterLimits = {
   maxConnections: 256,
 };
 
-export const routerLimits = (overrides: Partial<RouterLimits> = {}): RouterLimits => ({ ...DEFAULT_ROUTER_LIMITS, ...overrides });
+export const routerLimits = (overrides: Partial<RouterLimits> = {}): RouterLimits => ({
+  ...DEFAULT_ROUTER_LIMITS,
+  ...overrides,
+});

@@ -31,12 +31,20 @@ export const ROUTER_TOKEN_VARIABLE = 'SYSTEM1_ROUTER_TOKEN';
  * The router's settings from `[router]`, its SYSTEM1_ROUTER_* variables and the flags. Problems are returned
  * as sentences naming the key, never thrown: a broken `[router]` stops `serve-openai` before it listens.
  */
-export function settleRouterOptions(config: LoadedConfig, flags: ServeFlags, env: Env): { options?: ListenOptions; problems: string[] } {
-  const problems = config.errors.filter(({ key }) => key.startsWith('router.') || key.startsWith('SYSTEM1_ROUTER_')).map(({ message }) => message);
+export function settleRouterOptions(
+  config: LoadedConfig,
+  flags: ServeFlags,
+  env: Env,
+): { options?: ListenOptions; problems: string[] } {
+  const problems = config.errors
+    .filter(({ key }) => key.startsWith('router.') || key.startsWith('SYSTEM1_ROUTER_'))
+    .map(({ message }) => message);
   const settings = config.router;
   const host = flags.host ?? settings.host;
   if (!isLoopbackHost(host) && !(flags.allowNonLoopback ?? settings.allow_non_loopback)) {
-    problems.push(`router host ${host} is not this machine: binding it lets other machines use the fast engine and relay through you; set [router] allow_non_loopback = true (or --allow-non-loopback) to allow it`);
+    problems.push(
+      `router host ${host} is not this machine: binding it lets other machines use the fast engine and relay through you; set [router] allow_non_loopback = true (or --allow-non-loopback) to allow it`,
+    );
   }
   let upstream: URL | undefined;
   const rawUpstream = flags.upstream ?? settings.upstream;
@@ -44,15 +52,20 @@ export function settleRouterOptions(config: LoadedConfig, flags: ServeFlags, env
     // The caller's key travels to it: https unless it is on this machine.
     upstream = parseEndpoint(rawUpstream, { allowRemote: true, httpsUnlessLoopback: true });
   } catch (error) {
-    problems.push(`router upstream ${flags.upstream !== undefined ? '(--upstream) ' : ''}${error instanceof EndpointError ? error.message : 'is not usable'}`);
+    problems.push(
+      `router upstream ${flags.upstream !== undefined ? '(--upstream) ' : ''}${error instanceof EndpointError ? error.message : 'is not usable'}`,
+    );
   }
   const port = flags.port ?? settings.port;
   if (upstream && upstreamIsThisRouter(upstream, host, port)) {
-    problems.push(`router upstream ${upstream.origin} is this router itself (${host} port ${port}): every request would come back to it without end; point it at the model's API`);
+    problems.push(
+      `router upstream ${upstream.origin} is this router itself (${host} port ${port}): every request would come back to it without end; point it at the model's API`,
+    );
   }
   const token = env[ROUTER_TOKEN_VARIABLE]?.trim();
   // Set but blank is a mistake (an empty secret from a template or a script), not a request to turn the check off.
-  if (token === '') problems.push(`${ROUTER_TOKEN_VARIABLE} is set but blank; give it a token, or unset it to run without one`);
+  if (token === '')
+    problems.push(`${ROUTER_TOKEN_VARIABLE} is set but blank; give it a token, or unset it to run without one`);
   if (problems.length > 0 || !upstream) return { problems };
   const allowedHosts = settings.allowed_hosts;
   return {

@@ -10,7 +10,12 @@ const MAX_REF_CHAIN = 32;
  * pydantic attaches a description to a referenced model). Keywords beside the reference win over the
  * target's, so a field's own description is the one asked about.
  */
-export function resolveSchema(raw: unknown, root: unknown, path: readonly string[], where = ''): Record<string, unknown> {
+export function resolveSchema(
+  raw: unknown,
+  root: unknown,
+  path: readonly string[],
+  where = '',
+): Record<string, unknown> {
   const field = `field ${fieldName(path)}${where ? ` (${where})` : ''}`;
   let node = nodeAt(raw, field);
   for (let hops = 0; ; hops++) {
@@ -41,7 +46,8 @@ function pointer(root: unknown, ref: unknown, field: string): unknown {
     throw new Ineligible(`${field} refers to a schema outside the request (${shownName(String(ref))})`);
   }
   if (ref === '#') return root;
-  if (!ref.startsWith('#/')) throw new Ineligible(`${field} uses a named anchor (${shownName(ref)}), which is not followed`);
+  if (!ref.startsWith('#/'))
+    throw new Ineligible(`${field} uses a named anchor (${shownName(ref)}), which is not followed`);
   let node: unknown = root;
   for (const token of ref.slice(2).split('/')) {
     let name: string;
@@ -51,7 +57,8 @@ function pointer(root: unknown, ref: unknown, field: string): unknown {
       throw new Ineligible(`${field} has an unreadable reference ${shownName(ref)}`);
     }
     const container = Array.isArray(node) ? node : isRecord(node) ? node : undefined;
-    if (!container || !Object.hasOwn(container, name)) throw new Ineligible(`${field} refers to ${shownName(ref)}, which the schema does not define`);
+    if (!container || !Object.hasOwn(container, name))
+      throw new Ineligible(`${field} refers to ${shownName(ref)}, which the schema does not define`);
     node = (container as Record<string, unknown>)[name];
   }
   return node;

@@ -57,7 +57,18 @@ export interface SchemaPlan {
 }
 
 /** Keywords that say nothing about which values are valid. */
-const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly', '$schema', '$id']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'default',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$schema',
+  '$id',
+]);
 
 /** Keywords the mapping honours; any other keyword changes what a valid answer is, so the schema goes upstream. */
 const HONOURED = new Set([
@@ -106,10 +117,12 @@ export function schemaToQuestions(schema: unknown, name: string): SchemaPlan {
 
 function shapeOf(raw: unknown, path: string[], walk: Walk): Shape {
   const field = `field ${fieldName(path)}`;
-  if (path.length > MAX_DEPTH) throw new Ineligible(`${field} nests deeper than ${MAX_DEPTH} levels (a recursive model?)`);
+  if (path.length > MAX_DEPTH)
+    throw new Ineligible(`${field} nests deeper than ${MAX_DEPTH} levels (a recursive model?)`);
   const { node, nullable } = withoutNull(resolveSchema(raw, walk.root, path), path, walk.root);
   const type = node.type ?? (Object.hasOwn(node, 'properties') ? 'object' : undefined);
-  if (path.length === 0 && (type !== 'object' || nullable)) throw new Ineligible('the schema is not an object with properties');
+  if (path.length === 0 && (type !== 'object' || nullable))
+    throw new Ineligible('the schema is not an object with properties');
 
   if (Object.hasOwn(node, 'const')) {
     checkKeywords(node, path);
@@ -126,7 +139,11 @@ function shapeOf(raw: unknown, path: string[], walk: Walk): Shape {
     case 'boolean':
       checkKeywords(node, path);
       if (nullable) return choice([true, false], true, path, node, walk);
-      return leaf({ kind: 'noul', id: questionId(path, walk) }, { type: 'noul', instructions: instructions(path, node, walk) }, walk);
+      return leaf(
+        { kind: 'noul', id: questionId(path, walk) },
+        { type: 'noul', instructions: instructions(path, node, walk) },
+        walk,
+      );
     case 'integer':
       if (nullable) throw new Ineligible(`${field} is an integer or null (only an enum or a boolean may be null)`);
       return score(node, path, walk);
@@ -153,7 +170,11 @@ function shapeOf(raw: unknown, path: string[], walk: Walk): Shape {
  * Takes `X | null` apart in the spellings generators use: `anyOf`/`oneOf` with a null branch (pydantic,
  * zod in OpenAI strict mode), `type: [X, "null"]` and `null` among the enum values.
  */
-function withoutNull(node: Record<string, unknown>, path: string[], root: unknown): { node: Record<string, unknown>; nullable: boolean } {
+function withoutNull(
+  node: Record<string, unknown>,
+  path: string[],
+  root: unknown,
+): { node: Record<string, unknown>; nullable: boolean } {
   const field = `field ${fieldName(path)}`;
   const unionKey = ['anyOf', 'oneOf'].filter((key) => Object.hasOwn(node, key));
   if (unionKey.length > 1) throw new Ineligible(`${field} is a union of several types (anyOf and oneOf)`);
@@ -198,7 +219,8 @@ function isNullSchema(node: Record<string, unknown>): boolean {
 function enumValues(raw: unknown, path: string[]): unknown[] {
   const field = `field ${fieldName(path)}`;
   if (!Array.isArray(raw)) throw new Ineligible(`${field} has an enum that is not a list`);
-  if (raw.some((value) => value !== null && typeof value === 'object')) throw new Ineligible(`${field} has an enum of objects or arrays`);
+  if (raw.some((value) => value !== null && typeof value === 'object'))
+    throw new Ineligible(`${field} has an enum of objects or arrays`);
   return raw;
 }
 
@@ -210,8 +232,17 @@ function checkKeywords(node: Record<string, unknown>, path: string[]): void {
   }
 }
 
-function choice(values: unknown[], nullable: boolean, path: string[], node: Record<string, unknown>, walk: Walk): LeafShape {
-  const options: ChoiceOption[] = values.map((value) => ({ key: typeof value === 'string' ? value : JSON.stringify(value), value }));
+function choice(
+  values: unknown[],
+  nullable: boolean,
+  path: string[],
+  node: Record<string, unknown>,
+  walk: Walk,
+): LeafShape {
+  const options: ChoiceOption[] = values.map((value) => ({
+    key: typeof value === 'string' ? value : JSON.stringify(value),
+    value,
+  }));
   if (nullable) options.push({ key: NULL_OPTION, value: null });
   if (options.length > CANDIDATES_MAX) {
     const field = `field ${fieldName(path)}`;
@@ -222,11 +253,16 @@ function choice(values: unknown[], nullable: boolean, path: string[], node: Reco
     if (unusableKey(key)) {
       throw new Ineligible(`field ${fieldName(path)} has an option the fast engine cannot name: ${shownName(key)}`);
     }
-    if (keys.has(key)) throw new Ineligible(`field ${fieldName(path)} has two options that read alike: ${shownName(key)}`);
+    if (keys.has(key))
+      throw new Ineligible(`field ${fieldName(path)} has two options that read alike: ${shownName(key)}`);
     keys.add(key);
   }
   const criteria = Object.fromEntries(options.map(({ key }) => [key, null]));
-  return leaf({ kind: 'choice', id: questionId(path, walk), options }, { type: 'choice', instructions: instructions(path, node, walk), criteria }, walk);
+  return leaf(
+    { kind: 'choice', id: questionId(path, walk), options },
+    { type: 'choice', instructions: instructions(path, node, walk), criteria },
+    walk,
+  );
 }
 
 function score(node: Record<string, unknown>, path: string[], walk: Walk): LeafShape {
@@ -237,15 +273,26 @@ function score(node: Record<string, unknown>, path: string[], walk: Walk): LeafS
   if (lowest === undefined || highest === undefined) throw new Ineligible(`${field} is an integer without both bounds`);
   const count = highest - lowest + 1;
   if (count < SCORE_VALUES.min || count > SCORE_VALUES.max) {
-    throw new Ineligible(`${field} is an integer with ${Math.max(count, 0)} possible values (a score takes ${SCORE_VALUES.min} to ${SCORE_VALUES.max})`);
+    throw new Ineligible(
+      `${field} is an integer with ${Math.max(count, 0)} possible values (a score takes ${SCORE_VALUES.min} to ${SCORE_VALUES.max})`,
+    );
   }
   // The levels are the integers themselves, lowest first.
   const criteria = Array.from({ length: count }, (_, i) => String(lowest + i));
-  return leaf({ kind: 'score', id: questionId(path, walk), lowest, levels: count }, { type: 'score', instructions: instructions(path, node, walk), criteria }, walk);
+  return leaf(
+    { kind: 'score', id: questionId(path, walk), lowest, levels: count },
+    { type: 'score', instructions: instructions(path, node, walk), criteria },
+    walk,
+  );
 }
 
 /** The tightest integer bound of one side, from the inclusive keyword and either form of the exclusive one. */
-function bound(node: Record<string, unknown>, inclusive: string, exclusive: string, path: string[]): number | undefined {
+function bound(
+  node: Record<string, unknown>,
+  inclusive: string,
+  exclusive: string,
+  path: string[],
+): number | undefined {
   const lower = inclusive === 'minimum';
   const candidates: number[] = [];
   const value = node[inclusive];
@@ -257,12 +304,21 @@ function bound(node: Record<string, unknown>, inclusive: string, exclusive: stri
     if (raw !== undefined && typeof raw !== 'number' && !(key === exclusive && typeof raw === 'boolean')) {
       throw new Ineligible(`field ${fieldName(path)} has a ${key} that is not a number`);
     }
-    if (typeof raw === 'number' && !Number.isFinite(raw)) throw new Ineligible(`field ${fieldName(path)} has an infinite ${key}`);
+    if (typeof raw === 'number' && !Number.isFinite(raw))
+      throw new Ineligible(`field ${fieldName(path)} has an infinite ${key}`);
   }
   if (typeof value === 'number') {
     // Draft 4 spells an exclusive bound as `exclusiveMinimum: true` beside `minimum`.
     const excluded = strict === true;
-    candidates.push(lower ? (excluded ? Math.floor(value) + 1 : Math.ceil(value)) : excluded ? Math.ceil(value) - 1 : Math.floor(value));
+    candidates.push(
+      lower
+        ? excluded
+          ? Math.floor(value) + 1
+          : Math.ceil(value)
+        : excluded
+          ? Math.ceil(value) - 1
+          : Math.floor(value),
+    );
   }
   if (typeof strict === 'number') candidates.push(lower ? Math.floor(strict) + 1 : Math.ceil(strict) - 1);
   if (candidates.length === 0) return undefined;
@@ -273,14 +329,18 @@ function object(node: Record<string, unknown>, path: string[], walk: Walk): Shap
   checkKeywords(node, path);
   const field = `field ${fieldName(path)}`;
   for (const key of ['additionalProperties', 'unevaluatedProperties']) {
-    if (node[key] !== undefined && node[key] !== false) throw new Ineligible(`${field} accepts properties it does not list (${key})`);
+    if (node[key] !== undefined && node[key] !== false)
+      throw new Ineligible(`${field} accepts properties it does not list (${key})`);
   }
   const properties = node.properties;
-  if (!isRecord(properties) || Object.keys(properties).length === 0) throw new Ineligible(`${field} is an object without properties (free-form)`);
+  if (!isRecord(properties) || Object.keys(properties).length === 0)
+    throw new Ineligible(`${field} is an object without properties (free-form)`);
   const required = node.required ?? [];
-  if (!Array.isArray(required) || required.some((name) => typeof name !== 'string')) throw new Ineligible(`${field} has an unusable required list`);
+  if (!Array.isArray(required) || required.some((name) => typeof name !== 'string'))
+    throw new Ineligible(`${field} has an unusable required list`);
   for (const name of required as string[]) {
-    if (!Object.hasOwn(properties, name)) throw new Ineligible(`${field} requires ${shownName(name)}, which it does not describe`);
+    if (!Object.hasOwn(properties, name))
+      throw new Ineligible(`${field} requires ${shownName(name)}, which it does not describe`);
   }
   const shapes: [string, Shape][] = [];
   for (const [name, child] of Object.entries(properties)) {
@@ -304,12 +364,16 @@ function questionId(path: string[], walk: Walk): string {
   if (id.trim() === '') {
     throw new Ineligible(`field ${shownName(id)} has a blank name, which the fast engine cannot ask by`);
   }
-  if (Object.hasOwn(walk.questions, id)) throw new Ineligible(`field ${id} is named twice (a property name with a dot?)`);
+  if (Object.hasOwn(walk.questions, id))
+    throw new Ineligible(`field ${id} is named twice (a property name with a dot?)`);
   return id;
 }
 
 function instructions(path: string[], node: Record<string, unknown>, walk: Walk): string {
-  const description = typeof node.description === 'string' && node.description.trim() !== '' ? node.description.trim() : humanise(path[path.length - 1]);
+  const description =
+    typeof node.description === 'string' && node.description.trim() !== ''
+      ? node.description.trim()
+      : humanise(path[path.length - 1]);
   return `Decide the field \`${path.join('.')}\` of the ${walk.name} the conversation asks for: ${description}`;
 }
 

@@ -44,7 +44,13 @@ export function compareFields(fast: FieldAnswer[], slow: Record<string, unknown>
     const shown = clip(id, MAX_DETAIL_CHARS, '…');
     if (!slow) return { id: shown, fast: loggable(value), confidence };
     const theirs = valueAt(slow, id.split('.'));
-    return { id: shown, fast: loggable(value), confidence, slow: loggable(theirs), agree: theirs !== undefined && sameValue(value, theirs) };
+    return {
+      id: shown,
+      fast: loggable(value),
+      confidence,
+      slow: loggable(theirs),
+      agree: theirs !== undefined && sameValue(value, theirs),
+    };
   });
 }
 

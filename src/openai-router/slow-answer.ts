@@ -7,7 +7,11 @@ import type { Endpoint } from './request-eligibility';
  * `chat.completion`, or the first `output_text` of a Responses `response`. Undefined when the body cannot be
  * read as one (an error status, an unknown encoding, a refusal, text that is not JSON).
  */
-export function slowObject(endpoint: Endpoint, body: Buffer, contentEncoding: string | undefined): Record<string, unknown> | undefined {
+export function slowObject(
+  endpoint: Endpoint,
+  body: Buffer,
+  contentEncoding: string | undefined,
+): Record<string, unknown> | undefined {
   try {
     const document: unknown = JSON.parse(decoded(body, contentEncoding).toString('utf8'));
     const text = endpoint === 'chat.completions' ? chatText(document) : responsesText(document);

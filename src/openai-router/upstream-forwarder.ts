@@ -1,4 +1,9 @@
-import { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request as httpRequest,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
@@ -83,7 +88,12 @@ export class UpstreamForwarder {
         const status = response.statusCode ?? 502;
         if (status >= 300 && status < 400) {
           response.resume();
-          reject(new UpstreamError(`the upstream answered with a redirect (${status}), which the router does not follow`, 502));
+          reject(
+            new UpstreamError(
+              `the upstream answered with a redirect (${status}), which the router does not follow`,
+              502,
+            ),
+          );
           return;
         }
         resolve(response);

@@ -73,6 +73,11 @@ class MockProvider extends ChoiceEngine {
     const { confidence } = this.settings;
     const share = (1 - confidence) / (options.length - 1);
     const probabilities = Object.fromEntries(options.map((option, i) => [option, i === 0 ? confidence : share]));
-    return { decision: options[0], confidence, probabilities, rationale: 'mock provider: always picks the first option' };
+    return {
+      decision: options[0],
+      confidence,
+      probabilities,
+      rationale: 'mock provider: always picks the first option',
+    };
   }
 }

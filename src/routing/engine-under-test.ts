@@ -8,7 +8,7 @@ import { FeatureReader } from './feature-reader.service';
 export interface EngineUnderTestSetup {
   engine: EngineUnderTest;
   /** Why it cannot be asked now (config, pause, its health probe), or null when it is up. */
-  whyNotReady(): Promise<string | null>;
+  whyNotReady: () => Promise<string | null>;
 }
 
 /**
@@ -37,7 +37,8 @@ export function engineUnderTest(config: LoadedConfig, env: Env, provider: string
 }
 
 function whyNotReady(provider: string, health: HealthReport): string | null {
-  if (health.config_errors.length > 0) return `the configuration is broken: ${health.config_errors.map((e) => e.message).join('; ')}`;
+  if (health.config_errors.length > 0)
+    return `the configuration is broken: ${health.config_errors.map((e) => e.message).join('; ')}`;
   if (health.paused) return 'System-1 is paused (system1 toggle on resumes it)';
   const probe = health.providers.find((p) => p.name === provider);
   if (!probe?.ok) return `${provider} is not answering: ${probe?.detail ?? 'no health probe result'}`;

@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
 import type { JudgedSpawn, ReadinessBars } from './evaluate-report';
-import { evaluationReport, labelTier, LogEntry, readRoutingLog, spawnOutcomes } from './evaluate';
+import { evaluationReport, labelTier, type LogEntry, readRoutingLog, spawnOutcomes } from './evaluate';
 import type { FeatureAnswer, FeatureReading } from './feature-reader.service';
 import type { Feature } from './routing-features';
 import { routeTier } from './routing-rule';
@@ -57,7 +57,12 @@ export interface AskCounts {
  * outcome-labelled spawn, whichever engine routed it at the time; then scores its answers as the log mode
  * scores the logged ones, with the rule's tier on them for safety. Engine failures are counted, not thrown.
  */
-export async function evaluateLive(logFile: string, bars: ReadinessBars, engine: EngineUnderTest, options: LiveOptions = {}) {
+export async function evaluateLive(
+  logFile: string,
+  bars: ReadinessBars,
+  engine: EngineUnderTest,
+  options: LiveOptions = {},
+) {
   const { entries, problem } = readRoutingLog(logFile, { keepPrompt: promptsWorthAsking(logFile) });
   const routed = entries.filter((e) => e.source === 'routing');
   const outcomes = spawnOutcomes(entries, routed);
@@ -68,14 +73,30 @@ export async function evaluateLive(logFile: string, bars: ReadinessBars, engine:
   counts.without_prompt_text = wanted.length - askable.length;
 
   const labelled = routed.filter((e) => isRecord(e.labels));
-  const readings = labelled.map((e) => ({ labels: e.labels as Record<string, unknown>, answers: answers.get(e) ?? null }));
+  const readings = labelled.map((e) => ({
+    labels: e.labels as Record<string, unknown>,
+    answers: answers.get(e) ?? null,
+  }));
   const judged: JudgedSpawn[] = outcomes.map(({ route, failed, ran }) => {
     const read = answers.get(route);
-    const byEngine = read ? routeTier({ read_only: read.read_only.answer, design: read.design.answer, review: read.review.answer, specified: read.specified.answer }) : null;
+    const byEngine = read
+      ? routeTier({
+          read_only: read.read_only.answer,
+          design: read.design.answer,
+          review: read.review.answer,
+          specified: read.specified.answer,
+        })
+      : null;
     return { failed, ran, byEngine, byLabels: labelTier(route.labels) };
   });
   const report = evaluationReport(
-    { mode: 'live', log: logFile, provider: engine.provider, prompts_routed: routed.length, prompts_labelled: labelled.length },
+    {
+      mode: 'live',
+      log: logFile,
+      provider: engine.provider,
+      prompts_routed: routed.length,
+      prompts_labelled: labelled.length,
+    },
     readings,
     judged,
     bars,
@@ -100,10 +121,15 @@ export type LiveReport = Awaited<ReturnType<typeof evaluateLive>>;
 /** Reasons the asking itself keeps the engine from READY: a run cut short, or too many prompts failed. */
 function askProblems(provider: string, counts: AskCounts): string[] {
   const problems: string[] = [];
-  if (counts.stopped_because) problems.push(`the run stopped after ${counts.asked} of ${counts.prompts} prompts: ${counts.stopped_because}`);
+  if (counts.stopped_because)
+    problems.push(`the run stopped after ${counts.asked} of ${counts.prompts} prompts: ${counts.stopped_because}`);
   if (counts.prompts > 0 && counts.failed / counts.prompts > MAX_FAILED_SHARE) {
-    const byCode = Object.entries(counts.errors).map(([code, n]) => `${code} ${n}`).join(', ');
-    problems.push(`${provider} failed on ${counts.failed} of ${counts.prompts} prompts (${byCode}), more than ${MAX_FAILED_SHARE * 100}%: the figures leave them out`);
+    const byCode = Object.entries(counts.errors)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
+    problems.push(
+      `${provider} failed on ${counts.failed} of ${counts.prompts} prompts (${byCode}), more than ${MAX_FAILED_SHARE * 100}%: the figures leave them out`,
+    );
   }
   return problems;
 }

@@ -1,6 +1,6 @@
 import { auroc } from '../calibration/metrics';
-import { Feature, FEATURES } from './routing-features';
-import { Tier } from './routing-rule';
+import { type Feature, FEATURES } from './routing-features';
+import { type Tier } from './routing-rule';
 
 /**
  * The figures `system1 evaluate` reports, from the engine's answers (read from the log or asked live) and
@@ -29,16 +29,26 @@ export interface FeatureFigures {
   auroc: number | null;
 }
 
-export function featureFigures(readings: readonly LabelledReading[], threshold: number): Record<Feature, FeatureFigures> {
+export function featureFigures(
+  readings: readonly LabelledReading[],
+  threshold: number,
+): Record<Feature, FeatureFigures> {
   return Object.fromEntries(
     (Object.keys(FEATURES) as Feature[]).map((feature) => {
       const predictions = readings.flatMap(({ labels, answers }) => {
         const label = labels[feature];
         const answer = answers?.[feature];
         // A log is hand-edited while labelling: an answer that is not one is no answer.
-        if (typeof label !== 'boolean' || typeof answer?.answer !== 'boolean' || !Number.isFinite(answer.confidence)) return [];
+        if (typeof label !== 'boolean' || typeof answer?.answer !== 'boolean' || !Number.isFinite(answer.confidence))
+          return [];
         const correct = answer.answer === label;
-        return [{ confidence: answer.confidence, correct, labelProbability: correct ? answer.confidence : 1 - answer.confidence }];
+        return [
+          {
+            confidence: answer.confidence,
+            correct,
+            labelProbability: correct ? answer.confidence : 1 - answer.confidence,
+          },
+        ];
       });
       const decided = predictions.filter((p) => p.confidence >= threshold);
       const figures: FeatureFigures = {
@@ -78,7 +88,8 @@ export function savings(judged: readonly JudgedSpawn[]) {
   const successes = judged.filter((j) => !j.failed);
   return {
     successful_spawns: successes.length,
-    cheaper_tier_suggested: successes.filter((j) => j.byEngine !== null && TIER_RANK[j.byEngine] < TIER_RANK[j.ran]).length,
+    cheaper_tier_suggested: successes.filter((j) => j.byEngine !== null && TIER_RANK[j.byEngine] < TIER_RANK[j.ran])
+      .length,
   };
 }
 
@@ -87,7 +98,11 @@ export function savings(judged: readonly JudgedSpawn[]) {
  * weak engine"): unsafe even with the teacher's labels, it is the rule; safe with the labels, the engine.
  * Null when the rule is safe with the engine's answers, or when either figure is unknown.
  */
-export function weakPart(safetyWithEngine: number | null, safetyWithLabels: number | null, minSafety: number): 'rule' | 'engine' | null {
+export function weakPart(
+  safetyWithEngine: number | null,
+  safetyWithLabels: number | null,
+  minSafety: number,
+): 'rule' | 'engine' | null {
   if (safetyWithEngine === null || safetyWithEngine >= minSafety || safetyWithLabels === null) return null;
   return safetyWithLabels < minSafety ? 'rule' : 'engine';
 }
@@ -113,7 +128,9 @@ export function readinessReasons(figures: ReadinessFigures, bars: ReadinessBars)
   const reasons: string[] = [];
   for (const [feature, stats] of Object.entries(figures.features)) {
     if (stats.accuracy === null || stats.accuracy < bars.minFeatureAccuracy) {
-      reasons.push(`${feature}: accuracy ${f2(stats.accuracy)} at ${bars.threshold} is below ${bars.minFeatureAccuracy}`);
+      reasons.push(
+        `${feature}: accuracy ${f2(stats.accuracy)} at ${bars.threshold} is below ${bars.minFeatureAccuracy}`,
+      );
     }
   }
   const { safety_with_engine: withEngine, safety_with_labels: withLabels } = figures;
@@ -127,6 +144,7 @@ export function readinessReasons(figures: ReadinessFigures, bars: ReadinessBars)
           : '';
     reasons.push(`the rule's safety with the engine's answers is ${f2(withEngine)}, below ${bars.minSafety}${why}`);
   }
-  if (figures.failures < bars.minFailures) reasons.push(`only ${figures.failures} failed spawns are labelled (${bars.minFailures} needed)`);
+  if (figures.failures < bars.minFailures)
+    reasons.push(`only ${figures.failures} failed spawns are labelled (${bars.minFailures} needed)`);
   return reasons;
 }

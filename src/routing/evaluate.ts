@@ -2,20 +2,20 @@ import { isRecord } from '../common/is-record';
 import { readLinesSync } from '../common/line-reader';
 import { readFailureCode, readFailureReason } from '../common/regular-file';
 import {
-  EngineFeatureAnswer,
+  type EngineFeatureAnswer,
   featureFigures,
-  JudgedSpawn,
-  LabelledReading,
+  type JudgedSpawn,
+  type LabelledReading,
   readinessReasons,
-  ReadinessBars,
+  type ReadinessBars,
   ruleSafety,
   savings,
   TIER_RANK,
   weakPart,
 } from './evaluate-report';
 import { ROUTING_LIMITS } from './routing-limits';
-import { Feature } from './routing-features';
-import { routeTier, Tier } from './routing-rule';
+import { type Feature } from './routing-features';
+import { routeTier, type Tier } from './routing-rule';
 
 export interface EvaluateBars extends ReadinessBars {
   provider?: string;
@@ -39,7 +39,10 @@ export interface RoutingLog {
  * The log's entries, streamed (a log can be far larger than what it holds for this). Prompt text is dropped
  * but where `keepPrompt` says to keep it (only `--live` re-asks prompts, and only some).
  */
-export function readRoutingLog(file: string, { keepPrompt }: { keepPrompt?: (entry: LogEntry) => boolean } = {}): RoutingLog {
+export function readRoutingLog(
+  file: string,
+  { keepPrompt }: { keepPrompt?: (entry: LogEntry) => boolean } = {},
+): RoutingLog {
   const entries: LogEntry[] = [];
   try {
     for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
@@ -53,7 +56,8 @@ export function readRoutingLog(file: string, { keepPrompt }: { keepPrompt?: (ent
       }
     }
   } catch (error) {
-    if (readFailureCode(error) !== 'ENOENT') return { entries: [], problem: `cannot read the routing log: ${readFailureReason(error)}` };
+    if (readFailureCode(error) !== 'ENOENT')
+      return { entries: [], problem: `cannot read the routing log: ${readFailureReason(error)}` };
   }
   return { entries };
 }
@@ -93,7 +97,13 @@ function loggedTier(value: unknown): Tier | null {
 
 /** What both modes report, from the labelled prompts with the engine's answers and the judged spawns. */
 export function evaluationReport(
-  scope: { mode: 'log' | 'live'; log: string; provider: string | null; prompts_routed: number; prompts_labelled: number },
+  scope: {
+    mode: 'log' | 'live';
+    log: string;
+    provider: string | null;
+    prompts_routed: number;
+    prompts_labelled: number;
+  },
   readings: readonly LabelledReading[],
   judged: readonly JudgedSpawn[],
   bars: ReadinessBars,
@@ -105,7 +115,10 @@ export function evaluationReport(
   const safetyWithLabels = ruleSafety(judged, 'byLabels');
   const reasons = [
     ...problems,
-    ...readinessReasons({ features, failures, safety_with_engine: safetyWithEngine, safety_with_labels: safetyWithLabels }, bars),
+    ...readinessReasons(
+      { features, failures, safety_with_engine: safetyWithEngine, safety_with_labels: safetyWithLabels },
+      bars,
+    ),
   ];
   return {
     ...scope,
@@ -119,7 +132,7 @@ export function evaluationReport(
     weak_part: weakPart(safetyWithEngine, safetyWithLabels, bars.minSafety),
     savings: savings(judged),
     bars: { min_feature_accuracy: bars.minFeatureAccuracy, min_safety: bars.minSafety, min_failures: bars.minFailures },
-    verdict: (reasons.length === 0 ? 'READY' : 'NOT READY') as 'READY' | 'NOT READY',
+    verdict: reasons.length === 0 ? 'READY' : 'NOT READY',
     reasons,
   };
 }
@@ -140,9 +153,20 @@ export function evaluateRouting(logFile: string, bars: EvaluateBars): Evaluation
     labels: e.labels as Partial<Record<Feature, unknown>>,
     answers: e.features as Partial<Record<Feature, EngineFeatureAnswer>>,
   }));
-  const judged = spawnOutcomes(entries, routed).map(({ route, failed, ran }) => ({ failed, ran, byEngine: loggedTier(route.tier), byLabels: labelTier(route.labels) }));
+  const judged = spawnOutcomes(entries, routed).map(({ route, failed, ran }) => ({
+    failed,
+    ran,
+    byEngine: loggedTier(route.tier),
+    byLabels: labelTier(route.labels),
+  }));
   return evaluationReport(
-    { mode: 'log', log: logFile, provider: bars.provider ?? null, prompts_routed: routed.length, prompts_labelled: labelled.length },
+    {
+      mode: 'log',
+      log: logFile,
+      provider: bars.provider ?? null,
+      prompts_routed: routed.length,
+      prompts_labelled: labelled.length,
+    },
     readings,
     judged,
     bars,

@@ -55,6 +55,12 @@ export class FeatureReader {
       if (result.belowThreshold) confident = false;
     }
     const batch = this.decisions.resolveCapabilities(outcome.executed)?.batch !== false;
-    return { kind: 'answered', provider: outcome.executed.provider, features, confident, engineCalls: batch ? 1 : Object.keys(features).length };
+    return {
+      kind: 'answered',
+      provider: outcome.executed.provider,
+      features,
+      confident,
+      engineCalls: batch ? 1 : Object.keys(features).length,
+    };
   }
 }

@@ -18,7 +18,8 @@ export interface LabelledSpawn {
 }
 
 const USER_STOPPED = /User rejected tool use|doesn't want to proceed|interrupted by user|stopped by user/i;
-const BLOCKED_REPORT = /\b(i was unable to|i could not|i couldn't|i can't|i cannot|unable to complete|blocked by|i'm blocked|i am blocked|could not finish|did not finish)\b/i;
+const BLOCKED_REPORT =
+  /\b(i was unable to|i could not|i couldn't|i can't|i cannot|unable to complete|blocked by|i'm blocked|i am blocked|could not finish|did not finish)\b/i;
 
 /**
  * Proposes an outcome for every Agent spawn: failed when its tool result was an error, its task
@@ -40,16 +41,26 @@ export function labelSpawns(spawns: readonly Spawn[]): LabelledSpawn[] {
     });
     const { result, notification } = spawn;
     if (result?.isError) return label('failed', 'tool-error', USER_STOPPED.test(result.text));
-    if (notification && /failed|killed|stopped/i.test(`${notification.status} ${notification.summary}`) && !/finished|completed/i.test(notification.status)) {
+    if (
+      notification &&
+      /failed|killed|stopped/i.test(`${notification.status} ${notification.summary}`) &&
+      !/finished|completed/i.test(notification.status)
+    ) {
       return label('failed', 'notification-failed', USER_STOPPED.test(notification.summary));
     }
     const redone = ordered
       .slice(index + 1)
-      .some((later) => later.sessionId === spawn.sessionId && later.description !== '' && later.description.toLowerCase() === spawn.description.toLowerCase());
+      .some(
+        (later) =>
+          later.sessionId === spawn.sessionId &&
+          later.description !== '' &&
+          later.description.toLowerCase() === spawn.description.toLowerCase(),
+      );
     if (redone) return label('failed', 'redone');
     const report = notification ? notification.summary : (result?.text ?? '');
     if (result && BLOCKED_REPORT.test(report)) return label('failed', 'reported-blocked', true);
-    if (result?.status === 'completed' || notification || (result && result.status !== 'async_launched')) return label('succeeded', 'completed');
+    if (result?.status === 'completed' || notification || (result && result.status !== 'async_launched'))
+      return label('succeeded', 'completed');
     return label('unknown', 'no-result');
   });
 }
@@ -63,6 +74,13 @@ export function summariseOutcomes(labelled: readonly LabelledSpawn[]) {
     by_outcome: count((l) => l.outcome),
     by_signal: count((l) => l.signal),
     by_model: count((l) => `${l.model ?? 'inherited'}:${l.outcome}`),
-    doubtful: labelled.filter((l) => l.doubtful).map(({ toolUseId, sessionId, timestamp, signal }) => ({ tool_use_id: toolUseId, session_id: sessionId, timestamp, signal })),
+    doubtful: labelled
+      .filter((l) => l.doubtful)
+      .map(({ toolUseId, sessionId, timestamp, signal }) => ({
+        tool_use_id: toolUseId,
+        session_id: sessionId,
+        timestamp,
+        signal,
+      })),
   };
 }

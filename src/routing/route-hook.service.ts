@@ -55,7 +55,8 @@ export class RouteHookService {
     };
     if (!isRecord(input) || typeof input.prompt !== 'string') return silent('no prompt in the hook input');
     const prompt = input.prompt;
-    if (!this.config.routing.enabled && !this.config.skills.enabled) return silent('routing and the skill picker are off');
+    if (!this.config.routing.enabled && !this.config.skills.enabled)
+      return silent('routing and the skill picker are off');
     if (this.configStatus.errors().length > 0) return silent('the config is broken');
     if (this.pause.isPaused()) return silent('System-1 is paused');
     const text = prompt.trimStart();
@@ -76,34 +77,65 @@ export class RouteHookService {
       if (skillLine) lines.push(skillLine);
     }
     if (lines.length === 0) return silent('nothing sure to say');
-    return { output: JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: lines.join('\n') } }) };
+    return {
+      output: JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: lines.join('\n') },
+      }),
+    };
   }
 
   /** The routing hint, or null (the engine failed or abstained, or hints are off). */
-  private async route(input: Record<string, unknown>, prompt: string, requestId: string, budgetMs: number): Promise<string | null> {
+  private async route(
+    input: Record<string, unknown>,
+    prompt: string,
+    requestId: string,
+    budgetMs: number,
+  ): Promise<string | null> {
     const reading = await this.reader.read(prompt, budgetMs, requestId);
     if (reading.kind === 'failed') {
       this.logger.warn(`[${requestId}] no routing: ${reading.detail}`);
       return null;
     }
-    const answers = Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer])) as Record<Feature, boolean>;
+    const answers = Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer])) as Record<
+      Feature,
+      boolean
+    >;
     const tier = routeTier(answers);
     const hinted = reading.confident && this.config.routing.hint;
-    this.record(input, requestId, { source: 'routing', prompt, provider: reading.provider, features: reading.features, tier, hinted });
+    this.record(input, requestId, {
+      source: 'routing',
+      prompt,
+      provider: reading.provider,
+      features: reading.features,
+      tier,
+      hinted,
+    });
     if (!hinted) return null;
     this.logger.log(`[${requestId}] hint: ${tier}`);
     return `System-1 routing: this prompt reads as ${TIER_WORDS[tier]}; when you spawn subagents for it, pass model: "${tier}".`;
   }
 
   /** The skill line, or null; with `[skills] hint = false` the pick is only recorded. */
-  private async pickSkill(input: Record<string, unknown>, prompt: string, requestId: string, budgetMs: number): Promise<string | null> {
+  private async pickSkill(
+    input: Record<string, unknown>,
+    prompt: string,
+    requestId: string,
+    budgetMs: number,
+  ): Promise<string | null> {
     const cwd = typeof input.cwd === 'string' ? input.cwd : undefined;
     const pick = await this.picker.pick(prompt, cwd, budgetMs, requestId);
     if ('dormant' in pick) {
       this.logger.debug(`[${requestId}] skill picker: ${pick.dormant}`);
       return null;
     }
-    this.record(input, requestId, { source: 'skill', prompt, provider: pick.provider, skill: pick.skill, confidence: pick.confidence, hinted: this.config.skills.hint });
+    this.record(input, requestId, {
+      source: 'skill',
+      prompt,
+      provider: pick.provider,
+      skill: pick.skill,
+      confidence: pick.confidence,
+      hinted: this.config.skills.hint,
+    });
     return this.config.skills.hint ? `System-1 skills: the "${pick.skill}" skill fits this prompt.` : null;
   }
 
@@ -111,10 +143,18 @@ export class RouteHookService {
     const cwd = typeof input.cwd === 'string' ? input.cwd : undefined;
     if (!insideLogDirs(cwd, this.config.routing.log_dirs)) return;
     try {
-      appendLogLine(this.config.routing.log_file, { ts: new Date().toISOString(), session_id: input.session_id ?? null, prompt_id: requestId, cwd, ...fields });
+      appendLogLine(this.config.routing.log_file, {
+        ts: new Date().toISOString(),
+        session_id: input.session_id ?? null,
+        prompt_id: requestId,
+        cwd,
+        ...fields,
+      });
     } catch (error) {
       // A full or read-only disk must not cost the user their prompt: say so in the log, carry on.
-      this.logger.warn(`[${requestId}] cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)})`);
+      this.logger.warn(
+        `[${requestId}] cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)})`,
+      );
     }
   }
 }

@@ -17,6 +17,9 @@ export type FeatureAnswers = Record<Feature, boolean>;
 /** Each feature as a choice between yes and no, so its confidence is the probability of the answer given. */
 export function featureQuestions(): Record<Feature, ChoiceQuestion> {
   return Object.fromEntries(
-    (Object.keys(FEATURES) as Feature[]).map((id) => [id, { type: 'choice', instructions: FEATURES[id], criteria: { yes: 'yes', no: 'no' } }]),
+    (Object.keys(FEATURES) as Feature[]).map((id) => [
+      id,
+      { type: 'choice', instructions: FEATURES[id], criteria: { yes: 'yes', no: 'no' } },
+    ]),
   ) as unknown as Record<Feature, ChoiceQuestion>;
 }

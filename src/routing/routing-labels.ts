@@ -1,8 +1,8 @@
 import { isRecord } from '../common/is-record';
 import { rewriteLogLines } from '../logging/log-rewrite';
-import { LogEntry, readRoutingLog } from './evaluate';
+import { type LogEntry, readRoutingLog } from './evaluate';
 import { TIER_RANK } from './evaluate-report';
-import { Feature, FEATURES } from './routing-features';
+import { type Feature, FEATURES } from './routing-features';
 import { logLine } from './routing-log';
 import type { Tier } from './routing-rule';
 
@@ -30,8 +30,16 @@ export function waitingForLabels(log: string): { entries: ReturnType<typeof wait
 
 function waitingEntry(entry: LogEntry) {
   const features = isRecord(entry.features) ? entry.features : {};
-  const engine = Object.fromEntries(FEATURE_NAMES.map((name) => [name, isRecord(features[name]) ? (features[name].answer ?? null) : null]));
-  return { id: entry.prompt_id as string, ts: entry.ts ?? null, prompt: entry.prompt ?? null, engine, tier: entry.tier ?? null };
+  const engine = Object.fromEntries(
+    FEATURE_NAMES.map((name) => [name, isRecord(features[name]) ? (features[name].answer ?? null) : null]),
+  );
+  return {
+    id: entry.prompt_id as string,
+    ts: entry.ts ?? null,
+    prompt: entry.prompt ?? null,
+    engine,
+    tier: entry.tier ?? null,
+  };
 }
 
 export interface LabelProblem {
@@ -44,7 +52,10 @@ export interface LabelProblem {
  * "tier"}` each, and checks every one against the log's ids: all problems come back, each with its line, and
  * labels only when there is none (a file with one bad line writes nothing).
  */
-export function parseLabels(text: string, knownIds: ReadonlySet<string>): { labels: Map<string, RoutingLabels>; problems: LabelProblem[] } {
+export function parseLabels(
+  text: string,
+  knownIds: ReadonlySet<string>,
+): { labels: Map<string, RoutingLabels>; problems: LabelProblem[] } {
   const items = text.trimStart().startsWith('[') ? arrayItems(text) : jsonlItems(text);
   const problems: LabelProblem[] = [];
   const labels = new Map<string, RoutingLabels>();
@@ -63,17 +74,25 @@ export function parseLabels(text: string, knownIds: ReadonlySet<string>): { labe
   return problems.length ? { labels: new Map(), problems } : { labels, problems };
 }
 
-function labelProblem(value: unknown, knownIds: ReadonlySet<string>, seen: ReadonlyMap<string, unknown>): string | undefined {
+function labelProblem(
+  value: unknown,
+  knownIds: ReadonlySet<string>,
+  seen: ReadonlyMap<string, unknown>,
+): string | undefined {
   if (!isRecord(value)) return 'not a JSON object';
   const { id } = value;
   if (typeof id !== 'string') return '"id" must be the string id `label list` gave';
   if (!knownIds.has(id)) return `unknown id ${JSON.stringify(id)}: no routed prompt in the log has it`;
   if (seen.has(id)) return `id ${JSON.stringify(id)} is labelled twice`;
-  const unknown = Object.keys(value).filter((key) => key !== 'id' && key !== 'tier' && !FEATURE_NAMES.includes(key as Feature));
-  if (unknown.length) return `unknown field ${JSON.stringify(unknown[0])}: expected id, ${FEATURE_NAMES.join(', ')} and tier`;
+  const unknown = Object.keys(value).filter(
+    (key) => key !== 'id' && key !== 'tier' && !FEATURE_NAMES.includes(key as Feature),
+  );
+  if (unknown.length)
+    return `unknown field ${JSON.stringify(unknown[0])}: expected id, ${FEATURE_NAMES.join(', ')} and tier`;
   const notBoolean = FEATURE_NAMES.find((name) => typeof value[name] !== 'boolean');
   if (notBoolean) return `"${notBoolean}" must be true or false`;
-  if (typeof value.tier !== 'string' || !TIERS.includes(value.tier as Tier)) return `"tier" must be one of ${TIERS.join(', ')}`;
+  if (typeof value.tier !== 'string' || !TIERS.includes(value.tier as Tier))
+    return `"tier" must be one of ${TIERS.join(', ')}`;
   return undefined;
 }
 
@@ -101,7 +120,7 @@ function arrayItems(text: string): Item[] {
   }
   if (!Array.isArray(values)) return [{ line: 1, problem: 'expected a JSON array of labels, or JSONL' }];
   const starts = elementStarts(text);
-  return values.map((value, i) => ({ line: lineAt(text, starts[i] ?? 0), value }));
+  return (values as unknown[]).map((value, i) => ({ line: lineAt(text, starts[i] ?? 0), value }));
 }
 
 const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
@@ -135,7 +154,9 @@ function elementStarts(text: string): number[] {
 /** The ids of every routed prompt in the log, labelled or not (a label may be corrected). */
 export function routedIds(log: string): { ids: Set<string>; problem?: string } {
   const { entries, problem } = readRoutingLog(log);
-  const ids = new Set(entries.filter((e) => e.source === 'routing' && typeof e.prompt_id === 'string').map((e) => e.prompt_id as string));
+  const ids = new Set(
+    entries.filter((e) => e.source === 'routing' && typeof e.prompt_id === 'string').map((e) => e.prompt_id as string),
+  );
   return { ids, ...(problem && { problem }) };
 }
 
@@ -182,9 +203,11 @@ export function exportLabelled(log: string): { rows: CalibrationExampleRow[]; pr
     const context = { prompt: entry.prompt };
     const before = rows.length;
     for (const name of FEATURE_NAMES) {
-      if (typeof labels[name] === 'boolean') rows.push({ question: FEATURES[name], options: ['yes', 'no'], context, label: labels[name] ? 'yes' : 'no' });
+      if (typeof labels[name] === 'boolean')
+        rows.push({ question: FEATURES[name], options: ['yes', 'no'], context, label: labels[name] ? 'yes' : 'no' });
     }
-    if (typeof labels.tier === 'string' && TIERS.includes(labels.tier as Tier)) rows.push({ question: TIER_QUESTION, options: [...TIERS], context, label: labels.tier });
+    if (typeof labels.tier === 'string' && TIERS.includes(labels.tier as Tier))
+      rows.push({ question: TIER_QUESTION, options: [...TIERS], context, label: labels.tier });
     if (rows.length > before) prompts += 1;
   }
   return { rows, prompts, ...(problem && { problem }) };

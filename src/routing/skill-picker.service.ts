@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { DecisionService } from '../decisions/decision.service';
+import { DecisionErrorCode } from '../decisions/decision-error';
 import { selfDescribed } from '../decisions/question-text';
 import { listSkills } from './skills';
 
@@ -30,17 +31,30 @@ export class SkillPicker {
     const capabilities = this.decisions.resolveCapabilities(primary);
     if (!capabilities) return { dormant: 'no provider' };
     const limit = capabilities.questions?.max_options ?? capabilities.max_options ?? Infinity;
-    if (skills.length > limit) return { dormant: `${skills.length} skills, more than ${primary.provider}'s ${limit} options` };
+    if (skills.length > limit)
+      return { dormant: `${skills.length} skills, more than ${primary.provider}'s ${limit} options` };
     const criteria = selfDescribed(skills.map((skill) => skill.name));
     const state = { prompt, skills: Object.fromEntries(skills.map((s) => [s.name, s.description])) };
     const outcome = await this.decisions.decide(
-      { state, questions: { skill: { type: 'choice', instructions: SKILL_QUESTION, criteria } }, model: primary, requestId },
+      {
+        state,
+        questions: { skill: { type: 'choice', instructions: SKILL_QUESTION, criteria } },
+        model: primary,
+        requestId,
+      },
       { budgetMs, minConfidence: this.config.skills.min_confidence, retryBadAnswers: true, surface: 'skill_picker' },
     );
     const result = outcome.answers.skill;
-    if (result.status === 'error') return { dormant: result.error.code === 'abstained' ? 'the engine abstained' : `the engine failed: ${result.error.message}` };
+    if (result.status === 'error')
+      return {
+        dormant:
+          result.error.code === DecisionErrorCode.Abstained
+            ? 'the engine abstained'
+            : `the engine failed: ${result.error.message}`,
+      };
     if (result.answer.type !== 'choice') return { dormant: 'the engine answered another question type' };
-    if (result.belowThreshold) return { dormant: `confidence ${result.answer.confidence} below ${this.config.skills.min_confidence}` };
+    if (result.belowThreshold)
+      return { dormant: `confidence ${result.answer.confidence} below ${this.config.skills.min_confidence}` };
     return { skill: result.answer.value, confidence: result.answer.confidence, provider: primary.provider };
   }
 }

@@ -28,7 +28,11 @@ function frontMatter(file: string): Partial<Skill> {
 }
 
 function fields(block: string): Partial<Skill> {
-  const field = (key: string) => new RegExp(`^${key}:\\s*(.+)$`, 'm').exec(block)?.[1]?.trim().replace(/^["']|["']$/g, '');
+  const field = (key: string) =>
+    new RegExp(`^${key}:\\s*(.+)$`, 'm')
+      .exec(block)?.[1]
+      ?.trim()
+      .replace(/^["']|["']$/g, '');
   return { name: field('name'), description: field('description') };
 }
 
@@ -37,7 +41,9 @@ function fields(block: string): Partial<Skill> {
  * project's (`<cwd>/.claude/skills/...`), the project's winning on a name clash.
  */
 export function listSkills(cwd: string | undefined, env: Env): Skill[] {
-  const roots = [path.join(env.CLAUDE_CONFIG_DIR?.split(',')[0] || path.join(env.HOME || homedir(), '.claude'), 'skills')];
+  const roots = [
+    path.join(env.CLAUDE_CONFIG_DIR?.split(',')[0] || path.join(env.HOME || homedir(), '.claude'), 'skills'),
+  ];
   if (cwd) roots.push(path.join(cwd, '.claude', 'skills'));
   const skills = new Map<string, Skill>();
   for (const root of roots) {

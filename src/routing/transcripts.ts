@@ -28,7 +28,9 @@ export function transcriptFiles(dir: string, sinceMs: number): string[] {
     const stat = statSync(full, { throwIfNoEntry: false });
     if (!stat) return [];
     if (stat.isDirectory()) return transcriptFiles(full, sinceMs);
-    return stat.isFile() && name.endsWith('.jsonl') && !name.startsWith('agent-acompact-') && stat.mtimeMs >= sinceMs ? [full] : [];
+    return stat.isFile() && name.endsWith('.jsonl') && !name.startsWith('agent-acompact-') && stat.mtimeMs >= sinceMs
+      ? [full]
+      : [];
   });
 }
 
@@ -90,7 +92,13 @@ export function readSpawns(lines: Iterable<Line>): Spawn[] {
     const content = message.content;
     if (line.type === 'assistant' && Array.isArray(content)) {
       for (const block of content) {
-        if (!isRecord(block) || block.type !== 'tool_use' || (block.name !== 'Agent' && block.name !== 'Task') || typeof block.id !== 'string') continue;
+        if (
+          !isRecord(block) ||
+          block.type !== 'tool_use' ||
+          (block.name !== 'Agent' && block.name !== 'Task') ||
+          typeof block.id !== 'string'
+        )
+          continue;
         const input = isRecord(block.input) ? block.input : {};
         spawns.set(block.id, {
           toolUseId: block.id,
@@ -112,7 +120,12 @@ export function readSpawns(lines: Iterable<Line>): Spawn[] {
         if (!spawn) continue;
         const structured = isRecord(line.toolUseResult) ? line.toolUseResult : undefined;
         const agentId = typeof structured?.agentId === 'string' ? structured.agentId : null;
-        spawn.result = { isError: block.is_error === true, text: textOf(block.content), status: typeof structured?.status === 'string' ? structured.status : null, agentId };
+        spawn.result = {
+          isError: block.is_error === true,
+          text: textOf(block.content),
+          status: typeof structured?.status === 'string' ? structured.status : null,
+          agentId,
+        };
         if (typeof structured?.resolvedModel === 'string') spawn.resolvedModel = structured.resolvedModel;
         if (agentId) byAgentId.set(agentId, spawn);
       }

@@ -3,7 +3,7 @@ import { isRecord } from '../common/is-record';
 import { FILE_CAPS, readRegularFileSync } from '../common/regular-file';
 import { PACKAGE_ROOT } from '../config/paths';
 import { tierOf } from './evaluate';
-import { Tier } from './routing-rule';
+import { type Tier } from './routing-rule';
 import { readLines } from './transcripts';
 
 export const SHIPPED_PRICES = path.join(PACKAGE_ROOT, 'routing', 'prices.json');
@@ -59,18 +59,21 @@ export function usageReport(files: readonly string[], prices: Prices) {
     const responses = new Map<string, { tier: Tier | null; usage: Usage }>();
     for (const line of readLines(file)) {
       const message = isRecord(line.message) ? line.message : undefined;
-      if (line.type !== 'assistant' || !message || message.model === '<synthetic>' || !isRecord(message.usage)) continue;
+      if (line.type !== 'assistant' || !message || message.model === '<synthetic>' || !isRecord(message.usage))
+        continue;
       const key = `${String(message.id)}:${String(line.requestId)}`;
       const usage = message.usage as Usage;
       const seen = responses.get(key);
-      if (!seen || (usage.output_tokens ?? 0) >= (seen.usage.output_tokens ?? 0)) responses.set(key, { tier: tierOf(message.model), usage });
+      if (!seen || (usage.output_tokens ?? 0) >= (seen.usage.output_tokens ?? 0))
+        responses.set(key, { tier: tierOf(message.model), usage });
     }
     const values = [...responses.values()];
     subagentUsage.set(agent[1], { tier: values[0]?.tier ?? null, usage: values.map((v) => v.usage) });
   }
 
   const costByTier: Record<Tier, number> = { haiku: 0, sonnet: 0, opus: 0 };
-  for (const { tier, usage } of subagentUsage.values()) if (tier) costByTier[tier] += usage.reduce((sum, u) => sum + cost(u, prices[tier]), 0);
+  for (const { tier, usage } of subagentUsage.values())
+    if (tier) costByTier[tier] += usage.reduce((sum, u) => sum + cost(u, prices[tier]), 0);
 
   let prompts = 0;
   let hints = 0;
@@ -88,11 +91,20 @@ export function usageReport(files: readonly string[], prices: Prices) {
     for (const line of readLines(file)) {
       const message = isRecord(line.message) ? line.message : undefined;
       if (line.type === 'assistant' && message && tierOf(message.model)) mainTier = tierOf(message.model)!;
-      if (line.type === 'user' && message && typeof message.content === 'string' && !message.content.trimStart().startsWith('<')) {
+      if (
+        line.type === 'user' &&
+        message &&
+        typeof message.content === 'string' &&
+        !message.content.trimStart().startsWith('<')
+      ) {
         prompts += 1;
         hinted = null;
       }
-      if (line.type === 'attachment' && isRecord(line.attachment) && line.attachment.type === 'hook_additional_context') {
+      if (
+        line.type === 'attachment' &&
+        isRecord(line.attachment) &&
+        line.attachment.type === 'hook_additional_context'
+      ) {
         const content = line.attachment.content;
         const text = Array.isArray(content) ? content.map(String).join('\n') : String(content ?? '');
         const match = HINT.exec(text);
@@ -106,7 +118,12 @@ export function usageReport(files: readonly string[], prices: Prices) {
       }
       if (line.type === 'assistant' && message && Array.isArray(message.content)) {
         for (const block of message.content) {
-          if (isRecord(block) && block.type === 'tool_use' && (block.name === 'Agent' || block.name === 'Task') && hinted) {
+          if (
+            isRecord(block) &&
+            block.type === 'tool_use' &&
+            (block.name === 'Agent' || block.name === 'Task') &&
+            hinted
+          ) {
             const input = isRecord(block.input) ? block.input : {};
             const ran = tierOf(input.model) ?? mainTier; // no model: the subagent inherits the orchestrator's
             spawnsAfterHint += 1;
@@ -115,8 +132,14 @@ export function usageReport(files: readonly string[], prices: Prices) {
           }
         }
       }
-      if (line.type === 'user' && isRecord(line.toolUseResult) && typeof line.toolUseResult.agentId === 'string' && message && Array.isArray(message.content)) {
-        const result = message.content.find((b) => isRecord(b) && b.type === 'tool_result');
+      if (
+        line.type === 'user' &&
+        isRecord(line.toolUseResult) &&
+        typeof line.toolUseResult.agentId === 'string' &&
+        message &&
+        Array.isArray(message.content)
+      ) {
+        const result: unknown = message.content.find((b) => isRecord(b) && b.type === 'tool_result');
         const id = isRecord(result) ? String(result.tool_use_id) : '';
         const spawn = hintedSpawns.get(id);
         const usage = subagentUsage.get(line.toolUseResult.agentId)?.usage;
@@ -137,7 +160,11 @@ export function usageReport(files: readonly string[], prices: Prices) {
     hint_rate: prompts ? hints / prompts : 0,
     spawns_after_hint: spawnsAfterHint,
     adherence: spawnsAfterHint ? followed / spawnsAfterHint : null,
-    subagent_cost_usd_by_tier: { haiku: round(costByTier.haiku), sonnet: round(costByTier.sonnet), opus: round(costByTier.opus) },
+    subagent_cost_usd_by_tier: {
+      haiku: round(costByTier.haiku),
+      sonnet: round(costByTier.sonnet),
+      opus: round(costByTier.opus),
+    },
     savings_usd: { realised: round(realised), missed: round(missed) },
     hint_overhead: { characters: hintChars, usd: round(overhead) },
   };

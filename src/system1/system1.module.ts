@@ -70,8 +70,12 @@ const engineDefinitions: Provider<ProviderDefinitions> = {
 @Module({})
 export class System1Module {
   static forRoot(options: System1ModuleOptions = {}): DynamicModule {
-    const config = options.config ? GivenConfigModule.with(options.config, options.env ?? process.env) : System1ConfigModule;
-    const store: Provider[] = options.cooldownStore ? [{ provide: COOLDOWN_STORE, useValue: options.cooldownStore }] : [];
+    const config = options.config
+      ? GivenConfigModule.with(options.config, options.env ?? process.env)
+      : System1ConfigModule;
+    const store: Provider[] = options.cooldownStore
+      ? [{ provide: COOLDOWN_STORE, useValue: options.cooldownStore }]
+      : [];
     const services = [...CORE_WIRING, ...SERVER_WIRING];
     return {
       module: System1Module,

@@ -7,7 +7,7 @@
 import { CANDIDATES_MAX, LEVELS_MAX, QUESTIONS_MAX } from '../../src/common/limits';
 import { eventually } from '../helpers/eventually';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
@@ -21,28 +21,52 @@ beforeEach(async () => {
 });
 afterEach(() => fake.stop());
 
-const onFake = () => resources.server({ config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n` });
+const onFake = () =>
+  resources.server({
+    config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
+  });
 const levels = (count: number) => Array.from({ length: count }, (_, i) => `level ${i}`);
 const candidates = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, null]));
 const score = (id: string, count: number) => ({ id, type: 'score', instructions: 'Rate it.', criteria: levels(count) });
 
 it.each([
-  ['a score of 40,000 levels (300 KB)', [score('q', 40_000)], 'questions[0].criteria', `must hold at most ${LEVELS_MAX} levels (got 40000)`],
-  ['a score one level over the cap', [score('q', LEVELS_MAX + 1)], 'questions[0].criteria', `must hold at most ${LEVELS_MAX} levels (got ${LEVELS_MAX + 1})`],
+  [
+    'a score of 40,000 levels (300 KB)',
+    [score('q', 40_000)],
+    'questions[0].criteria',
+    `must hold at most ${LEVELS_MAX} levels (got 40000)`,
+  ],
+  [
+    'a score one level over the cap',
+    [score('q', LEVELS_MAX + 1)],
+    'questions[0].criteria',
+    `must hold at most ${LEVELS_MAX} levels (got ${LEVELS_MAX + 1})`,
+  ],
   [
     'a choice one candidate over the cap',
     [{ id: 'q', type: 'choice', instructions: 'Pick.', criteria: candidates(CANDIDATES_MAX + 1) }],
     'questions[0].criteria',
     `must hold at most ${CANDIDATES_MAX} candidates (got ${CANDIDATES_MAX + 1})`,
   ],
-  ['one question over the cap', Array.from({ length: QUESTIONS_MAX + 1 }, (_, i) => score(`q${i}`, 2)), 'questions', `must hold at most ${QUESTIONS_MAX} questions (got ${QUESTIONS_MAX + 1})`],
-])('refuses %s as invalid_request naming the field, before any engine is asked', async (_what, questions, field, problem) => {
-  const gateway = await onFake();
-  const { body, isError } = await gateway.call('system1_ask', { state: 'x', questions });
-  expect(isError).toBe(true);
-  expect(body).toEqual({ status: 'error', error: { code: 'invalid_request', message: `invalid request: ${field} ${problem}` } });
-  expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
-});
+  [
+    'one question over the cap',
+    Array.from({ length: QUESTIONS_MAX + 1 }, (_, i) => score(`q${i}`, 2)),
+    'questions',
+    `must hold at most ${QUESTIONS_MAX} questions (got ${QUESTIONS_MAX + 1})`,
+  ],
+])(
+  'refuses %s as invalid_request naming the field, before any engine is asked',
+  async (_what, questions, field, problem) => {
+    const gateway = await onFake();
+    const { body, isError } = await gateway.call('system1_ask', { state: 'x', questions });
+    expect(isError).toBe(true);
+    expect(body).toEqual({
+      status: 'error',
+      error: { code: 'invalid_request', message: `invalid request: ${field} ${problem}` },
+    });
+    expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
+  },
+);
 
 it('answers a call at every cap, and answers a health call while that one is in flight', async () => {
   const gateway = await onFake();
@@ -78,7 +102,12 @@ it('answers a call at every cap, and answers a health call while that one is in 
 it('publishes the caps in system1_capabilities and in the ask request schema', async () => {
   const gateway: GatewaySession = await onFake();
   const capabilities = await gateway.capabilities();
-  expect(capabilities.limits).toMatchObject({ questions_max: QUESTIONS_MAX, candidates_max: CANDIDATES_MAX, levels_max: LEVELS_MAX, options_max: 256 });
+  expect(capabilities.limits).toMatchObject({
+    questions_max: QUESTIONS_MAX,
+    candidates_max: CANDIDATES_MAX,
+    levels_max: LEVELS_MAX,
+    options_max: 256,
+  });
   const schema = readJson('schema/ask-request.json');
   expect(capabilities.ask_request_schema).toEqual(schema);
   expect(schema.properties.questions.maxItems).toBe(QUESTIONS_MAX);

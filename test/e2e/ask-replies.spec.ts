@@ -4,7 +4,7 @@
  * counted warning, not one each.
  */
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { Json, requireBuild, Resources } from './helpers/gateway';
+import { type Json, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
@@ -19,8 +19,13 @@ afterEach(() => fake.stop());
 it('drops a model name of 1,000 characters and counts 20,000 answers to questions not asked in one warning', async () => {
   const stray = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`s${i}`, 0]));
   fake.reshape = (reply: Json) => ({ ...reply, model: 'm'.repeat(1000), answers: { ...reply.answers, ...stray } });
-  const gateway = await resources.server({ config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\nmodel = "d1"\n` });
-  const { body, isError } = await gateway.call('system1_ask', { state: 'x', questions: [{ id: 'refund', type: 'noul', instructions: 'Is it about a refund?' }] });
+  const gateway = await resources.server({
+    config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\nmodel = "d1"\n`,
+  });
+  const { body, isError } = await gateway.call('system1_ask', {
+    state: 'x',
+    questions: [{ id: 'refund', type: 'noul', instructions: 'Is it about a refund?' }],
+  });
   expect(isError).toBe(false);
   expect(body.answers.refund).toMatchObject({ status: 'ok', answer: { type: 'noul' } });
   expect(body.model).toEqual({ provider: 'systemone', model: 'd1' });

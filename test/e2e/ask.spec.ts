@@ -7,14 +7,19 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { TypeSafeFake } from '../fakes/typesafe.fake';
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
 
 const QUESTIONS = [
   { id: 'refund', type: 'noul', instructions: 'Is the user asking about a refund?' },
-  { id: 'topic', type: 'choice', instructions: 'Choose a topic.', criteria: { billing: 'Billing refund', technical: 'Technical support' } },
+  {
+    id: 'topic',
+    type: 'choice',
+    instructions: 'Choose a topic.',
+    criteria: { billing: 'Billing refund', technical: 'Technical support' },
+  },
   { id: 'urgency', type: 'score', instructions: 'Rate urgency.', criteria: ['Normal', 'Urgent', 'Critical'] },
 ];
 const ASK = { state: 'The user asked about a refund for a double charge.', questions: QUESTIONS };
@@ -26,7 +31,10 @@ beforeEach(async () => {
 });
 afterEach(() => fake.stop());
 
-const onFake = (extra = '') => resources.server({ config: `[gateway]\nprovider = "systemone"\n${extra}\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n` });
+const onFake = (extra = '') =>
+  resources.server({
+    config: `[gateway]\nprovider = "systemone"\n${extra}\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
+  });
 const ask = async (gateway: GatewaySession, args: Json) => gateway.call('system1_ask', args);
 
 it('answers three questions of different types in one engine request, each typed', async () => {
@@ -37,9 +45,19 @@ it('answers three questions of different types in one engine request, each typed
   const { body, isError } = await ask(gateway, ASK);
   expect(isError).toBe(false);
   expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
-  expect(Object.keys((fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['refund', 'topic', 'urgency']);
-  expect(body.answers.refund).toEqual({ status: 'ok', answer: { type: 'noul', value: true, probabilityTrue: 0.9, confidence: expect.closeTo(0.8, 6), calibrated: false } });
-  expect(body.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing', confidence: 0.97 } });
+  expect(Object.keys((fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual([
+    'refund',
+    'topic',
+    'urgency',
+  ]);
+  expect(body.answers.refund).toEqual({
+    status: 'ok',
+    answer: { type: 'noul', value: true, probabilityTrue: 0.9, confidence: expect.closeTo(0.8, 6), calibrated: false },
+  });
+  expect(body.answers.topic).toMatchObject({
+    status: 'ok',
+    answer: { type: 'choice', value: 'billing', confidence: 0.97 },
+  });
   expect(body.answers.urgency).toMatchObject({ status: 'ok', answer: { type: 'score', level: 1, confidence: 0.95 } });
   expect(body.model).toEqual({ provider: 'systemone', model: expect.any(String) });
   expect(body.fallbacks).toBeUndefined();
@@ -48,32 +66,55 @@ it('answers three questions of different types in one engine request, each typed
 });
 
 it('says approximate when a choice-only engine gives one confidence instead of probabilities', async () => {
-  const gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_RESPONSE: JSON.stringify({ decision: 'yes', confidence: 0.8 }) } });
+  const gateway = await resources.server({
+    env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_RESPONSE: JSON.stringify({ decision: 'yes', confidence: 0.8 }) },
+  });
   const { body } = await ask(gateway, { state: { ticket: 'x' }, questions: [QUESTIONS[0]] });
   expect(body.answers.refund).toMatchObject({ status: 'ok', answer: { type: 'noul', probabilityTrue: 0.8 } });
   expect(body.approximate).toBe(true);
 });
 
 it.each([
-  ['an unknown question type', { ...ASK, questions: [{ id: 'q', type: 'rank', instructions: '?' }] }, 'questions[0].type must be one of choice, noul, score, box'],
-  ['a choice with one candidate', { ...ASK, questions: [{ id: 'q', type: 'choice', instructions: '?', criteria: { a: null } }] }, 'questions[0].criteria must be an object with at least two candidates'],
+  [
+    'an unknown question type',
+    { ...ASK, questions: [{ id: 'q', type: 'rank', instructions: '?' }] },
+    'questions[0].type must be one of choice, noul, score, box',
+  ],
+  [
+    'a choice with one candidate',
+    { ...ASK, questions: [{ id: 'q', type: 'choice', instructions: '?', criteria: { a: null } }] },
+    'questions[0].criteria must be an object with at least two candidates',
+  ],
   ['a repeated id', { ...ASK, questions: [QUESTIONS[0], QUESTIONS[0]] }, 'questions[1].id repeats "refund"'],
   ['an unknown field', { ...ASK, temperature: 0 }, '"temperature" is not a field of the system1_ask arguments'],
-  ['a box without an image', { ...ASK, questions: [{ id: 'mug', type: 'box', instructions: 'Find the mug.' }] }, 'questions[0] is a box question, which needs at least one image'],
+  [
+    'a box without an image',
+    { ...ASK, questions: [{ id: 'mug', type: 'box', instructions: 'Find the mug.' }] },
+    'questions[0] is a box question, which needs at least one image',
+  ],
 ])('fails the whole call on %s, naming the field, without asking the engine', async (_what, args, message) => {
   const gateway = await onFake();
   const { body, isError } = await ask(gateway, args);
   expect(isError).toBe(true);
-  expect(body).toEqual({ status: 'error', error: { code: 'invalid_request', message: expect.stringContaining(message) } });
+  expect(body).toEqual({
+    status: 'error',
+    error: { code: 'invalid_request', message: expect.stringContaining(message) },
+  });
   expect(fake.requestsTo('/v1/systemone')).toHaveLength(0);
 });
 
 it('keeps a runtime failure on its own question: a bad answer fails that question alone', async () => {
-  fake.reshape = (reply: Json) => ({ ...reply, answers: { ...reply.answers, topic: { type: 'choice', choice: 'refunds', probabilities: { refunds: 1 } } } });
+  fake.reshape = (reply: Json) => ({
+    ...reply,
+    answers: { ...reply.answers, topic: { type: 'choice', choice: 'refunds', probabilities: { refunds: 1 } } },
+  });
   const gateway = await onFake();
   const { body, isError } = await ask(gateway, ASK);
   expect(isError).toBe(false);
-  expect(body.answers.topic).toEqual({ status: 'error', error: { code: 'invalid_response', message: expect.stringContaining('"topic"') } });
+  expect(body.answers.topic).toEqual({
+    status: 'error',
+    error: { code: 'invalid_response', message: expect.stringContaining('"topic"') },
+  });
   expect(body.answers.refund.status).toBe('ok');
   expect(body.answers.urgency.status).toBe('ok');
 });
@@ -123,6 +164,11 @@ describe('on TypeSafe jev-1.14.0, which reads images', () => {
     expect(isError).toBe(false);
     expect(body.model).toMatchObject({ provider: 'mock' });
     expect(body.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice' } });
-    expect(body.fallbacks).toEqual([{ provider: 'typesafe', error: { code: 'unavailable', httpStatus: 503, message: expect.stringContaining('HTTP 503') } }]);
+    expect(body.fallbacks).toEqual([
+      {
+        provider: 'typesafe',
+        error: { code: 'unavailable', httpStatus: 503, message: expect.stringContaining('HTTP 503') },
+      },
+    ]);
   });
 });

@@ -9,13 +9,17 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { requireBuild, ROOT, runCommand } from './helpers/gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { isBuildCurrent } = require('../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
 jest.setTimeout(300_000);
 const BUILT = 'bundled the lean paths';
 const CURRENT = 'dist/ is already built from these sources';
-const npm = (args: string[], cwd: string) => runCommand('npm', [...args, '--no-update-notifier'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, cwd, timeoutMs: 280_000 });
+const npm = (args: string[], cwd: string) =>
+  runCommand('npm', [...args, '--no-update-notifier'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    cwd,
+    timeoutMs: 280_000,
+  });
 
 let clone: string;
 afterAll(() => clone && rmSync(path.dirname(clone), { recursive: true, force: true }));
@@ -23,7 +27,12 @@ afterAll(() => clone && rmSync(path.dirname(clone), { recursive: true, force: tr
 beforeAll(() => {
   requireBuild();
   clone = path.join(mkdtempSync(path.join(tmpdir(), 'system1-build-once-')), 'clone');
-  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
   for (const file of tracked) {
     mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
     try {
@@ -55,7 +64,10 @@ it("npm ci's prepare step builds a fresh clone, and the README's npm run build a
 it('this checkout, built by npm test before jest, is current, so npm run build leaves its dist/ alone', async () => {
   // Checked first: a stale dist/ here would be rebuilt under the suites running beside this one.
   expect(isBuildCurrent(ROOT)).toBe(true);
-  const built = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], { env: { PATH: process.env.PATH ?? '' }, cwd: ROOT });
+  const built = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], {
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: ROOT,
+  });
   expect(built).toMatchObject({ code: 0, stdout: '' });
   expect(built.stderr).toContain(CURRENT);
 });

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
 import { mlTemperature as fitByLikelihood, scaled as scaledBy } from '../helpers/independent-calibration';
-import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;
@@ -59,7 +59,12 @@ interface Scored {
 }
 const score = (p: readonly number[], label: number): Scored => {
   const best = p.reduce((b, x, i) => (x > p[b] ? i : b), 0);
-  return { confidence: p[best], correct: best === label, label: p[label], squared: p.reduce((s, x, k) => s + (x - (k === label ? 1 : 0)) ** 2, 0) };
+  return {
+    confidence: p[best],
+    correct: best === label,
+    label: p[label],
+    squared: p.reduce((s, x, k) => s + (x - (k === label ? 1 : 0)) ** 2, 0),
+  };
 };
 
 /** Every figure the report gives for a set of scored answers, computed from their definitions. */
@@ -70,7 +75,8 @@ function figures(answers: Scored[]) {
   const right = answers.filter((a) => a.correct);
   const wrong = answers.filter((a) => !a.correct);
   let wins = 0;
-  for (const r of right) for (const w of wrong) wins += r.confidence > w.confidence ? 1 : r.confidence === w.confidence ? 0.5 : 0;
+  for (const r of right)
+    for (const w of wrong) wins += r.confidence > w.confidence ? 1 : r.confidence === w.confidence ? 0.5 : 0;
   return {
     accuracy: right.length / n,
     ece: bins.reduce((s, gap) => s + Math.abs(gap), 0) / n,
@@ -79,7 +85,12 @@ function figures(answers: Scored[]) {
     brier: answers.reduce((s, a) => s + a.squared, 0) / n,
     thresholds: THRESHOLDS.map((threshold) => {
       const kept = answers.filter((a) => a.confidence >= threshold);
-      return { threshold, coverage: kept.length / n, n: kept.length, accuracy: kept.length ? kept.filter((a) => a.correct).length / kept.length : null };
+      return {
+        threshold,
+        coverage: kept.length / n,
+        n: kept.length,
+        accuracy: kept.length ? kept.filter((a) => a.correct).length / kept.length : null,
+      };
     }),
   };
 }
@@ -174,15 +185,28 @@ it('--json on the 64 yes/no seed rows: every figure is the one computed from the
   const temperature = mlTemperature(engine, labels);
   expect(Math.abs(question.temperature / temperature - 1)).toBeLessThan(1e-3);
   const before = engine.map((p, i) => score(p, labels[i]));
-  const after = expectFigures(question, before, engine.map((p, i) => score(scaled(p, question.temperature), labels[i])));
+  const after = expectFigures(
+    question,
+    before,
+    engine.map((p, i) => score(scaled(p, question.temperature), labels[i])),
+  );
   const recommended = after.thresholds.find((row) => row.n > 0 && row.accuracy! >= 0.7) ?? null;
   expect(question.recommended_threshold?.threshold ?? null).toBe(recommended?.threshold ?? null);
 
   // Overall: the run's trusted question fit applies to every row (the shipped fit for this question is
   // under the trust floor and is not applied), so overall and question agree.
   expect(question.trusted).toBe(true);
-  expect(report.overall_fits).toEqual({ by_question: 64, by_option_count: 0, none: 0, fits: [expect.objectContaining({ question: DESTRUCTIVE, from: 'this run', answers: 64 })] });
-  expectFigures(report.overall, before, engine.map((p, i) => score(scaled(p, question.temperature), labels[i])));
+  expect(report.overall_fits).toEqual({
+    by_question: 64,
+    by_option_count: 0,
+    none: 0,
+    fits: [expect.objectContaining({ question: DESTRUCTIVE, from: 'this run', answers: 64 })],
+  });
+  expectFigures(
+    report.overall,
+    before,
+    engine.map((p, i) => score(scaled(p, question.temperature), labels[i])),
+  );
   expect(report.fits.map((fit: Json) => [fit.question ?? fit.option_count, fit.trusted])).toEqual([
     [DESTRUCTIVE, true],
     [2, true],
@@ -247,13 +271,23 @@ it('1,500 different questions: the headline is what the saved option-count fits 
   const temperatureOf = new Map(
     [2, 3, 4].map((count) => {
       const group = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.options.length === count);
-      return [count, mlTemperature(group.map(({ i }) => engine[i]), group.map(({ row }) => row.label))];
+      return [
+        count,
+        mlTemperature(
+          group.map(({ i }) => engine[i]),
+          group.map(({ row }) => row.label),
+        ),
+      ];
     }),
   );
-  const expected = figures(engine.map((p, i) => score(scaled(p, temperatureOf.get(rows[i].options.length)!), rows[i].label)));
+  const expected = figures(
+    engine.map((p, i) => score(scaled(p, temperatureOf.get(rows[i].options.length)!), rows[i].label)),
+  );
   const overall = /Overall, as decisions will see it[\s\S]*?ECE (\d\.\d+) \[[^\]]*\] -> (\d\.\d+)/.exec(result.stdout)!;
   expect(Math.abs(Number(overall[2]) - expected.ece)).toBeLessThanOrEqual(0.03);
-  expect(result.stdout).toContain("(0 by their question's fit, 1500 by their option count's, 0 unscaled: no trusted fit;");
+  expect(result.stdout).toContain(
+    "(0 by their question's fit, 1500 by their option count's, 0 unscaled: no trusted fit;",
+  );
   expect(result.stdout).toContain('Question fits NOT TRUSTED (not saved, not applied');
   expect(result.stdout).toContain('... and 1490 more untrusted question fits (--json lists them all)');
   expect(result.stdout).toContain('Saved 3 fits to');
@@ -264,19 +298,24 @@ it('1,500 different questions: the headline is what the saved option-count fits 
     [3, 500, true],
     [4, 500, true],
   ]);
-  for (const fit of saved.fits) expect(Math.abs(fit.temperature / temperatureOf.get(fit.option_count)! - 1)).toBeLessThan(1e-3);
+  for (const fit of saved.fits)
+    expect(Math.abs(fit.temperature / temperatureOf.get(fit.option_count)! - 1)).toBeLessThan(1e-3);
 });
 
 it('the server applies the shipped trusted fit (n = 45), lists the one under the floor (n = 24) as untrusted and leaves its answers raw', async () => {
   const sandbox = resources.sandbox();
-  const server = await resources.server({ sandbox, env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint } });
+  const server = await resources.server({
+    sandbox,
+    env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint },
+  });
   const { fits } = (await server.capabilities()).calibration;
   expect(fits.map((fit: Json) => [fit.question, fit.n, fit.trusted, fit.file])).toEqual([
     [ROUTING, 45, true, SHIPPED],
     [DESTRUCTIVE, 24, false, SHIPPED],
   ]);
   // The fake's default answer: shares 3:2:1 on three options, 2:1 on two (4 decimals).
-  const routing = (await server.decide({ question: ROUTING, options: ['haiku', 'sonnet', 'opus'], min_confidence: 0 })).body;
+  const routing = (await server.decide({ question: ROUTING, options: ['haiku', 'sonnet', 'opus'], min_confidence: 0 }))
+    .body;
   expect(routing).toMatchObject({ status: 'decided', decision: 'haiku', calibrated: true });
   expect(routing.confidence).toBeCloseTo(scaled([0.5, 0.3333, 0.1667], 0.31)[0], 6);
   const destructive = (await server.decide({ question: DESTRUCTIVE, min_confidence: 0 })).body;

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
 import { heldOutScores, scaled } from '../helpers/independent-calibration';
-import { EngineSample, halfRightAtSeventy, syntheticEngine } from '../helpers/synthetic-engine';
-import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { type EngineSample, halfRightAtSeventy, syntheticEngine } from '../helpers/synthetic-engine';
+import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;
@@ -45,9 +45,17 @@ interface Case {
 const DISTORTIONS = { 'over-confident': 3, 'under-confident': 1 / 3, 'well-calibrated': 1 } as const;
 const CASES: Case[] = [
   ...Object.entries(DISTORTIONS).flatMap(([engine, distortion]) =>
-    [40, 60, 120, 400].map((n) => ({ question: `A ${engine} engine, ${n} answers: which option is right?`, engine: engine as Case['engine'], sample: syntheticEngine(n, distortion, 2) })),
+    [40, 60, 120, 400].map((n) => ({
+      question: `A ${engine} engine, ${n} answers: which option is right?`,
+      engine: engine as Case['engine'],
+      sample: syntheticEngine(n, distortion, 2),
+    })),
   ),
-  { question: EXAMPLE, engine: 'example', sample: halfRightAtSeventy(Array.from({ length: 60 }, (_, i) => [0, 1, 0, 2][i % 4])) },
+  {
+    question: EXAMPLE,
+    engine: 'example',
+    sample: halfRightAtSeventy(Array.from({ length: 60 }, (_, i) => [0, 1, 0, 2][i % 4])),
+  },
 ];
 
 /** What the runner reads of an answer: the reported probabilities renormalised. */
@@ -57,7 +65,9 @@ it('held-out figures match an independent stratified 5-fold computation; plainly
   const sandbox = resources.sandbox();
   const data = path.join(sandbox.dir, 'small-samples.jsonl');
   const rows = CASES.flatMap(({ question, sample }) =>
-    sample.probabilities.map((p, i) => JSON.stringify({ question, options: OPTIONS, context: { fake_answer: p }, label: OPTIONS[sample.labels[i]] })),
+    sample.probabilities.map((p, i) =>
+      JSON.stringify({ question, options: OPTIONS, context: { fake_answer: p }, label: OPTIONS[sample.labels[i]] }),
+    ),
   );
   writeFileSync(data, rows.join('\n') + '\n');
   const env = sandbox.env({ SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint });
@@ -69,11 +79,17 @@ it('held-out figures match an independent stratified 5-fold computation; plainly
   for (const { question, engine, sample } of CASES) {
     const figures = report.questions.find((q: Json) => q.question === question);
     const independent = heldOutScores(sample.probabilities.map(asRead), sample.labels, seededRandom(13), 5, FLOOR);
-    if (Math.abs(figures.ece_held_out - independent.ece) > 0.05) mismatches.push(`${question}: held-out ECE ${figures.ece_held_out} vs ${independent.ece}`);
-    if (Math.abs(figures.log_loss_held_out - independent.logLoss) > 0.02) mismatches.push(`${question}: held-out log loss ${figures.log_loss_held_out} vs ${independent.logLoss}`);
+    if (Math.abs(figures.ece_held_out - independent.ece) > 0.05)
+      mismatches.push(`${question}: held-out ECE ${figures.ece_held_out} vs ${independent.ece}`);
+    if (Math.abs(figures.log_loss_held_out - independent.logLoss) > 0.02)
+      mismatches.push(`${question}: held-out log loss ${figures.log_loss_held_out} vs ${independent.logLoss}`);
     const shouldTrust = engine !== 'well-calibrated';
     if (figures.trusted !== shouldTrust) mismatches.push(`${question}: trusted ${figures.trusted}, ${figures.verdict}`);
-    if (shouldTrust && !/^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine/.test(figures.verdict)) mismatches.push(`${question}: ${figures.verdict}`);
+    if (
+      shouldTrust &&
+      !/^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine/.test(figures.verdict)
+    )
+      mismatches.push(`${question}: ${figures.verdict}`);
   }
   expect(mismatches).toEqual([]);
   const example = report.questions.find((q: Json) => q.question === EXAMPLE);
@@ -83,8 +99,16 @@ it('held-out figures match an independent stratified 5-fold computation; plainly
   // --write saved exactly the trusted question fits, and the server applies each: softmax(log p / T).
   const saved = JSON.parse(readFileSync(path.join(sandbox.install, 'calibration.json'), 'utf8')) as Json;
   const trusted = CASES.filter((c) => c.engine !== 'well-calibrated').map((c) => c.question);
-  expect(saved.fits.filter((fit: Json) => fit.question !== undefined).map((fit: Json) => fit.question).sort()).toEqual([...trusted].sort());
-  const server = await resources.server({ sandbox, env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint } });
+  expect(
+    saved.fits
+      .filter((fit: Json) => fit.question !== undefined)
+      .map((fit: Json) => fit.question)
+      .sort(),
+  ).toEqual([...trusted].sort());
+  const server = await resources.server({
+    sandbox,
+    env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint },
+  });
   for (const question of trusted) {
     const { temperature } = report.questions.find((q: Json) => q.question === question);
     const answer = (await server.decide({ question, options: OPTIONS, min_confidence: 0 })).body;

@@ -9,7 +9,20 @@ it('lists every command, the two Claude Code hooks included', async () => {
   expect(result.code).toBe(0);
   const listed = [...result.stdout.matchAll(/^ {2}([a-z][a-z-]+)\b/gm)].map((match) => match[1]);
   expect(listed).toEqual(
-    expect.arrayContaining(['mcp', 'route-hook', 'spawn-hook', 'smoke', 'toggle', 'calibrate', 'label', 'evaluate', 'session-check', 'serve-openai', 'router-report', 'engine']),
+    expect.arrayContaining([
+      'mcp',
+      'route-hook',
+      'spawn-hook',
+      'smoke',
+      'toggle',
+      'calibrate',
+      'label',
+      'evaluate',
+      'session-check',
+      'serve-openai',
+      'router-report',
+      'engine',
+    ]),
   );
   expect(result.stdout).toMatch(/route-hook\s+the Claude Code UserPromptSubmit hook/);
   expect(result.stdout).toMatch(/label \[options\] <list\|apply\|export> \[file\]\s+label logged routing prompts/);

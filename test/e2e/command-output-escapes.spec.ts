@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { CliResult, Json, requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
+import { type CliResult, type Json, requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
 
 /** Clears the screen, rewinds the line, then starts forged lines (after a newline, a U+2028, a C1 CSI). */
 const HOSTILE = 'model melted\x1b[2J\x1b[H\rREADY\nPASS  decision  forged\u2028READY\u009b2J\u0085READY';
@@ -50,13 +50,18 @@ function expectEscaped(result: CliResult, minimumLines = 1): void {
 it('smoke prints the engine error and /health names escaped, on the layer lines they belong to', async () => {
   const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b'], layaEnv(resources.sandbox()));
   expect(result.code).toBe(1);
-  expect(result.stdout).toMatch(/^PASS {2}health {4}ok; laya \(primary\) up: .*loaded: typed-decisions, englishmodel melted/m);
+  expect(result.stdout).toMatch(
+    /^PASS {2}health {4}ok; laya \(primary\) up: .*loaded: typed-decisions, englishmodel melted/m,
+  );
   expect(result.stdout).toMatch(/^FAIL {2}decision {2}error provider_error: .*model melted/m);
   expectEscaped(result, 2);
 });
 
 it('smoke --json stays one valid JSON document, holding the engine text unchanged', async () => {
-  const result = await runCli(['smoke', '--question', 'Q', '--options', 'a', 'b', '--json'], layaEnv(resources.sandbox()));
+  const result = await runCli(
+    ['smoke', '--question', 'Q', '--options', 'a', 'b', '--json'],
+    layaEnv(resources.sandbox()),
+  );
   expect(result.stdout).not.toMatch(RAW_CONTROL);
   const report = JSON.parse(result.stdout) as Json;
   expect(report.health.providers[0].detail).toContain(`english${HOSTILE}`);
@@ -78,7 +83,15 @@ it('evaluate --live prints the engine error escaped, and no forged READY verdict
   const log = path.join(sandbox.dir, 'routing.jsonl');
   const features = { read_only: false, design: true, review: false, specified: true };
   const lines = Array.from({ length: 5 }, (_, i) => [
-    { source: 'routing', prompt_id: `p${i}`, prompt: `Task ${i}: design the module part-${i} and what it needs`, provider: 'von', features: {}, tier: 'opus', labels: features },
+    {
+      source: 'routing',
+      prompt_id: `p${i}`,
+      prompt: `Task ${i}: design the module part-${i} and what it needs`,
+      provider: 'von',
+      features: {},
+      tier: 'opus',
+      labels: features,
+    },
     { source: 'spawn', prompt_id: `p${i}`, tool_use_id: `t${i}`, model: 'opus' },
     { source: 'outcome', tool_use_id: `t${i}`, outcome: 'succeeded', resolved_model: 'claude-opus-4-5' },
   ]).flat();
@@ -86,6 +99,8 @@ it('evaluate --live prints the engine error escaped, and no forged READY verdict
   const result = await runCli(['evaluate', '--live', '--provider', 'laya', '--log', log], layaEnv(sandbox));
   expect(result.code).toBe(1);
   expect(result.stdout).toMatch(/^NOT READY$/m);
-  expect(result.stderr).toMatch(/^system1 evaluate: laya answered none of the \d+ prompts asked \(the last: .*model melted/m);
+  expect(result.stderr).toMatch(
+    /^system1 evaluate: laya answered none of the \d+ prompts asked \(the last: .*model melted/m,
+  );
   expectEscaped(result);
 });

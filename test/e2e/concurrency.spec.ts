@@ -1,7 +1,7 @@
 /** Many calls in flight on one session: each is answered, with its own request id and its own decision. */
 import { LayaFake } from '../fakes/laya.fake';
 import { eventually } from '../helpers/eventually';
-import { GatewaySession, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;
@@ -15,12 +15,21 @@ it('answers 200 concurrent system1_decide calls, each with its own request id an
   const N = 200;
   const replies = await Promise.all(
     Array.from({ length: N }, (_, i) =>
-      gateway.decide({ question: `Question ${i}?`, options: [`first-${i}`, `second-${i}`], request_id: `concurrent-${i}` }),
+      gateway.decide({
+        question: `Question ${i}?`,
+        options: [`first-${i}`, `second-${i}`],
+        request_id: `concurrent-${i}`,
+      }),
     ),
   );
   expect(replies).toHaveLength(N);
   replies.forEach(({ body }, i) => {
-    expect(body).toMatchObject({ request_id: `concurrent-${i}`, status: 'decided', decision: `first-${i}`, error: null });
+    expect(body).toMatchObject({
+      request_id: `concurrent-${i}`,
+      status: 'decided',
+      decision: `first-${i}`,
+      error: null,
+    });
   });
   expect(new Set(replies.map(({ body }) => body.request_id)).size).toBe(N);
 });
@@ -32,15 +41,21 @@ it('keeps a slow call from blocking the others on the same session', async () =>
   engine.chooseFault = (request) => (JSON.stringify(request.body).includes('Hold me?') ? 'hang' : 'none');
   const endpoint = (await engine.start()).origin;
   try {
-    const slow = await resources.server({ env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint, SYSTEM1_TIMEOUT_S: '300' } });
+    const slow = await resources.server({
+      env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint, SYSTEM1_TIMEOUT_S: '300' },
+    });
     let held: 'pending' | 'settled' = 'pending';
     const holding = slow.decide({ question: 'Hold me?', request_id: 'held' }).then(
       () => (held = 'settled'),
       () => (held = 'settled'),
     );
     await eventually(() => engine.requestsTo('/v1/systemone').length === 1, 'the held call to reach the engine');
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => slow.decide({ question: `Q ${i}?`, request_id: `quick-${i}` })));
-    replies.forEach(({ body }, i) => expect(body).toMatchObject({ request_id: `quick-${i}`, status: 'decided', provider: 'laya' }));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => slow.decide({ question: `Q ${i}?`, request_id: `quick-${i}` })),
+    );
+    replies.forEach(({ body }, i) =>
+      expect(body).toMatchObject({ request_id: `quick-${i}`, status: 'decided', provider: 'laya' }),
+    );
     expect(held).toBe('pending');
     await slow.close();
     await holding;

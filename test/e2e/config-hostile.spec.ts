@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fifoIt, makeFifo } from '../helpers/fifo';
-import { Env, Json, MAIN, requireBuild, ROOT, runCli, runCommand, Sandbox } from './helpers/gateway';
+import { type Env, type Json, MAIN, requireBuild, ROOT, runCli, runCommand, Sandbox } from './helpers/gateway';
 import { itUnless } from '../helpers/skip-unless';
 
 beforeAll(requireBuild);
@@ -36,8 +36,17 @@ function sandbox(): Sandbox {
 }
 
 /** Starts `mcp` and completes `initialize`, or fails the test (with the server's stderr) instead of waiting on. */
-async function start(where: Sandbox, env: Env): Promise<{ call: (name: string, args?: Json) => Promise<Json>; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp'], env: where.env(env), stderr: 'pipe', cwd: where.dir });
+async function start(
+  where: Sandbox,
+  env: Env,
+): Promise<{ call: (name: string, args?: Json) => Promise<Json>; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp'],
+    env: where.env(env),
+    stderr: 'pipe',
+    cwd: where.dir,
+  });
   const chunks: string[] = [];
   transport.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
   const client = new Client({ name: 'system1-e2e', version: '0.0.0' });
@@ -49,14 +58,20 @@ async function start(where: Sandbox, env: Env): Promise<{ call: (name: string, a
     throw new Error(`the server did not answer initialize: ${String(error)}\nstderr:\n${chunks.join('')}`);
   }
   const call = async (name: string, args: Json = {}) => {
-    const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: STARTUP_GUARD_MS })) as { structuredContent?: Json };
+    const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: STARTUP_GUARD_MS })) as {
+      structuredContent?: Json;
+    };
     return result.structuredContent ?? {};
   };
   return { call, stderr: () => chunks.join('') };
 }
 
 /** Health is down with the problem on `key`, decide answers config_error with it, and the server still answers. */
-async function expectConfigProblem(server: Awaited<ReturnType<typeof start>>, key: string, words: string[]): Promise<void> {
+async function expectConfigProblem(
+  server: Awaited<ReturnType<typeof start>>,
+  key: string,
+  words: string[],
+): Promise<void> {
   const health = await server.call('system1_health');
   expect(health.status).toBe('down');
   const reported = (health.config_errors as Json[]).find((error) => error.key === key);
@@ -64,7 +79,11 @@ async function expectConfigProblem(server: Awaited<ReturnType<typeof start>>, ke
   for (const word of words) expect(reported!.message).toContain(word);
 
   const decide = await server.call('system1_decide', { ...ASK, request_id: 'hostile-1' });
-  expect(decide).toMatchObject({ request_id: 'hostile-1', status: 'error', error: { code: 'config_error', message: expect.stringContaining(reported!.message) } });
+  expect(decide).toMatchObject({
+    request_id: 'hostile-1',
+    status: 'error',
+    error: { code: 'config_error', message: expect.stringContaining(reported!.message) },
+  });
   expect((await server.call('system1_health')).status).toBe('down');
 }
 
@@ -99,26 +118,75 @@ describe('SYSTEM1_CONFIG naming a special file', () => {
 
 describe('names that are Object.prototype members', () => {
   it.each([
-    ['provider = "constructor"', '[gateway]\nprovider = "constructor"\n', {}, 'gateway.provider', ['unknown provider "constructor"']],
-    ['fallback = ["__proto__"]', `${MOCK}fallback = ["__proto__"]\n`, {}, 'gateway.fallback', ['unknown provider "__proto__"']],
-    ['SYSTEM1_FALLBACK=hasOwnProperty', MOCK, { SYSTEM1_FALLBACK: 'hasOwnProperty' }, 'SYSTEM1_FALLBACK', ['unknown provider "hasOwnProperty"']],
-    ['a [providers.constructor] table', `${MOCK}[providers.constructor]\nconfidence = 0.5\n`, {}, 'providers.constructor', ['unknown provider "constructor"']],
-    ['a [providers.__proto__] table', `${MOCK}[providers.__proto__]\nconfidence = 0.5\n`, {}, 'providers.__proto__', ['unknown provider "__proto__"']],
-    ['[providers.mock] constructor = 5', `${MOCK}[providers.mock]\nconstructor = 5\n`, {}, 'providers.mock.constructor', ['is not a setting of provider mock']],
+    [
+      'provider = "constructor"',
+      '[gateway]\nprovider = "constructor"\n',
+      {},
+      'gateway.provider',
+      ['unknown provider "constructor"'],
+    ],
+    [
+      'fallback = ["__proto__"]',
+      `${MOCK}fallback = ["__proto__"]\n`,
+      {},
+      'gateway.fallback',
+      ['unknown provider "__proto__"'],
+    ],
+    [
+      'SYSTEM1_FALLBACK=hasOwnProperty',
+      MOCK,
+      { SYSTEM1_FALLBACK: 'hasOwnProperty' },
+      'SYSTEM1_FALLBACK',
+      ['unknown provider "hasOwnProperty"'],
+    ],
+    [
+      'a [providers.constructor] table',
+      `${MOCK}[providers.constructor]\nconfidence = 0.5\n`,
+      {},
+      'providers.constructor',
+      ['unknown provider "constructor"'],
+    ],
+    [
+      'a [providers.__proto__] table',
+      `${MOCK}[providers.__proto__]\nconfidence = 0.5\n`,
+      {},
+      'providers.__proto__',
+      ['unknown provider "__proto__"'],
+    ],
+    [
+      '[providers.mock] constructor = 5',
+      `${MOCK}[providers.mock]\nconstructor = 5\n`,
+      {},
+      'providers.mock.constructor',
+      ['is not a setting of provider mock'],
+    ],
     ['a [constructor] section', `${MOCK}[constructor]\nx = 1\n`, {}, 'constructor', ['is not a known section']],
-    ['a [gateway.valueOf] table', `${MOCK}[gateway.valueOf]\n`, {}, 'gateway.valueOf', ['is not a known key of [gateway]']],
-  ] as const)('%s is a config error naming the key, and the server keeps answering', async (_name, toml, env, key, words) => {
-    const where = sandbox();
-    const server = await start(where, { SYSTEM1_CONFIG: where.writeConfig(toml), ...env });
-    await expectConfigProblem(server, key, [key, ...words]);
-  });
+    [
+      'a [gateway.valueOf] table',
+      `${MOCK}[gateway.valueOf]\n`,
+      {},
+      'gateway.valueOf',
+      ['is not a known key of [gateway]'],
+    ],
+  ] as const)(
+    '%s is a config error naming the key, and the server keeps answering',
+    async (_name, toml, env, key, words) => {
+      const where = sandbox();
+      const server = await start(where, { SYSTEM1_CONFIG: where.writeConfig(toml), ...env });
+      await expectConfigProblem(server, key, [key, ...words]);
+    },
+  );
 
   it('a table named constructor with a type runs like any other alias', async () => {
     const where = sandbox();
     const toml = '[gateway]\nprovider = "constructor"\n[providers.constructor]\ntype = "mock"\nconfidence = 0.75\n';
     const server = await start(where, { SYSTEM1_CONFIG: where.writeConfig(toml) });
     expect((await server.call('system1_health')).config_errors).toEqual([]);
-    expect(await server.call('system1_decide', ASK)).toMatchObject({ status: 'decided', provider: 'constructor', confidence: 0.75 });
+    expect(await server.call('system1_decide', ASK)).toMatchObject({
+      status: 'decided',
+      provider: 'constructor',
+      confidence: 0.75,
+    });
   });
 });
 
@@ -127,20 +195,35 @@ describe('the user fit file as a special file', () => {
     const where = sandbox();
     const fifo = makeFifo(where.install, 'calibration.json');
     const server = await start(where, { SYSTEM1_CONFIG: where.writeConfig(MOCK) });
-    expect(await server.call('system1_decide', ASK)).toMatchObject({ status: 'decided', provider: 'mock', calibrated: false });
+    expect(await server.call('system1_decide', ASK)).toMatchObject({
+      status: 'decided',
+      provider: 'mock',
+      calibrated: false,
+    });
     const capabilities = await server.call('system1_capabilities');
-    expect(capabilities.calibration.problems).toEqual([`${fifo}: cannot be read (${fifo} is a FIFO, not a regular file)`]);
-    expect(await server.call('system1_decide', { ...ASK, request_id: 'again' })).toMatchObject({ status: 'decided', request_id: 'again' });
+    expect(capabilities.calibration.problems).toEqual([
+      `${fifo}: cannot be read (${fifo} is a FIFO, not a regular file)`,
+    ]);
+    expect(await server.call('system1_decide', { ...ASK, request_id: 'again' })).toMatchObject({
+      status: 'decided',
+      request_id: 'again',
+    });
   });
 
-  fifoIt('saving fits (calibrate --write) into a FIFO as calibration.json is refused instead of waiting for a reader', async () => {
-    const where = sandbox();
-    const fifo = makeFifo(where.install, 'calibration.json');
-    const save = `require(${JSON.stringify(path.join(ROOT, 'dist', 'calibration', 'fit-store.js'))}).saveFits(process.argv[1], [])`;
-    const result = await runCommand(process.execPath, ['-e', save, fifo], { env: where.env(), timeoutMs: CLI_GUARD_MS });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${fifo} is a FIFO, not a regular file`);
-  });
+  fifoIt(
+    'saving fits (calibrate --write) into a FIFO as calibration.json is refused instead of waiting for a reader',
+    async () => {
+      const where = sandbox();
+      const fifo = makeFifo(where.install, 'calibration.json');
+      const save = `require(${JSON.stringify(path.join(ROOT, 'dist', 'calibration', 'fit-store.js'))}).saveFits(process.argv[1], [])`;
+      const result = await runCommand(process.execPath, ['-e', save, fifo], {
+        env: where.env(),
+        timeoutMs: CLI_GUARD_MS,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${fifo} is a FIFO, not a regular file`);
+    },
+  );
 });
 
 describe('commands given a FIFO', () => {
@@ -157,7 +240,9 @@ describe('commands given a FIFO', () => {
     const fifo = makeFifo(where.dir, 'shadow.jsonl');
     const result = await runCli(['router-report', '--log', fifo], where.env(), CLI_GUARD_MS);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`system1 router-report: cannot read the shadow log ${fifo} (${fifo} is a FIFO, not a regular file)`);
+    expect(result.stderr).toContain(
+      `system1 router-report: cannot read the shadow log ${fifo} (${fifo} is a FIFO, not a regular file)`,
+    );
   });
 
   fifoIt('usage-report refuses a FIFO as the prices file, naming it', async () => {
@@ -166,7 +251,11 @@ describe('commands given a FIFO', () => {
     const projects = path.join(where.dir, 'projects');
     mkdirSync(projects);
     writeFileSync(path.join(projects, 'README'), '');
-    const result = await runCli(['usage-report', '--projects-dir', projects, '--prices', fifo], where.env(), CLI_GUARD_MS);
+    const result = await runCli(
+      ['usage-report', '--projects-dir', projects, '--prices', fifo],
+      where.env(),
+      CLI_GUARD_MS,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`system1 usage-report: ${fifo} is a FIFO, not a regular file`);
   });

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Env, GatewaySession, Json, requireBuild, Resources } from './helpers/gateway';
+import { type Env, type GatewaySession, type Json, requireBuild, Resources } from './helpers/gateway';
 
 beforeAll(requireBuild);
 const resources = Resources.perTest();
@@ -25,13 +25,31 @@ interface BrokenCase {
 }
 
 const CASES: BrokenCase[] = [
-  { name: 'a TOML syntax error', toml: `${MOCK}timeout_s = = 3\n`, key: '(syntax)', file: 'config', mentions: ['line'] },
+  {
+    name: 'a TOML syntax error',
+    toml: `${MOCK}timeout_s = = 3\n`,
+    key: '(syntax)',
+    file: 'config',
+    mentions: ['line'],
+  },
   { name: 'an unknown key in [gateway]', toml: `${MOCK}colour = "blue"\n`, key: 'gateway.colour', file: 'config' },
   { name: 'an unknown key in [routing]', toml: `${MOCK}[routing]\nbogus = 1\n`, key: 'routing.bogus', file: 'config' },
   { name: 'an unknown key in [skills]', toml: `${MOCK}[skills]\nbogus = true\n`, key: 'skills.bogus', file: 'config' },
   { name: 'timeout_s = 0', toml: `${MOCK}timeout_s = 0\n`, key: 'gateway.timeout_s', file: 'config' },
-  { name: 'timeout_s = 301', toml: `${MOCK}timeout_s = 301\n`, key: 'gateway.timeout_s', file: 'config', mentions: ['301'] },
-  { name: 'min_confidence = 1.5', toml: `${MOCK}min_confidence = 1.5\n`, key: 'gateway.min_confidence', file: 'config', mentions: ['1.5'] },
+  {
+    name: 'timeout_s = 301',
+    toml: `${MOCK}timeout_s = 301\n`,
+    key: 'gateway.timeout_s',
+    file: 'config',
+    mentions: ['301'],
+  },
+  {
+    name: 'min_confidence = 1.5',
+    toml: `${MOCK}min_confidence = 1.5\n`,
+    key: 'gateway.min_confidence',
+    file: 'config',
+    mentions: ['1.5'],
+  },
   {
     name: 'an unknown provider name',
     toml: '[gateway]\nprovider = "nosuch"\n',
@@ -105,40 +123,50 @@ function expectReported(errors: Json[], c: BrokenCase, configPath: string | null
 }
 
 describe('config errors', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s: health down, decide config_error, server keeps answering', async (_n, c) => {
-    const { gateway, configPath } = await startBroken(c);
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: health down, decide config_error, server keeps answering',
+    async (_n, c) => {
+      const { gateway, configPath } = await startBroken(c);
 
-    const health = await gateway.health();
-    expect(health.status).toBe('down');
-    expect(health.config_errors.length).toBeGreaterThan(0);
-    const reported = expectReported(health.config_errors, c, configPath);
-    if (c.file === 'config') expect(health.config_file).toBe(configPath);
+      const health = await gateway.health();
+      expect(health.status).toBe('down');
+      expect(health.config_errors.length).toBeGreaterThan(0);
+      const reported = expectReported(health.config_errors, c, configPath);
+      if (c.file === 'config') expect(health.config_file).toBe(configPath);
 
-    const { body, isError } = await gateway.decide({ ...ASK, request_id: 'cfg-1' });
-    expect(isError).toBe(true);
-    expect(body).toMatchObject({
-      request_id: 'cfg-1',
-      status: 'error',
-      decision: null,
-      attempts: [],
-      error: { code: 'config_error', message: expect.stringContaining(reported.message) },
-    });
+      const { body, isError } = await gateway.decide({ ...ASK, request_id: 'cfg-1' });
+      expect(isError).toBe(true);
+      expect(body).toMatchObject({
+        request_id: 'cfg-1',
+        status: 'error',
+        decision: null,
+        attempts: [],
+        error: { code: 'config_error', message: expect.stringContaining(reported.message) },
+      });
 
-    // Still serving: capabilities reports the same problems, and health answers again.
-    const capabilities = await gateway.capabilities();
-    expectReported(capabilities.config_errors, c, configPath);
-    expect((await gateway.health()).status).toBe('down');
-  });
+      // Still serving: capabilities reports the same problems, and health answers again.
+      const capabilities = await gateway.capabilities();
+      expectReported(capabilities.config_errors, c, configPath);
+      expect((await gateway.health()).status).toBe('down');
+    },
+  );
 
   it('never shows a secret written in the file: not in any response, not in stderr', async () => {
     const secret = 'sk-test-SECRET123';
     const sandbox = resources.sandbox();
     const configPath = sandbox.writeConfig(`${MOCK}[providers.mock]\napi_key = "${secret}"\n`);
-    const gateway = await resources.server({ sandbox, env: { SYSTEM1_CONFIG: configPath, SYSTEM1_LOG_LEVEL: 'DEBUG' } });
+    const gateway = await resources.server({
+      sandbox,
+      env: { SYSTEM1_CONFIG: configPath, SYSTEM1_LOG_LEVEL: 'DEBUG' },
+    });
 
     const health = await gateway.call('system1_health');
     expect(health.body.status).toBe('down');
-    const reported = expectReported(health.body.config_errors, { name: '', toml: '', key: 'providers.mock.api_key', file: 'config' }, configPath);
+    const reported = expectReported(
+      health.body.config_errors,
+      { name: '', toml: '', key: 'providers.mock.api_key', file: 'config' },
+      configPath,
+    );
     expect(reported.message).toMatch(/secret/i);
     const decide = await gateway.decide({ ...ASK, request_id: 'secret-1' });
     expect(decide.body.error.code).toBe('config_error');
@@ -161,7 +189,7 @@ describe('the environment overrides the file', () => {
     expect(body).toMatchObject({ status: 'decided', confidence: 0.7 });
   });
 
-  it('SYSTEM1_MOCK_CONFIDENCE=0.95 overrides the file\'s 0.7', async () => {
+  it("SYSTEM1_MOCK_CONFIDENCE=0.95 overrides the file's 0.7", async () => {
     const gateway = await resources.server({
       config: `${MOCK}[providers.mock]\nconfidence = 0.7\n`,
       env: { SYSTEM1_MOCK_CONFIDENCE: '0.95' },
@@ -171,7 +199,8 @@ describe('the environment overrides the file', () => {
   });
 
   it("SYSTEM1_PROVIDER overrides the file's provider", async () => {
-    const toml = '[gateway]\nprovider = "broken"\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n\n[providers.other]\ntype = "mock"\nconfidence = 0.8\n';
+    const toml =
+      '[gateway]\nprovider = "broken"\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n\n[providers.other]\ntype = "mock"\nconfidence = 0.8\n';
     const gateway = await resources.server({ config: toml, env: { SYSTEM1_PROVIDER: 'other' } });
     expect((await gateway.capabilities()).provider_chain).toEqual([{ name: 'other', role: 'primary' }]);
     const { body } = await gateway.decide(ASK);
@@ -179,7 +208,7 @@ describe('the environment overrides the file', () => {
     expect(body.attempts).toEqual([{ provider: 'other', outcome: 'ok', latency_ms: expect.any(Number), detail: null }]);
   });
 
-  it('SYSTEM1_FALLBACK is a comma list that replaces the file\'s fallback', async () => {
+  it("SYSTEM1_FALLBACK is a comma list that replaces the file's fallback", async () => {
     const toml =
       '[gateway]\nprovider = "broken"\nfallback = ["other"]\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n\n' +
       '[providers.broken2]\ntype = "mock"\nfail = "also down"\n\n[providers.other]\ntype = "mock"\n';
@@ -218,7 +247,9 @@ describe('the environment overrides the file', () => {
     });
     const { body } = await gateway.decide(ASK);
     expect(body).toMatchObject({ status: 'error', error: { code: 'provider_timeout' } });
-    expect(body.attempts).toEqual([{ provider: 'mock', outcome: 'timeout', latency_ms: expect.any(Number), detail: 'no answer within 0.3 s' }]);
+    expect(body.attempts).toEqual([
+      { provider: 'mock', outcome: 'timeout', latency_ms: expect.any(Number), detail: 'no answer within 0.3 s' },
+    ]);
   });
 });
 

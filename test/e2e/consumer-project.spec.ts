@@ -40,13 +40,18 @@ interface KeywordService {
 /** The team's keyword service on 127.0.0.1 (a stand-in that picks the first option), recording what reaches it. */
 async function keywordService(): Promise<KeywordService> {
   const requests: KeywordService['requests'] = [];
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http does not await it; a throw fails only this fake request
   const server = createServer(async (req: IncomingMessage, res) => {
     let text = '';
     for await (const chunk of req) text += String(chunk);
     const body = text === '' ? undefined : (JSON.parse(text) as { question: string; options: string[] });
     requests.push({ method: req.method ?? '', path: req.url ?? '', body });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body ? { decision: body.options[0], confidence: 0.8, rationale: 'the first option' } : { status: 'ok' }));
+    res.end(
+      JSON.stringify(
+        body ? { decision: body.options[0], confidence: 0.8, rationale: 'the first option' } : { status: 'ok' },
+      ),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), requests };
@@ -69,7 +74,9 @@ interface LockEntry {
  * same places. An offline install resolves nothing then (npm ci cached tarballs, not the registry's indexes).
  */
 function consumerLock(packed: Packed, spec: string) {
-  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
   const { '': root, ...locked } = lock.packages;
   const runtime = Object.entries(locked)
     .filter(([, entry]) => !entry.dev)
@@ -94,24 +101,44 @@ function consumerLock(packed: Packed, spec: string) {
   };
 }
 
-const env = () => ({ PATH: process.env.PATH!, HOME: dir, npm_config_cache: process.env.npm_config_cache ?? path.join(process.env.HOME ?? dir, '.npm') });
+const env = () => ({
+  PATH: process.env.PATH!,
+  HOME: dir,
+  npm_config_cache: process.env.npm_config_cache ?? path.join(process.env.HOME ?? dir, '.npm'),
+});
 
 it('installs the packed working tree offline, type-checks under strict, and decides through a provider factory and a team engine module', async () => {
   requireBuild();
-  const pack = await runCommand('npm', ['pack', '--pack-destination', dir, '--json'], { env: env(), cwd: ROOT, timeoutMs: 120_000 });
+  const pack = await runCommand('npm', ['pack', '--pack-destination', dir, '--json'], {
+    env: env(),
+    cwd: ROOT,
+    timeoutMs: 120_000,
+  });
   expect(pack.code).toBe(0);
   const [packed] = JSON.parse(pack.stdout) as Packed[];
   const spec = `file:${packed.filename}`;
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, dependencies: { [packed.name]: spec } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, dependencies: { [packed.name]: spec } }),
+  );
   writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(consumerLock(packed, spec)));
-  const install = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { env: env(), cwd: dir, timeoutMs: 400_000 });
+  const install = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], {
+    env: env(),
+    cwd: dir,
+    timeoutMs: 400_000,
+  });
   expect(install.stderr).not.toMatch(/npm error/);
   expect(install.code).toBe(0);
   // The working tree's build, not a copy of the last commit's.
-  expect(readFileSync(path.join(dir, 'node_modules', packed.name, 'dist', 'main.js'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'dist', 'main.js'), 'utf8'));
+  expect(readFileSync(path.join(dir, 'node_modules', packed.name, 'dist', 'main.js'), 'utf8')).toBe(
+    readFileSync(path.join(ROOT, 'dist', 'main.js'), 'utf8'),
+  );
 
   copyFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'consumer.ts'), path.join(dir, 'consumer.ts'));
-  copyFileSync(path.join(__dirname, '..', 'fixtures', 'consumer', 'keywords-engine.ts'), path.join(dir, 'keywords-engine.ts'));
+  copyFileSync(
+    path.join(__dirname, '..', 'fixtures', 'consumer', 'keywords-engine.ts'),
+    path.join(dir, 'keywords-engine.ts'),
+  );
   writeFileSync(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -130,12 +157,21 @@ it('installs the packed working tree offline, type-checks under strict, and deci
       files: ['consumer.ts'],
     }),
   );
-  const tsc = await runCommand(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { env: env(), cwd: dir, timeoutMs: 120_000 });
+  const tsc = await runCommand(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
+    { env: env(), cwd: dir, timeoutMs: 120_000 },
+  );
   expect(tsc.stdout + tsc.stderr).toBe('');
   expect(tsc.code).toBe(0);
 
   const run = await runCommand(process.execPath, [path.join(dir, 'out', 'consumer.js')], {
-    env: { ...env(), LAYA_URL: laya.url.origin, KEYWORDS_URL: keywords.url.origin, SYSTEM1_INSTALL_DIR: path.join(dir, 'install') },
+    env: {
+      ...env(),
+      LAYA_URL: laya.url.origin,
+      KEYWORDS_URL: keywords.url.origin,
+      SYSTEM1_INSTALL_DIR: path.join(dir, 'install'),
+    },
     cwd: dir,
   });
   expect(run.stderr).toBe('');
@@ -143,17 +179,27 @@ it('installs the packed working tree offline, type-checks under strict, and deci
   expect(viaFactory.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing' } });
   expect(viaFactory.meta.executed).toEqual({ provider: 'laya-direct', model: 'typed-decisions' });
   expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
-  expect(viaTeam.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing', confidence: 0.75 } });
+  expect(viaTeam.answers.topic).toMatchObject({
+    status: 'ok',
+    answer: { type: 'choice', value: 'billing', confidence: 0.75 },
+  });
   expect(viaTeam.meta).toMatchObject({ executed: { provider: 'team', model: 'team-1' }, approximate: true });
 
   // The kit's engine: asked at the loopback fake, and refused at 0.0.0.0 (which would reach the fake) unsent.
-  expect(viaKit.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing', confidence: 0.8 } });
+  expect(viaKit.answers.topic).toMatchObject({
+    status: 'ok',
+    answer: { type: 'choice', value: 'billing', confidence: 0.8 },
+  });
   expect(viaKit.meta).toMatchObject({ executed: { provider: 'keywords', model: 'kw-1' }, approximate: true });
   expect(refused.answers.topic).toMatchObject({ status: 'error', error: { code: 'unavailable' } });
-  expect(refused.answers.topic.error.message).toMatch(/endpoint.*0\.0\.0\.0.*not this machine|not this machine.*0\.0\.0\.0/);
+  expect(refused.answers.topic.error.message).toMatch(
+    /endpoint.*0\.0\.0\.0.*not this machine|not this machine.*0\.0\.0\.0/,
+  );
   expect(refusedByClient).toBe('refused to call 0.0.0.0: not this machine and allow_remote is off');
   const options = ['billing: Billing refund', 'technical: Technical support'];
-  expect(keywords.requests).toEqual([{ method: 'POST', path: '/v1/pick', body: { model: 'kw-1', question: expect.any(String), options } }]);
+  expect(keywords.requests).toEqual([
+    { method: 'POST', path: '/v1/pick', body: { model: 'kw-1', question: expect.any(String), options } },
+  ]);
 });
 
 it('docs/writing-a-provider.md shows the kit engine the consumer project compiles, as it is', () => {

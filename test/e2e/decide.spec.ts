@@ -1,7 +1,7 @@
 /** system1_decide on a default mock: the spec's seed example, yes/no questions and the limits that must pass. */
 import Ajv2020 from 'ajv/dist/2020';
 import { SPEC_REQUEST, SPEC_REQUEST_ID, specResponse } from '../fixtures/spec-example';
-import { anyLatency, GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { anyLatency, type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;
@@ -66,7 +66,11 @@ describe('yes/no questions', () => {
   });
 
   it('passes context through to the provider without complaint', async () => {
-    const { body } = await gateway.decide({ question: 'Retry?', options: ['retry', 'stop'], context: { attempt: 3, tags: ['ci'] } });
+    const { body } = await gateway.decide({
+      question: 'Retry?',
+      options: ['retry', 'stop'],
+      context: { attempt: 3, tags: ['ci'] },
+    });
     expect(body).toMatchObject({ status: 'decided', decision: 'retry' });
   });
 });
@@ -106,7 +110,11 @@ describe('limits that must pass', () => {
 
 describe('per-request threshold on the default configuration', () => {
   it('abstains when the request asks for more confidence (0.95) than the mock has (0.9)', async () => {
-    const { body, isError } = await gateway.decide({ question: 'Merge?', options: ['merge', 'wait'], min_confidence: 0.95 });
+    const { body, isError } = await gateway.decide({
+      question: 'Merge?',
+      options: ['merge', 'wait'],
+      min_confidence: 0.95,
+    });
     expect(isError).toBe(false);
     expect(body).toMatchObject({ status: 'abstained', decision: null, confidence: 0.9, provider: 'mock', error: null });
     expect(body.attempts).toHaveLength(1);

@@ -39,7 +39,12 @@ it('answers a repeated decision from the cache, and asks the engine again once c
 
   const before = decisionsAsked();
   const first = (await server.decide(ask)).body;
-  expect(first).toMatchObject({ status: 'decided', decision: 'a', calibrated: false, attempts: [{ provider: 'laya', outcome: 'ok' }] });
+  expect(first).toMatchObject({
+    status: 'decided',
+    decision: 'a',
+    calibrated: false,
+    attempts: [{ provider: 'laya', outcome: 'ok' }],
+  });
   expect(decisionsAsked()).toBe(before + 1);
 
   const again = (await server.decide(ask)).body;
@@ -54,7 +59,14 @@ it('answers a repeated decision from the cache, and asks the engine again once c
   // An over-confident engine's answers, labelled: calibrate fits a temperature for three options and saves it.
   const sample = syntheticEngine(120, 3, 7);
   const data = path.join(sandbox.dir, 'labelled.jsonl');
-  const rows = sample.probabilities.map((p, i) => JSON.stringify({ question: 'Which option is right?', options: OPTIONS, context: { fake_answer: p }, label: OPTIONS[sample.labels[i]] }));
+  const rows = sample.probabilities.map((p, i) =>
+    JSON.stringify({
+      question: 'Which option is right?',
+      options: OPTIONS,
+      context: { fake_answer: p },
+      label: OPTIONS[sample.labels[i]],
+    }),
+  );
   writeFileSync(data, `${rows.join('\n')}\n`);
   const calibrate = await runCli(['calibrate', data, '--write'], sandbox.env(env), 120_000);
   expect(calibrate.code).toBe(0);

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 import { noEngines } from './helpers/no-engines';
 import { describeUnless } from '../helpers/skip-unless';
 import { HfHubFake } from '../fakes/hf-hub.fake';
@@ -22,13 +22,14 @@ import { ProcessTable } from '../../src/engines/process/process-table';
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
 if (!installed) {
-  // eslint-disable-next-line no-console
   console.warn(
     `\n*** SKIPPING test/e2e/engine-pull.spec.ts: ${path.join(ENGINE, 'node_modules')} is missing, so npm's cache may lack the ` +
       `engine's packages. Run: cd engines/reranker && npm ci (.ci/run does) ***\n`,
   );
 }
-const describeInstalled = describeUnless(installed ? undefined : 'engines/reranker/node_modules is missing: cd engines/reranker && npm ci (.ci/run does)');
+const describeInstalled = describeUnless(
+  installed ? undefined : 'engines/reranker/node_modules is missing: cd engines/reranker && npm ci (.ci/run does)',
+);
 
 jest.setTimeout(300_000);
 
@@ -59,19 +60,35 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
 
   /** The installed `system1`. */
   function system1(args: string[], extra: Env = {}): Promise<CliResult> {
-    return runCommand(process.execPath, [path.join(app, 'dist', 'main.js'), ...args], { env: userEnv(extra), timeoutMs: 240_000 });
+    return runCommand(process.execPath, [path.join(app, 'dist', 'main.js'), ...args], {
+      env: userEnv(extra),
+      timeoutMs: 240_000,
+    });
   }
 
-  const sameBytes = (folder: string, file: string) => readFileSync(path.join(folder, file)).equals(readFileSync(path.join(source, file)));
+  const sameBytes = (folder: string, file: string) =>
+    readFileSync(path.join(folder, file)).equals(readFileSync(path.join(source, file)));
 
   beforeAll(async () => {
     requireBuild();
     source = path.join(mkdtempSync(path.join(tmpdir(), 'system1-tiny-hub-')), 'tiny');
-    const made = await runCommand(process.execPath, [path.join(ENGINE, 'test-support', 'tiny-model.js'), source, '--hub-layout'], { env: { PATH: process.env.PATH ?? '' } });
+    const made = await runCommand(
+      process.execPath,
+      [path.join(ENGINE, 'test-support', 'tiny-model.js'), source, '--hub-layout'],
+      { env: { PATH: process.env.PATH ?? '' } },
+    );
     expect(made).toMatchObject({ code: 0, stderr: '' });
-    await hub.addRepo(REPO, source, { token: TOKEN }).addRepo('tiny-org/interrupted', source).addRepo('tiny-org/tampered', source).start();
+    await hub
+      .addRepo(REPO, source, { token: TOKEN })
+      .addRepo('tiny-org/interrupted', source)
+      .addRepo('tiny-org/tampered', source)
+      .start();
     // setup finds no engine (each it looks for is pointed at a closed port) and leaves the mock
-    const install = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'install.js')], { env: userEnv(await noEngines()), cwd: ROOT, timeoutMs: 240_000 });
+    const install = await runCommand(process.execPath, [path.join(ROOT, 'scripts', 'install.js')], {
+      env: userEnv(await noEngines()),
+      cwd: ROOT,
+      timeoutMs: 240_000,
+    });
     expect(install.stderr).toBe('');
     expect(install.code).toBe(0);
   });
@@ -88,9 +105,11 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     rmSync(path.dirname(source), { recursive: true, force: true });
   });
 
-  it('the installed copy carries the engine\'s files, and nothing of the engine is installed or downloaded yet', () => {
-    for (const file of ['start.js', 'serve.js', 'package-lock.json', '.npmrc', path.join('lib', 'model-folder.js')]) expect(existsSync(path.join(app, 'engines', 'reranker', file))).toBe(true);
-    for (const absent of ['node_modules', 'test', 'model', 'results']) expect(existsSync(path.join(app, 'engines', 'reranker', absent))).toBe(false);
+  it("the installed copy carries the engine's files, and nothing of the engine is installed or downloaded yet", () => {
+    for (const file of ['start.js', 'serve.js', 'package-lock.json', '.npmrc', path.join('lib', 'model-folder.js')])
+      expect(existsSync(path.join(app, 'engines', 'reranker', file))).toBe(true);
+    for (const absent of ['node_modules', 'test', 'model', 'results'])
+      expect(existsSync(path.join(app, 'engines', 'reranker', absent))).toBe(false);
     expect(existsSync(home)).toBe(false);
     expect(hub.hits).toEqual([]);
   });
@@ -98,12 +117,16 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
   it('start before any pull says to run pull', async () => {
     const early = await system1(['engine', 'start', 'reranker']);
     expect(early).toMatchObject({ code: 1, stdout: '' });
-    expect(early.stderr).toBe(`system1 engine start: the reranker is not installed in ${home}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)\n`);
+    expect(early.stderr).toBe(
+      `system1 engine start: the reranker is not installed in ${home}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)\n`,
+    );
   });
 
-  it('pull refuses the gated repo without HF_TOKEN, naming the variable, after installing the engine\'s packages', async () => {
+  it("pull refuses the gated repo without HF_TOKEN, naming the variable, after installing the engine's packages", async () => {
     const refused = await system1(['engine', 'pull', 'reranker', REPO]);
-    expect(refused.stderr).toContain(`system1 engine pull: config.json of ${REPO} needs a token (401: the repo is gated or private): set HF_TOKEN`);
+    expect(refused.stderr).toContain(
+      `system1 engine pull: config.json of ${REPO} needs a token (401: the repo is gated or private): set HF_TOKEN`,
+    );
     expect(refused.code).toBe(1);
     expect(existsSync(path.join(home, 'node_modules', 'onnxruntime-node'))).toBe(true);
     expect(existsSync(path.join(models, ...REPO.split('/')))).toBe(false);
@@ -115,10 +138,18 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(pulled.stderr).not.toMatch(/npm ci/); // the packages were installed by the first run
     expect(pulled.code).toBe(0);
     const folder = path.join(models, ...REPO.split('/'));
-    expect(pulled.stdout).toContain(`Pulled ${REPO} at commit ${hub.commitOf(REPO).slice(0, 12)} into ${folder} (4 files`);
-    for (const file of ['config.json', 'tokenizer_config.json', 'tokenizer.json', MODEL]) expect(sameBytes(folder, file)).toBe(true);
+    expect(pulled.stdout).toContain(
+      `Pulled ${REPO} at commit ${hub.commitOf(REPO).slice(0, 12)} into ${folder} (4 files`,
+    );
+    for (const file of ['config.json', 'tokenizer_config.json', 'tokenizer.json', MODEL])
+      expect(sameBytes(folder, file)).toBe(true);
     expect(hub.hitsOf('hub').every((hit) => hit.authorization === `Bearer ${TOKEN}`)).toBe(true);
-    expect(hub.hitsOf('cdn').filter((hit) => hit.method === 'GET').map((hit) => hit.path)).toEqual(['/blobs/tokenizer.json', '/blobs/onnx--model.onnx']);
+    expect(
+      hub
+        .hitsOf('cdn')
+        .filter((hit) => hit.method === 'GET')
+        .map((hit) => hit.path),
+    ).toEqual(['/blobs/tokenizer.json', '/blobs/onnx--model.onnx']);
     expect(hub.hitsOf('cdn').filter((hit) => hit.authorization !== undefined)).toEqual([]);
     expect(`${pulled.stdout}${pulled.stderr}`).not.toContain(TOKEN);
     expect(readFileSync(path.join(folder, 'system1-pull.json'), 'utf8')).not.toContain(TOKEN);
@@ -134,17 +165,32 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(started.code).toBe(0);
     const { pid } = JSON.parse(readFileSync(path.join(home, 'reranker.pid'), 'utf8')) as { pid: number };
     if (existsSync(`/proc/${pid}/environ`)) expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).not.toContain(TOKEN);
-    expect(started.stdout).toContain(`Model: ${path.join(models, ...REPO.split('/'))} (the most recently pulled: ${REPO} at ${hub.commitOf(REPO).slice(0, 12)}, float32`);
+    expect(started.stdout).toContain(
+      `Model: ${path.join(models, ...REPO.split('/'))} (the most recently pulled: ${REPO} at ${hub.commitOf(REPO).slice(0, 12)}, float32`,
+    );
     endpoint = /The reranker serves on (http:\/\/127\.0\.0\.1:\d+) \(pid \d+\)/.exec(started.stdout)?.[1] ?? '';
     expect(endpoint).not.toBe('');
-    expect(started.stdout).toContain(`The config ${config} used the provider "mock": set [gateway] provider = "systemone"`);
-    expect(parse(readFileSync(config, 'utf8'))).toMatchObject({ gateway: { provider: 'systemone' }, providers: { systemone: { endpoint } } });
+    expect(started.stdout).toContain(
+      `The config ${config} used the provider "mock": set [gateway] provider = "systemone"`,
+    );
+    expect(parse(readFileSync(config, 'utf8'))).toMatchObject({
+      gateway: { provider: 'systemone' },
+      providers: { systemone: { endpoint } },
+    });
     expect(readFileSync(config, 'utf8')).toContain('# provider = "laya"'); // the example's comments kept
   });
 
   it('smoke passes every layer, the decision made by the reranker', async () => {
-    const smoke = await system1(['smoke', '--question', 'Which team should handle a refund?', '--options', 'refunds', 'later']);
-    for (const layer of ['start', 'handshake', 'tools', 'health', 'decision']) expect(smoke.stdout).toMatch(new RegExp(`^PASS\\s+${layer}\\b`, 'm'));
+    const smoke = await system1([
+      'smoke',
+      '--question',
+      'Which team should handle a refund?',
+      '--options',
+      'refunds',
+      'later',
+    ]);
+    for (const layer of ['start', 'handshake', 'tools', 'health', 'decision'])
+      expect(smoke.stdout).toMatch(new RegExp(`^PASS\\s+${layer}\\b`, 'm'));
     expect(smoke.stdout).not.toMatch(/^FAIL/m);
     // The tiny model scores "refund" and "##s" high beside a query and "later" low (engines/reranker/test-support/tiny-model.js).
     expect(smoke.stdout).toContain('"decision": "refunds"');
@@ -168,7 +214,11 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     const size = statSync(path.join(source, MODEL)).size;
     hub.truncate = { file: MODEL, afterBytes: Math.floor(size / 2), times: 1 };
     const failed = await system1(['engine', 'pull', 'reranker', repo]);
-    expect(failed.stderr).toMatch(new RegExp(`system1 engine pull: the transfer of ${MODEL} of ${repo} stopped after \\d+ of ${size} bytes .*run the same command again to resume it`));
+    expect(failed.stderr).toMatch(
+      new RegExp(
+        `system1 engine pull: the transfer of ${MODEL} of ${repo} stopped after \\d+ of ${size} bytes .*run the same command again to resume it`,
+      ),
+    );
     expect(failed.code).toBe(1);
     const folder = path.join(models, ...repo.split('/'));
     expect(existsSync(folder)).toBe(false);
@@ -178,18 +228,24 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     hub.hits.length = 0;
     const resumed = await system1(['engine', 'pull', 'reranker', repo]);
     expect(resumed.code).toBe(0);
-    expect(hub.hitsOf('cdn', MODEL).filter((hit) => hit.method === 'GET')).toEqual([expect.objectContaining({ range: `bytes=${kept}-` })]);
+    expect(hub.hitsOf('cdn', MODEL).filter((hit) => hit.method === 'GET')).toEqual([
+      expect.objectContaining({ range: `bytes=${kept}-` }),
+    ]);
     expect(resumed.stderr).toMatch(/onnx\/model\.onnx: .*, resumed at .*, sha256 matches the Hub/);
     expect(sameBytes(folder, MODEL)).toBe(true);
     expect(existsSync(`${folder}.partial`)).toBe(false);
   });
 
-  it('a model file whose bytes do not match the Hub\'s sha256 is refused and leaves no model folder behind', async () => {
+  it("a model file whose bytes do not match the Hub's sha256 is refused and leaves no model folder behind", async () => {
     const repo = 'tiny-org/tampered';
     hub.wrongBytes.add(MODEL);
     try {
       const refused = await system1(['engine', 'pull', 'reranker', repo]);
-      expect(refused.stderr).toMatch(new RegExp(`system1 engine pull: ${MODEL} of ${repo} does not match the sha256 the Hub gives for it .*: deleted it`));
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `system1 engine pull: ${MODEL} of ${repo} does not match the sha256 the Hub gives for it .*: deleted it`,
+        ),
+      );
       expect(refused.code).toBe(1);
     } finally {
       hub.wrongBytes.clear();

@@ -5,13 +5,22 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { CliResult, Env, requireBuild, ROOT, Sandbox } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, ROOT, Sandbox } from './helpers/gateway';
 
 function runExample(name: string, env: Env, args: string[] = []): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'examples', name), ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'examples', name), ...args],
+      { env, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        });
+      },
+    );
   });
 }
 
@@ -37,7 +46,9 @@ describe('examples/', () => {
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toBe('refund: true (p=0.67), confidence 0.33 (below threshold: decide yourself)');
     expect(lines[1]).toBe('team: billing, confidence 0.50 (below threshold: decide yourself)');
-    expect(lines[2]).toMatch(/^urgency: level 0 \(expected 1\.00\), confidence 0\.40 \(below threshold: decide yourself\)$/);
+    expect(lines[2]).toMatch(
+      /^urgency: level 0 \(expected 1\.00\), confidence 0\.40 \(below threshold: decide yourself\)$/,
+    );
     expect(lines[3]).toMatch(/^answered by laya typed-decisions in [\d.]+ ms \(request [0-9a-f-]{36}\)$/);
     expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
     expect(laya.requests[0].body).toMatchObject({ state: { ticket: 'I was charged twice!' } });

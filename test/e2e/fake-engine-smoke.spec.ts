@@ -2,7 +2,7 @@
  * The README's way to try the gateway without an engine: start a fake with `npm run fake-engine -- laya`
  * (here its compiled CLI, as that script runs it) and point the laya provider at it; smoke must pass.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { requireBuild, Resources, ROOT, runCli } from './helpers/gateway';
@@ -13,13 +13,17 @@ let fake: ChildProcess | undefined;
 
 beforeAll(() => {
   requireBuild();
-  if (!existsSync(FAKE_CLI)) throw new Error(`${FAKE_CLI} is missing: run npx tsc -p tsconfig.fakes.json (npm test does)`);
+  if (!existsSync(FAKE_CLI))
+    throw new Error(`${FAKE_CLI} is missing: run npx tsc -p tsconfig.fakes.json (npm test does)`);
 });
 afterEach(() => fake?.kill());
 
 /** Starts a fake engine by name and resolves with the URL it prints. */
 function startFake(name: string, env: Record<string, string> = {}): Promise<string> {
-  const child = spawn(process.execPath, [FAKE_CLI, name, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [FAKE_CLI, name, '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   fake = child;
   return new Promise((resolve, reject) => {
     let text = '';
@@ -37,7 +41,14 @@ it('system1 smoke passes against provider = "laya" on the fake laya', async () =
   const sandbox = resources.sandbox();
   const config = sandbox.writeConfig(`[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${endpoint}"\n`);
   const result = await runCli(
-    ['smoke', '--question', 'Rerun the flaky pipeline or block the merge?', '--options', 'rerun the pipeline', 'block the merge'],
+    [
+      'smoke',
+      '--question',
+      'Rerun the flaky pipeline or block the merge?',
+      '--options',
+      'rerun the pipeline',
+      'block the merge',
+    ],
     sandbox.env({ SYSTEM1_CONFIG: config }),
   );
   expect(result.code).toBe(0);
@@ -47,12 +58,24 @@ it('system1 smoke passes against provider = "laya" on the fake laya', async () =
 });
 
 it('system1 smoke passes against provider = "cloudflare" on the fake Workers AI, which checks the token and the account', async () => {
-  const secrets = { SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-smoke-SECRET-7', SYSTEM1_CLOUDFLARE_ACCOUNT_ID: 'feedface00000000feedface00000000' };
+  const secrets = {
+    SYSTEM1_CLOUDFLARE_API_TOKEN: 'cf-smoke-SECRET-7',
+    SYSTEM1_CLOUDFLARE_ACCOUNT_ID: 'feedface00000000feedface00000000',
+  };
   const endpoint = await startFake('cloudflare', secrets);
   const sandbox = resources.sandbox();
-  const config = sandbox.writeConfig(`[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\nendpoint = "${endpoint}"\n`);
+  const config = sandbox.writeConfig(
+    `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\nendpoint = "${endpoint}"\n`,
+  );
   const result = await runCli(
-    ['smoke', '--question', 'Rerun the flaky pipeline or block the merge?', '--options', 'rerun the pipeline', 'block the merge'],
+    [
+      'smoke',
+      '--question',
+      'Rerun the flaky pipeline or block the merge?',
+      '--options',
+      'rerun the pipeline',
+      'block the merge',
+    ],
     sandbox.env({ SYSTEM1_CONFIG: config, ...secrets }),
   );
   expect(result.code).toBe(0);

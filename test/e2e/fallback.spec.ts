@@ -43,7 +43,13 @@ describe('a failing primary', () => {
     const gateway = await resources.server({ config: config('broken', ['mock']) });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'fb-error' });
     expect(isError).toBe(false);
-    expect(body).toMatchObject({ request_id: 'fb-error', status: 'decided', decision: 'rerun', provider: 'mock', error: null });
+    expect(body).toMatchObject({
+      request_id: 'fb-error',
+      status: 'decided',
+      decision: 'rerun',
+      provider: 'mock',
+      error: null,
+    });
     expect(body.attempts).toEqual([
       { provider: 'broken', outcome: 'error', latency_ms: latency, detail: expect.stringContaining('engine down') },
       { provider: 'mock', outcome: 'ok', latency_ms: latency, detail: null },
@@ -91,7 +97,11 @@ describe('when every provider fails', () => {
     const gateway = await resources.server({ config: config('slow', ['broken'], 0.3) });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'all-fail-1' });
     expect(isError).toBe(true);
-    expect(body).toMatchObject({ ...failed, request_id: 'all-fail-1', error: { code: 'provider_error', message: expect.any(String) } });
+    expect(body).toMatchObject({
+      ...failed,
+      request_id: 'all-fail-1',
+      error: { code: 'provider_error', message: expect.any(String) },
+    });
     expect(body.attempts.map((a: { provider: string; outcome: string }) => [a.provider, a.outcome])).toEqual([
       ['slow', 'timeout'],
       ['broken', 'error'],
@@ -120,6 +130,8 @@ describe('when every provider fails', () => {
     const { body, isError } = await gateway.decide(ASK);
     expect(isError).toBe(true);
     expect(body).toMatchObject({ ...failed, error: { code: 'provider_error' } });
-    expect(body.attempts).toEqual([{ provider: 'mock', outcome: 'error', latency_ms: latency, detail: expect.stringContaining('engine down') }]);
+    expect(body.attempts).toEqual([
+      { provider: 'mock', outcome: 'error', latency_ms: latency, detail: expect.stringContaining('engine down') },
+    ]);
   });
 });

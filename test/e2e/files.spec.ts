@@ -13,7 +13,9 @@ it('says so when the pause file cannot be written, and keeps deciding', async ()
   const env = sandbox.env({ SYSTEM1_PROVIDER: 'mock', SYSTEM1_INSTALL_DIR: notADir });
   const result = await runCli(['toggle', 'off'], env);
   expect(result.code).toBe(1);
-  expect(result.stderr).toMatch(/system1 toggle: cannot write the pause file .*install-is-a-file\/paused \((ENOTDIR|EEXIST)\); System-1 was not switched off/);
+  expect(result.stderr).toMatch(
+    /system1 toggle: cannot write the pause file .*install-is-a-file\/paused \((ENOTDIR|EEXIST)\); System-1 was not switched off/,
+  );
   expect(result.stderr).not.toMatch(/\n\s+at /); // a sentence, not a stack trace
   const gateway = await resources.server({ sandbox, env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_INSTALL_DIR: notADir } });
   expect((await gateway.decide({ question: 'Still deciding?' })).body.status).toBe('decided');
@@ -26,6 +28,8 @@ it('reports a config path that cannot be read as a config error, and keeps answe
   const gateway = await resources.server({ sandbox, env: { SYSTEM1_CONFIG: folder } });
   const health = await gateway.health();
   expect(health.status).toBe('down');
-  expect(health.config_errors[0].message).toBe(`${folder}: the config file cannot be read (${folder} is a directory, not a regular file)`);
+  expect(health.config_errors[0].message).toBe(
+    `${folder}: the config file cannot be read (${folder} is a directory, not a regular file)`,
+  );
   expect((await gateway.decide({ question: 'q' })).body.error.code).toBe('config_error');
 });

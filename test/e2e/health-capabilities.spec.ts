@@ -1,5 +1,5 @@
 /** system1_health and system1_capabilities as a client sees them. */
-import { GatewaySession, Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;
@@ -19,20 +19,29 @@ describe('system1_health', () => {
       schema_version: '1',
       config_file: null,
       config_errors: [],
-      providers: [{ name: 'mock', role: 'primary', ok: true, latency_ms: expect.any(Number), detail: expect.any(String) }],
+      providers: [
+        { name: 'mock', role: 'primary', ok: true, latency_ms: expect.any(Number), detail: expect.any(String) },
+      ],
     });
     expect(reply.body.providers).toHaveLength(1);
   });
 
   it('reports degraded when the primary is down and a fallback is up', async () => {
     const degraded = await resources.server({
-      config: '[gateway]\nprovider = "broken"\nfallback = ["mock"]\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n',
+      config:
+        '[gateway]\nprovider = "broken"\nfallback = ["mock"]\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n',
     });
     const health = await degraded.health();
     expect(health.status).toBe('degraded');
     expect(health.config_errors).toEqual([]);
     expect(health.providers).toEqual([
-      { name: 'broken', role: 'primary', ok: false, latency_ms: expect.any(Number), detail: expect.stringContaining('engine down') },
+      {
+        name: 'broken',
+        role: 'primary',
+        ok: false,
+        latency_ms: expect.any(Number),
+        detail: expect.stringContaining('engine down'),
+      },
       { name: 'mock', role: 'fallback', ok: true, latency_ms: expect.any(Number), detail: expect.any(String) },
     ]);
   });
@@ -43,7 +52,13 @@ describe('system1_health', () => {
     expect(health.status).toBe('down');
     expect(health.config_errors).toEqual([]);
     expect(health.providers).toEqual([
-      { name: 'mock', role: 'primary', ok: false, latency_ms: expect.any(Number), detail: expect.stringContaining('engine down') },
+      {
+        name: 'mock',
+        role: 'primary',
+        ok: false,
+        latency_ms: expect.any(Number),
+        detail: expect.stringContaining('engine down'),
+      },
     ]);
   });
 });
@@ -72,7 +87,9 @@ describe('system1_capabilities', () => {
     const names = capabilities.available_providers.map((p: Json) => p.name);
     expect(names).toContain('mock');
     const mock = capabilities.available_providers.find((p: Json) => p.name === 'mock');
-    expect(Object.keys(mock.settings)).toEqual(expect.arrayContaining(['confidence', 'delay_s', 'fail', 'response', 'max_options']));
+    expect(Object.keys(mock.settings)).toEqual(
+      expect.arrayContaining(['confidence', 'delay_s', 'fail', 'response', 'max_options']),
+    );
   });
 
   it('returns exactly the committed schema/request.json and schema/response.json', () => {
@@ -82,7 +99,12 @@ describe('system1_capabilities', () => {
 
   it('publishes the request schema as the input schema of system1_decide', async () => {
     const { tools } = await gateway.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'system1_decide',
+      'system1_health',
+      'system1_capabilities',
+      'system1_ask',
+    ]);
     const decide = tools.find((t) => t.name === 'system1_decide')!;
     expect(decide.inputSchema).toStrictEqual(readJson('schema/request.json'));
   });

@@ -3,25 +3,38 @@
  * when it is not a usable message), nothing ends the session, and the next decision still works.
  */
 import { spawn } from 'node:child_process';
-import { Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
 
 beforeAll(requireBuild);
 
-const call = (id: number, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'system1_decide', arguments: args } });
+const call = (id: number, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'system1_decide', arguments: args } });
 
 it('answers invalid JSON, batches, unknown methods, a 20 MB line, deep and wide arguments, and keeps serving', async () => {
   const sandbox = new Sandbox();
-  const child = spawn(process.execPath, [MAIN, 'mcp'], { env: sandbox.env({ SYSTEM1_PROVIDER: 'mock' }), cwd: sandbox.dir });
+  const child = spawn(process.execPath, [MAIN, 'mcp'], {
+    env: sandbox.env({ SYSTEM1_PROVIDER: 'mock' }),
+    cwd: sandbox.dir,
+  });
   child.stdin.on('error', () => undefined);
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  const messages = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
+  const messages = () =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Json);
   const waitFor = async (count: number) => {
     for (let i = 0; i < 300 && messages().length < count; i++) await new Promise((resolve) => setTimeout(resolve, 50));
   };
   try {
     const lines = [
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '0' } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '0' } },
+      }),
       '{"jsonrpc": "2.0", "id": 2, "method": ',
       JSON.stringify([{ jsonrpc: '2.0', id: 3, method: 'tools/list' }]),
       '"just a string"',
@@ -39,18 +52,33 @@ it('answers invalid JSON, batches, unknown methods, a 20 MB line, deep and wide 
     const all = messages();
     expect(all.every((message) => message.jsonrpc === '2.0')).toBe(true);
     const byId = (id: number | null) => all.filter((message) => message.id === id);
-    expect(byId(null).map((m) => m.error.code).sort()).toEqual([-32700, -32600, -32600].sort());
+    expect(
+      byId(null)
+        .map((m) => m.error.code)
+        .sort(),
+    ).toEqual([-32700, -32600, -32600].sort());
     expect(byId(4)[0].error.code).toBe(-32601);
     for (const [id, words] of [
       [5, /context must nest at most 32 levels/],
       [6, /options must contain no more than 256 elements/],
     ] as const) {
-      expect(byId(id)[0].result.structuredContent).toMatchObject({ status: 'error', error: { code: 'invalid_request', message: expect.stringMatching(words) } });
+      expect(byId(id)[0].result.structuredContent).toMatchObject({
+        status: 'error',
+        error: { code: 'invalid_request', message: expect.stringMatching(words) },
+      });
     }
-    expect(byId(7)[0].error).toEqual({ code: -32600, message: 'message too large: lines are limited to 1048576 bytes' });
+    expect(byId(7)[0].error).toEqual({
+      code: -32600,
+      message: 'message too large: lines are limited to 1048576 bytes',
+    });
     // Lone surrogates are text like any other: the option comes back as sent, and the reply line escapes
     // it (so stdout stays valid UTF-8) instead of writing a broken byte sequence or a replacement character.
-    expect(byId(8)[0].result.structuredContent).toMatchObject({ status: 'decided', decision: 'a\udc00', provider: 'mock', probabilities: { 'a\udc00': 0.9 } });
+    expect(byId(8)[0].result.structuredContent).toMatchObject({
+      status: 'decided',
+      decision: 'a\udc00',
+      provider: 'mock',
+      probabilities: { 'a\udc00': 0.9 },
+    });
     expect(stdout).toContain('"decision":"a\\udc00"');
     expect(stdout).not.toContain('\ufffd');
     expect(byId(9)[0].result.structuredContent).toMatchObject({ status: 'decided', request_id: 'after-the-storm' });

@@ -8,7 +8,7 @@ import { parse } from 'acorn';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } from './helpers/gateway';
 
 jest.setTimeout(120_000);
 const resources = Resources.perFile();
@@ -32,7 +32,12 @@ function fakeTool(dir: string, name: string, body: string): void {
 /** The user's environment: recording stand-ins first on PATH, and npm's own cache, which HOME would move. */
 function userEnv(extra: Env = {}): Env {
   const base = sandbox.env();
-  return { ...base, PATH: `${tools}${path.delimiter}${base.PATH}`, npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), '.npm'), ...extra };
+  return {
+    ...base,
+    PATH: `${tools}${path.delimiter}${base.PATH}`,
+    npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), '.npm'),
+    ...extra,
+  };
 }
 
 beforeAll(() => {
@@ -69,24 +74,33 @@ function oldNodeSyntaxProblem(source: string): string | undefined {
 describe('refusals, before anything is touched', () => {
   it('every script an old Node.js loads parses as ES2017, so it reaches the version gate instead of a SyntaxError', () => {
     expect(LOADED_BEFORE_THE_GATE.length).toBeGreaterThanOrEqual(7);
-    const problems = LOADED_BEFORE_THE_GATE.map((file) => [file, oldNodeSyntaxProblem(readFileSync(path.join(ROOT, file), 'utf8'))]).filter(([, problem]) => problem);
+    const problems = LOADED_BEFORE_THE_GATE.map((file) => [
+      file,
+      oldNodeSyntaxProblem(readFileSync(path.join(ROOT, file), 'utf8')),
+    ]).filter(([, problem]) => problem);
     expect(problems).toEqual([]);
   });
 
-  it.each(['const a = b ?? c;', 'const a = b?.c;', 'try { f(); } catch { g(); }', 'class A { x = 1; }', 'const n = 1_000;'])(
-    'the syntax check refuses newer syntax planted in install.js: %s',
-    (planted) => {
-      const install = readFileSync(path.join(ROOT, 'scripts', 'install.js'), 'utf8');
-      expect(oldNodeSyntaxProblem(install)).toBeUndefined();
-      expect(oldNodeSyntaxProblem(`${install}\n${planted}\n`)).toEqual(expect.any(String));
-    },
-  );
+  it.each([
+    'const a = b ?? c;',
+    'const a = b?.c;',
+    'try { f(); } catch { g(); }',
+    'class A { x = 1; }',
+    'const n = 1_000;',
+  ])('the syntax check refuses newer syntax planted in install.js: %s', (planted) => {
+    const install = readFileSync(path.join(ROOT, 'scripts', 'install.js'), 'utf8');
+    expect(oldNodeSyntaxProblem(install)).toBeUndefined();
+    expect(oldNodeSyntaxProblem(`${install}\n${planted}\n`)).toEqual(expect.any(String));
+  });
 
   // The gate's own message and exit code, with the version faked (the parse check above is what shows a real
   // old Node.js gets this far).
   it('names the Node.js version it needs when the version gate sees an older one', async () => {
     const oldNode = path.join(sandbox.dir, 'old-node.js');
-    writeFileSync(oldNode, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\nObject.defineProperty(process, 'version', { value: 'v18.19.0' });\n");
+    writeFileSync(
+      oldNode,
+      "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\nObject.defineProperty(process, 'version', { value: 'v18.19.0' });\n",
+    );
     for (const script of ['install.sh', 'uninstall.sh']) {
       const refused = await run('sh', [script], userEnv({ NODE_OPTIONS: `--require ${oldNode}` }));
       expect(refused).toMatchObject({ code: 1, stdout: '' });
@@ -135,11 +149,19 @@ describe('install, upgrade, uninstall', () => {
   it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, with the line that adds it", async () => {
     const shim = path.join(sandbox.install, 'bin', 'system1');
     const installed = await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/bash' }));
-    expect(installed.stdout).toContain(`Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`);
-    const line = installed.stdout.split('\n').find((candidate) => candidate.trimStart().startsWith('export PATH='))!.trim();
+    expect(installed.stdout).toContain(
+      `Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`,
+    );
+    const line = installed.stdout
+      .split('\n')
+      .find((candidate) => candidate.trimStart().startsWith('export PATH='))!
+      .trim();
     expect(line).toBe(`export PATH='${path.join(sandbox.install, 'bin')}':"$PATH"`);
     // a new shell that ran the profile line: only the system directories and node's besides
-    const fresh = { HOME: sandbox.home, PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin` };
+    const fresh = {
+      HOME: sandbox.home,
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin`,
+    };
     const ran = await run('sh', ['-c', `${line}; system1 --help`], fresh, tmpdir());
     expect(ran).toMatchObject({ code: 0, stderr: '' });
     expect(ran.stdout).toContain('Usage: system1');
@@ -148,7 +170,11 @@ describe('install, upgrade, uninstall', () => {
   it('upgrades on a re-run and keeps the user config; from PowerShell the printed separator is quoted', async () => {
     writeFileSync(config, '# mine\n[gateway]\nprovider = "mock"\n');
     // install.ps1 runs exactly this
-    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell'], userEnv());
+    const upgraded = await run(
+      process.execPath,
+      [path.join('scripts', 'install.js'), '--shell', 'powershell'],
+      userEnv(),
+    );
     expect(upgraded.code).toBe(0);
     expect(upgraded.stdout).toContain(`Kept the config ${config}.`);
     expect(upgraded.stdout).toContain('Kept the engine: your config chooses provider = "mock".');
@@ -176,7 +202,11 @@ describe('install, upgrade, uninstall', () => {
     writeFileSync(rerankerEntry, readFileSync(path.join(ROOT, 'engines', 'reranker', 'system1-reranker.service')));
     writeFileSync(calls, '');
     // uninstall.ps1 without -Purge runs exactly this
-    const removed = await run(process.execPath, [path.join('scripts', 'uninstall.js'), '--shell', 'powershell'], userEnv());
+    const removed = await run(
+      process.execPath,
+      [path.join('scripts', 'uninstall.js'), '--shell', 'powershell'],
+      userEnv(),
+    );
     expect(removed).toMatchObject({ code: 0, stderr: '' });
     expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual([
       'claude mcp remove --scope user system1',
@@ -220,7 +250,12 @@ describe('a home whose path the shell would run', () => {
   /** Runs one printed line through sh -c, with `claude` and `node` stand-ins that write their argv one a line. */
   async function runPrinted(line: string, tool: string): Promise<string[]> {
     const argv = path.join(hostile.dir, `${tool}.argv`);
-    const ran = await run('sh', ['-c', line], { PATH: `${recorders}${path.delimiter}${process.env.PATH ?? ''}` }, scratch);
+    const ran = await run(
+      'sh',
+      ['-c', line],
+      { PATH: `${recorders}${path.delimiter}${process.env.PATH ?? ''}` },
+      scratch,
+    );
     expect(existsSync(path.join(scratch, 'PWNED'))).toBe(false);
     expect(ran).toMatchObject({ code: 0, stderr: '' });
     return readFileSync(argv, 'utf8').split('\n').slice(0, -1);
@@ -235,7 +270,8 @@ describe('a home whose path the shell would run', () => {
   beforeAll(() => {
     mkdirSync(home, { recursive: true });
     mkdirSync(scratch);
-    for (const tool of ['claude', 'node']) fakeTool(recorders, tool, `printf '%s\\n' "$@" > "${path.join(hostile.dir, `${tool}.argv`)}"`);
+    for (const tool of ['claude', 'node'])
+      fakeTool(recorders, tool, `printf '%s\\n' "$@" > "${path.join(hostile.dir, `${tool}.argv`)}"`);
   });
 
   it('prints commands that pass the path as one word and run nothing in it, and so does the system1 command', async () => {
@@ -243,18 +279,38 @@ describe('a home whose path the shell would run', () => {
     expect(installed).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(main)).toBe(true);
     const register = printedLine(installed.stdout, 'claude mcp add');
-    expect(await runPrinted(register, 'claude')).toEqual(['mcp', 'add', '--scope', 'user', '--transport', 'stdio', 'system1', '--', 'node', main, 'mcp']);
+    expect(await runPrinted(register, 'claude')).toEqual([
+      'mcp',
+      'add',
+      '--scope',
+      'user',
+      '--transport',
+      'stdio',
+      'system1',
+      '--',
+      'node',
+      main,
+      'mcp',
+    ]);
     expect(await runPrinted(printedLine(installed.stdout, 'node '), 'node')).toEqual([main, 'smoke']);
     // the profile line puts the shim's folder (in the hostile home) on PATH; the shim hands node the path whole
-    expect(await runPrinted(`${printedLine(installed.stdout, 'export PATH=')}; system1 --help "two words"`, 'node')).toEqual([main, '--help', 'two words']);
+    expect(
+      await runPrinted(`${printedLine(installed.stdout, 'export PATH=')}; system1 --help "two words"`, 'node'),
+    ).toEqual([main, '--help', 'two words']);
     for (const dir of [scratch, ROOT, home, hostile.dir]) expect(existsSync(path.join(dir, 'PWNED'))).toBe(false);
   });
 
   it("quotes the path PowerShell's way for the .ps1 installer", async () => {
-    const upgraded = await run(process.execPath, [path.join('scripts', 'install.js'), '--shell', 'powershell', '--no-setup'], hostileEnv());
+    const upgraded = await run(
+      process.execPath,
+      [path.join('scripts', 'install.js'), '--shell', 'powershell', '--no-setup'],
+      hostileEnv(),
+    );
     expect(upgraded.code).toBe(0);
     const quoted = `'${main.replace(/'/g, "''")}'`;
-    expect(printedLine(upgraded.stdout, 'claude mcp add')).toBe(`claude mcp add --scope user --transport stdio system1 '--' node ${quoted} mcp`);
+    expect(printedLine(upgraded.stdout, 'claude mcp add')).toBe(
+      `claude mcp add --scope user --transport stdio system1 '--' node ${quoted} mcp`,
+    );
     expect(printedLine(upgraded.stdout, 'node ')).toBe(`node ${quoted} smoke`);
   });
 });

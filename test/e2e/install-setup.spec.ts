@@ -10,7 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { OllamaFake } from '../fakes/ollama.fake';
-import { CliResult, Env, requireBuild, Resources, ROOT, runCommand, Sandbox } from './helpers/gateway';
+import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand, type Sandbox } from './helpers/gateway';
 import { closedPort, noEngines } from './helpers/no-engines';
 
 jest.setTimeout(180_000);
@@ -33,7 +33,12 @@ function newUser(sandbox: Sandbox) {
    */
   const freshShell = (command: string) =>
     runCommand('sh', ['-c', command], {
-      env: { HOME: sandbox.home, XDG_CONFIG_HOME: sandbox.xdg, SYSTEM1_INSTALL_DIR: sandbox.install, PATH: [localBin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter) },
+      env: {
+        HOME: sandbox.home,
+        XDG_CONFIG_HOME: sandbox.xdg,
+        SYSTEM1_INSTALL_DIR: sandbox.install,
+        PATH: [localBin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+      },
       cwd: tmpdir(),
     });
   const provider = () => (parse(readFileSync(config, 'utf8')) as { gateway?: { provider?: string } }).gateway?.provider;
@@ -51,27 +56,55 @@ describe('with no engine on this machine', () => {
   const secret = 'sk-ant-api03-NEVER-PRINTED';
   let installed: CliResult;
 
-  const pulled = path.join(user.installDir, 'engines', 'reranker', 'models', 'Alibaba-NLP', 'gte-reranker-modernbert-base');
+  const pulled = path.join(
+    user.installDir,
+    'engines',
+    'reranker',
+    'models',
+    'Alibaba-NLP',
+    'gte-reranker-modernbert-base',
+  );
 
   beforeAll(async () => {
     // a reranker model `system1 engine pull reranker` fetched, not started: setup names the command that starts it
     mkdirSync(pulled, { recursive: true });
-    const manifest = { repo: 'Alibaba-NLP/gte-reranker-modernbert-base', revision: 'main', endpoint: 'https://huggingface.co', variant: 'float32', files: [], pulled_at: '2026-12-05T08:00:00.000Z' };
+    const manifest = {
+      repo: 'Alibaba-NLP/gte-reranker-modernbert-base',
+      revision: 'main',
+      endpoint: 'https://huggingface.co',
+      variant: 'float32',
+      files: [],
+      pulled_at: '2026-12-05T08:00:00.000Z',
+    };
     writeFileSync(path.join(pulled, 'system1-pull.json'), `${JSON.stringify(manifest)}\n`);
     // A hosted key is set, its endpoint a closed https port on loopback: tried by presence, fails, and is never shown.
     const hostedNowhere = `https://127.0.0.1:${await closedPort()}`;
-    installed = await install(user.env(await noEngines({ ANTHROPIC_API_KEY: secret, SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere, OPENAI_API_KEY: secret })));
+    installed = await install(
+      user.env(
+        await noEngines({
+          ANTHROPIC_API_KEY: secret,
+          SYSTEM1_ANTHROPIC_ENDPOINT: hostedNowhere,
+          OPENAI_API_KEY: secret,
+        }),
+      ),
+    );
   });
 
   it('sets provider = "mock", says how to get a real engine, and the smoke check it shows passes', () => {
     expect(installed).toMatchObject({ code: 0, stderr: '' });
     expect(user.provider()).toBe('mock');
     expect(installed.stdout).toContain('nothing listens there');
-    expect(installed.stdout).toMatch(/anthropic \(ANTHROPIC_API_KEY is set; billed, and requests leave this machine\): fails the smoke check at health/);
+    expect(installed.stdout).toMatch(
+      /anthropic \(ANTHROPIC_API_KEY is set; billed, and requests leave this machine\): fails the smoke check at health/,
+    );
     expect(installed.stdout).toContain('OPENAI_API_KEY is set, but no engine here reads it');
     expect(installed.stdout).toContain(`No engine answered, so ${user.config} now says provider = "mock"`);
-    expect(installed.stdout).toContain(`A reranker model is pulled (${pulled}): \`system1 engine start reranker\` starts it`);
-    expect(installed.stdout).toMatch(/Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; mock \(primary\) up[\s\S]*All layers pass\./);
+    expect(installed.stdout).toContain(
+      `A reranker model is pulled (${pulled}): \`system1 engine start reranker\` starts it`,
+    );
+    expect(installed.stdout).toMatch(
+      /Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; mock \(primary\) up[\s\S]*All layers pass\./,
+    );
     expect(installed.stdout).not.toContain(secret);
   });
 
@@ -81,7 +114,9 @@ describe('with no engine on this machine', () => {
   });
 
   it('puts system1 on PATH: a new shell runs `system1 --help` and `system1 smoke` from the config alone', async () => {
-    expect(installed.stdout).toContain(`Added the system1 command: ${path.join(user.localBin, 'system1')} (its folder is on PATH).`);
+    expect(installed.stdout).toContain(
+      `Added the system1 command: ${path.join(user.localBin, 'system1')} (its folder is on PATH).`,
+    );
     const help = await user.freshShell('system1 --help');
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toContain('Usage: system1');
@@ -121,7 +156,10 @@ describe('with Ollama running a model (a fake, found through OLLAMA_HOST)', () =
     expect(installed.stdout).toContain(`Ollama at ${endpoint}: passes the smoke check`);
     expect(installed.stdout).toContain(`Set provider = "ollama" in ${user.config}: Ollama at ${endpoint}.`);
     expect(installed.stdout).toMatch(/PASS {2}health {4}ok; ollama \(primary\) up[\s\S]*All layers pass\./);
-    const config = parse(readFileSync(user.config, 'utf8')) as { gateway: { provider: string }; providers: { ollama: Record<string, string> } };
+    const config = parse(readFileSync(user.config, 'utf8')) as {
+      gateway: { provider: string };
+      providers: { ollama: Record<string, string> };
+    };
     expect(config.gateway.provider).toBe('ollama');
     expect(config.providers.ollama).toEqual({ model: 'gemma4:e4b', endpoint });
     expect(ollama.requestsTo('/api/chat').length).toBeGreaterThanOrEqual(1);

@@ -11,7 +11,7 @@ import { routeTier, type Tier } from '../../src/routing/routing-rule';
 import { featureOracle, seededUniform } from '../fakes/feature-oracle';
 import { LayaFake } from '../fakes/laya.fake';
 import { eventually } from '../helpers/eventually';
-import { Json, requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 const FEATURES = ['read_only', 'design', 'review', 'specified'] as const;
@@ -44,17 +44,38 @@ function routingLog(dir: string): Fixture {
   const lines: object[] = [];
   for (let i = 0; i < 40; i++) {
     const draw = (what: string) => seededUniform('label-loop', String(i), what);
-    const truthHere: Labels = { read_only: draw('read_only') < 0.35, design: draw('design') < 0.3, review: draw('review') < 0.2, specified: draw('specified') < 0.5 };
+    const truthHere: Labels = {
+      read_only: draw('read_only') < 0.35,
+      design: draw('design') < 0.3,
+      review: draw('review') < 0.2,
+      specified: draw('specified') < 0.5,
+    };
     // Long prompts (as pasted logs make them) give each rewrite a window the hook can land appends in.
     const prompt = `Task ${i}: please look at the module named part-${i} and work through what it needs today\n${'log line of the failing build\n'.repeat(2000)}`;
     truth.set(prompt, truthHere);
     labels.set(`p${i}`, { ...truthHere, tier: routeTier(truthHere) });
     const ran = TIERS[Math.floor(draw('tier') * 3)];
     const failed = RANK[routeTier(truthHere)] > RANK[ran];
-    const features = Object.fromEntries(FEATURES.map((f) => [f, { answer: truthHere[f], confidence: 0.9, calibrated: false }]));
-    lines.push({ ts: '2026-11-01T00:00:00Z', source: 'routing', prompt_id: `p${i}`, prompt, provider: 'laya', features, tier: routeTier(truthHere), hinted: false });
+    const features = Object.fromEntries(
+      FEATURES.map((f) => [f, { answer: truthHere[f], confidence: 0.9, calibrated: false }]),
+    );
+    lines.push({
+      ts: '2026-11-01T00:00:00Z',
+      source: 'routing',
+      prompt_id: `p${i}`,
+      prompt,
+      provider: 'laya',
+      features,
+      tier: routeTier(truthHere),
+      hinted: false,
+    });
     lines.push({ source: 'spawn', prompt_id: `p${i}`, tool_use_id: `t${i}`, model: ran });
-    lines.push({ source: 'outcome', tool_use_id: `t${i}`, outcome: failed ? 'failed' : 'succeeded', resolved_model: `claude-${ran}-5` });
+    lines.push({
+      source: 'outcome',
+      tool_use_id: `t${i}`,
+      outcome: failed ? 'failed' : 'succeeded',
+      resolved_model: `claude-${ran}-5`,
+    });
   }
   const log = path.join(dir, 'routing.jsonl');
   writeFileSync(log, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
@@ -92,11 +113,17 @@ function startHook(log: string, release: string) {
   return { exited, stderr: () => stderr, sawRewrite: () => stdout.includes('seen') };
 }
 
-const entriesOf = (log: string): Json[] => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
+const entriesOf = (log: string): Json[] =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Json);
 const hookLinesIn = (log: string) => entriesOf(log).filter((e) => String(e.prompt_id).startsWith('hook-')).length;
 
 function setUp(sandbox: Sandbox, log: string) {
-  const config = sandbox.writeConfig(`[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${fake.url.origin}"\n[routing]\nenabled = true\nmin_confidence = 0.6\nlog_file = "${log}"\n`);
+  const config = sandbox.writeConfig(
+    `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${fake.url.origin}"\n[routing]\nenabled = true\nmin_confidence = 0.6\nlog_file = "${log}"\n`,
+  );
   return sandbox.env({ SYSTEM1_CONFIG: config });
 }
 
@@ -111,11 +138,21 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
   const list = JSON.parse(listed.stdout) as Json;
   expect(list.waiting).toBe(40);
   expect(list.entries).toHaveLength(10);
-  expect(list.entries[0]).toMatchObject({ id: 'p0', prompt: expect.stringContaining('Task 0:'), engine: expect.objectContaining({ read_only: expect.any(Boolean) }) });
+  expect(list.entries[0]).toMatchObject({
+    id: 'p0',
+    prompt: expect.stringContaining('Task 0:'),
+    engine: expect.objectContaining({ read_only: expect.any(Boolean) }),
+  });
 
   // A JSON file with two bad lines: both named by line, nothing written.
   const good = [...fixture.labels].map(([id, labels]) => ({ id, ...labels }));
-  const bad = [...good.slice(0, 5), { ...good[5], design: 'yes' }, ...good.slice(6, 20), { ...good[20], id: 'p999' }, ...good.slice(21)];
+  const bad = [
+    ...good.slice(0, 5),
+    { ...good[5], design: 'yes' },
+    ...good.slice(6, 20),
+    { ...good[20], id: 'p999' },
+    ...good.slice(21),
+  ];
   const badFile = path.join(sandbox.dir, 'bad-labels.json');
   writeFileSync(badFile, `[\n${bad.map((item) => `  ${JSON.stringify(item)}`).join(',\n')}\n]\n`);
   const before = readFileSync(fixture.log);
@@ -127,7 +164,10 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
   expect(readFileSync(fixture.log).equals(before)).toBe(true);
   const empty = path.join(sandbox.dir, 'empty.jsonl');
   writeFileSync(empty, '\n');
-  expect(await runCli(['label', 'apply', empty], env)).toMatchObject({ code: 1, stderr: expect.stringContaining(`${empty} holds no labels`) });
+  expect(await runCli(['label', 'apply', empty], env)).toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining(`${empty} holds no labels`),
+  });
   expect(readFileSync(fixture.log).equals(before)).toBe(true);
 
   // Good labels (JSONL), applied three times over while the hook appends 200 entries.
@@ -162,7 +202,9 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
 
   // What waits now is the hook's 200: label list and session-check agree.
   expect((JSON.parse((await runCli(['label', 'list'], env)).stdout) as Json).waiting).toBe(HOOK_LINES);
-  expect((await runCli(['session-check'], env)).stdout).toBe(`${HOOK_LINES} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n`);
+  expect((await runCli(['session-check'], env)).stdout).toBe(
+    `${HOOK_LINES} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n`,
+  );
 
   // export -> calibrate: five questions (four features, the tier), 40 answers each.
   const data = path.join(sandbox.dir, 'labelled.jsonl');
@@ -187,7 +229,11 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
 
   // evaluate --live: the engine right on every feature, the rule safe: READY on the labels just applied.
   const failures = entries.filter((e) => e.source === 'outcome' && e.outcome === 'failed').length;
-  const evaluated = await runCli(['evaluate', '--live', '--provider', 'laya', '--min-failures', String(Math.min(failures, 5)), '--json'], env, 120_000);
+  const evaluated = await runCli(
+    ['evaluate', '--live', '--provider', 'laya', '--min-failures', String(Math.min(failures, 5)), '--json'],
+    env,
+    120_000,
+  );
   const evaluation = JSON.parse(evaluated.stdout) as Json;
   expect(evaluation).toMatchObject({ prompts_labelled: 40, failures, verdict: 'READY', reasons: [] });
   expect(evaluated.code).toBe(0);

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CliResult, ROOT, runCommand } from './helpers/gateway';
+import { type CliResult, ROOT, runCommand } from './helpers/gateway';
 
 const STAND_IN = `#!/usr/bin/env node
 const seen = { host: process.env.LAYA_HOST, port: process.env.LAYA_PORT, models: process.env.LAYA_MODELS, preload: process.env.LAYA_PRELOAD, pid: process.pid };
@@ -22,7 +22,8 @@ let root: string;
 function enginesFolder(withServe: boolean): string {
   const folder = path.join(mkdtempSync(path.join(root, 'laya-')), 'engines', 'laya');
   mkdirSync(folder, { recursive: true });
-  for (const file of ['start.sh', 'start.js']) copyFileSync(path.join(ROOT, 'engines', 'laya', file), path.join(folder, file));
+  for (const file of ['start.sh', 'start.js'])
+    copyFileSync(path.join(ROOT, 'engines', 'laya', file), path.join(folder, file));
   if (withServe) {
     const serve = path.join(folder, 'venv', 'bin', 'laya-serve');
     mkdirSync(path.dirname(serve), { recursive: true });
@@ -33,7 +34,10 @@ function enginesFolder(withServe: boolean): string {
 }
 
 function start(folder: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCommand('sh', [path.join(folder, 'start.sh'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: root, ...env }, timeoutMs: 10_000 });
+  return runCommand('sh', [path.join(folder, 'start.sh'), ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: root, ...env },
+    timeoutMs: 10_000,
+  });
 }
 
 function freePort(): Promise<number> {
@@ -79,12 +83,22 @@ it('starts laya-serve on 127.0.0.1 with the pinned checkpoint preloaded, logging
   const port = await freePort();
   const launched = await start(folder, ['--port', String(port)], { LAYA_HOST: '0.0.0.0' });
   expect(launched).toMatchObject({ code: 0, stderr: '' });
-  expect(launched.stdout).toBe(`laya-serve starting on http://127.0.0.1:${port} (checkpoints: typed-decisions); log: ${path.join(folder, 'laya-serve.log')}\n`);
-  expect(await engineSettings(port)).toMatchObject({ host: '127.0.0.1', port: String(port), models: 'typed-decisions', preload: '1' });
+  expect(launched.stdout).toBe(
+    `laya-serve starting on http://127.0.0.1:${port} (checkpoints: typed-decisions); log: ${path.join(folder, 'laya-serve.log')}\n`,
+  );
+  expect(await engineSettings(port)).toMatchObject({
+    host: '127.0.0.1',
+    port: String(port),
+    models: 'typed-decisions',
+    preload: '1',
+  });
   expect(readFileSync(path.join(folder, 'laya-serve.log'), 'utf8')).toContain('stand-in laya-serve started');
 
   const again = await start(folder, ['--port', String(port)]);
-  expect(again).toMatchObject({ code: 0, stdout: `Port ${port} on 127.0.0.1 is already in use: leaving the running engine alone.\n` });
+  expect(again).toMatchObject({
+    code: 0,
+    stdout: `Port ${port} on 127.0.0.1 is already in use: leaving the running engine alone.\n`,
+  });
   expect(readFileSync(path.join(folder, 'laya-serve.log'), 'utf8').match(/started/g)).toHaveLength(1);
 });
 
@@ -99,7 +113,9 @@ it('says how to install laya-serve when there is none', async () => {
   const folder = enginesFolder(false);
   const missing = await start(folder, ['--port', String(await freePort())]);
   expect(missing.code).toBe(1);
-  expect(missing.stderr).toBe(`start: laya-serve is not installed: /system1:choose-model installs it into ${path.join(folder, 'venv')} (pip install laya)\n`);
+  expect(missing.stderr).toBe(
+    `start: laya-serve is not installed: /system1:choose-model installs it into ${path.join(folder, 'venv')} (pip install laya)\n`,
+  );
 });
 
 it('names a bad port or an unknown option', async () => {

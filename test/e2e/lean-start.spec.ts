@@ -11,15 +11,20 @@ beforeAll(() => requireBuild());
 
 it('serves mcp from the bundle with its code cache accepted', async () => {
   const session = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_LOG_LEVEL: 'DEBUG' } });
-  expect((await session.decide({ question: 'Rerun or block?', options: ['rerun', 'block'] })).body.status).toBe('decided');
+  expect((await session.decide({ question: 'Rerun or block?', options: ['rerun', 'block'] })).body.status).toBe(
+    'decided',
+  );
   expect(session.stderr()).toContain(`code cache accepted (node ${process.version})`);
 });
 
 it.each(['route-hook', 'spawn-hook'])('runs %s from the bundle with its code cache accepted', async (command) => {
   const sandbox = resources.sandbox();
   const stderr = await new Promise<string>((resolve) => {
-    const child = execFile(process.execPath, [MAIN, command], { env: sandbox.env({ SYSTEM1_LOG_LEVEL: 'DEBUG' }), timeout: 10_000 }, (_error, _stdout, err) =>
-      resolve(String(err)),
+    const child = execFile(
+      process.execPath,
+      [MAIN, command],
+      { env: sandbox.env({ SYSTEM1_LOG_LEVEL: 'DEBUG' }), timeout: 10_000 },
+      (_error, _stdout, err) => resolve(String(err)),
     );
     child.stdin!.end(JSON.stringify({ session_id: 's-1', prompt: 'hi' }));
   });

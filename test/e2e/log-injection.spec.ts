@@ -17,11 +17,16 @@ it('logs a system1_decide request id with its control characters escaped, one re
   const sandbox = resources.sandbox();
   const logFile = path.join(sandbox.dir, 'logs', 'gateway.log');
   const gateway = await resources.server({ sandbox, env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_LOG_FILE: logFile } });
-  const { body } = await gateway.decide({ question: 'Deploy now?', request_id: `${FORGED}\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\u2028` });
+  const { body } = await gateway.decide({
+    question: 'Deploy now?',
+    request_id: `${FORGED}\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\u2028`,
+  });
   expect(body.status).toBe('decided');
   await gateway.close();
   for (const written of [gateway.stderr(), readFileSync(logFile, 'utf8')]) {
-    expect(written).toContain('[x\\u001b[2J\\u001b[31mFAKE\\rZZZZ forged\\u0007\\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\\u2028] decided');
+    expect(written).toContain(
+      '[x\\u001b[2J\\u001b[31mFAKE\\rZZZZ forged\\u0007\\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\\u2028] decided',
+    );
     for (const record of written.split('\n').filter(Boolean)) {
       expect(record).not.toMatch(CONTROL);
       expect(record).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z [A-Z]+ /);

@@ -21,7 +21,11 @@ const PROMPT_FIXTURE = {
   prompt: 'Review the auth module and check the migration script for locking problems on the orders table',
 };
 
-function run(command: string, env: Record<string, string>, stdin: unknown): Promise<{ code: number | null; stdout: string }> {
+function run(
+  command: string,
+  env: Record<string, string>,
+  stdin: unknown,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
     const child = execFile('sh', [RUN, command], { env, timeout: 10_000 }, (error, stdout) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout) }),
@@ -36,7 +40,14 @@ beforeAll(requireBuild);
 it('stays silent without an installed copy, but for a pointer to /system1:setup at session start', async () => {
   const env = resources.sandbox().env();
   expect(await run('route-hook', env, PROMPT_FIXTURE)).toEqual({ code: 0, stdout: '' });
-  expect(await run('spawn-hook', env, { ...PROMPT_FIXTURE, hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: {} })).toEqual({ code: 0, stdout: '' });
+  expect(
+    await run('spawn-hook', env, {
+      ...PROMPT_FIXTURE,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Agent',
+      tool_input: {},
+    }),
+  ).toEqual({ code: 0, stdout: '' });
   expect(await run('session-check', env, { hook_event_name: 'SessionStart', source: 'startup' })).toEqual({
     code: 0,
     stdout: 'System-1 is not installed yet: run /system1:setup to install it.\n',
@@ -58,11 +69,26 @@ it('runs the installed copy: a review prompt gets a hint, the spawn is recorded,
     const env = sandbox.env({ SYSTEM1_CONFIG: config, SYSTEM1_ROUTING_BUDGET_MS: '10000' });
     const hinted = await run('route-hook', env, PROMPT_FIXTURE);
     expect(hinted.code).toBe(0);
-    expect(JSON.parse(hinted.stdout).hookSpecificOutput).toMatchObject({ hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') });
-    const spawn = { ...PROMPT_FIXTURE, hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: { description: 'Review auth module', prompt: 'Review src/auth/', model: 'sonnet' }, tool_use_id: 'toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W' };
+    expect(JSON.parse(hinted.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: 'UserPromptSubmit',
+      additionalContext: expect.stringContaining('pass model: "opus"'),
+    });
+    const spawn = {
+      ...PROMPT_FIXTURE,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Agent',
+      tool_input: { description: 'Review auth module', prompt: 'Review src/auth/', model: 'sonnet' },
+      tool_use_id: 'toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W',
+    };
     expect(await run('spawn-hook', env, spawn)).toEqual({ code: 0, stdout: '' });
-    expect(await run('session-check', env, { hook_event_name: 'SessionStart', source: 'startup' })).toEqual({ code: 0, stdout: '' });
-    const sources = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line).source);
+    expect(await run('session-check', env, { hook_event_name: 'SessionStart', source: 'startup' })).toEqual({
+      code: 0,
+      stdout: '',
+    });
+    const sources = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).source);
     expect(sources).toEqual(['routing', 'spawn']);
   } finally {
     await fake.stop();

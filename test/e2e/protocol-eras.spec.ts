@@ -10,11 +10,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransport1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
-import { Json, MAIN, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type Json, MAIN, readJson, requireBuild, Resources } from './helpers/gateway';
 import { HttpServerProcess, stopAll, structured } from './helpers/http-server-process';
 
 const MODERN = '2026-07-28';
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const TOOLS = ['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask'];
 const MODES = [
   { name: 'pinned to 2026-07-28', mode: { pin: MODERN }, era: 'modern', version: MODERN },
@@ -41,15 +44,36 @@ function client2(mode: (typeof MODES)[number]['mode']): Client {
   return client;
 }
 
-const stdioTransport = () => new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp'], env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }), stderr: 'ignore' });
+const stdioTransport = () =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp'],
+    env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }),
+    stderr: 'ignore',
+  });
 
 /** The four tools with the committed schemas, and a decision on the mock in the S1 envelope. */
-async function expectServed(client: { listTools(): Promise<{ tools: { name: string; inputSchema: unknown }[] }>; callTool(params: { name: string; arguments: Json }): Promise<unknown> }) {
+async function expectServed(client: {
+  listTools(): Promise<{ tools: { name: string; inputSchema: unknown }[] }>;
+  callTool(params: { name: string; arguments: Json }): Promise<unknown>;
+}) {
   const { tools } = await client.listTools();
   expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
   expect(tools[0].inputSchema).toStrictEqual(readJson('schema/request.json'));
-  const decision = structured(await client.callTool({ name: 'system1_decide', arguments: { question: 'Rerun or block?', options: ['rerun', 'block'], request_id: 'eras-1' } }));
-  expect(decision).toMatchObject({ schema_version: '1', request_id: 'eras-1', status: 'decided', decision: 'rerun', provider: 'mock', calibrated: false });
+  const decision = structured(
+    await client.callTool({
+      name: 'system1_decide',
+      arguments: { question: 'Rerun or block?', options: ['rerun', 'block'], request_id: 'eras-1' },
+    }),
+  );
+  expect(decision).toMatchObject({
+    schema_version: '1',
+    request_id: 'eras-1',
+    status: 'decided',
+    decision: 'rerun',
+    provider: 'mock',
+    calibrated: false,
+  });
 }
 
 describe.each(MODES)('the 2.x client, $name', ({ mode, era, version }) => {
@@ -71,7 +95,14 @@ describe.each(MODES)('the 2.x client, $name', ({ mode, era, version }) => {
 it('the 1.x client still connects over stdio and over HTTP', async () => {
   const overStdio = new Client1({ name: 'system1-e2e-1x', version: '0.0.0' });
   clients.push(overStdio);
-  await overStdio.connect(new StdioClientTransport1({ command: process.execPath, args: [MAIN, 'mcp'], env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }), stderr: 'ignore' }));
+  await overStdio.connect(
+    new StdioClientTransport1({
+      command: process.execPath,
+      args: [MAIN, 'mcp'],
+      env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }),
+      stderr: 'ignore',
+    }),
+  );
   await expectServed(overStdio as never);
   const overHttp = await server.client();
   clients.push(overHttp);
@@ -82,13 +113,20 @@ it('system1_capabilities and system1_health name the MCP revisions served, newes
   const client = client2('auto');
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const served = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-  expect(structured(await client.callTool({ name: 'system1_capabilities', arguments: {} })).mcp_protocol_versions).toEqual(served);
-  expect(structured(await client.callTool({ name: 'system1_health', arguments: {} })).mcp_protocol_versions).toEqual(served);
+  expect(
+    structured(await client.callTool({ name: 'system1_capabilities', arguments: {} })).mcp_protocol_versions,
+  ).toEqual(served);
+  expect(structured(await client.callTool({ name: 'system1_health', arguments: {} })).mcp_protocol_versions).toEqual(
+    served,
+  );
 });
 
 /** Raw lines to `mcp` over stdio; resolves with every answer once each request has one and stdin is closed. */
 async function stdioExchange(messages: object[]): Promise<Json[]> {
-  const child = spawn(process.execPath, [MAIN, 'mcp'], { env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }), stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [MAIN, 'mcp'], {
+    env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }),
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   for (const message of messages) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -110,37 +148,71 @@ describe('the 2026-07-28 wire over stdio', () => {
         { id: 'discover', method: 'server/discover', params: { _meta: ENVELOPE } },
         { id: 'list', method: 'tools/list', params: { _meta: ENVELOPE } },
         { id: 'no-envelope', method: 'tools/list' },
-        { id: 'future', method: 'tools/list', params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } },
-        { id: 'odd', method: 'tools/call', params: { name: 'system1_decide', arguments: JSON.parse('{"question":"q?","options":["a","b"],"constructor":null}'), _meta: ENVELOPE } },
+        {
+          id: 'future',
+          method: 'tools/list',
+          params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+        },
+        {
+          id: 'odd',
+          method: 'tools/call',
+          params: {
+            name: 'system1_decide',
+            arguments: JSON.parse('{"question":"q?","options":["a","b"],"constructor":null}'),
+            _meta: ENVELOPE,
+          },
+        },
         { id: 'text', method: 'tools/call', params: { name: 'system1_decide', arguments: 'text', _meta: ENVELOPE } },
-        { id: 'decide', method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'q?', options: ['a', 'b'] }, _meta: ENVELOPE } },
+        {
+          id: 'decide',
+          method: 'tools/call',
+          params: { name: 'system1_decide', arguments: { question: 'q?', options: ['a', 'b'] }, _meta: ENVELOPE },
+        },
       ]),
     );
   });
 
   it('answers server/discover with the modern revision and only the tools capability', () => {
-    expect(answers.discover.result).toMatchObject({ supportedVersions: [MODERN], capabilities: { tools: {} }, resultType: 'complete' });
+    expect(answers.discover.result).toMatchObject({
+      supportedVersions: [MODERN],
+      capabilities: { tools: {} },
+      resultType: 'complete',
+    });
     expect(Object.keys(answers.discover.result.capabilities)).toEqual(['tools']);
   });
 
   it('lists the tools in their fixed order with resultType and cache hints', () => {
-    expect(answers.list.result).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'public' });
+    expect(answers.list.result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: expect.any(Number),
+      cacheScope: 'public',
+    });
     expect(answers.list.result.ttlMs).toBeGreaterThan(0);
     expect(answers.list.result.tools.map((tool: Json) => tool.name)).toEqual(TOOLS);
   });
 
   it('refuses a request without the envelope (-32602) and one claiming another revision (-32022 with the supported list), each under its id', () => {
     expect(answers['no-envelope'].error).toMatchObject({ code: -32602, message: expect.stringContaining('_meta') });
-    expect(answers.future.error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
+    expect(answers.future.error).toMatchObject({
+      code: -32022,
+      data: { supported: [MODERN], requested: '2099-01-01' },
+    });
   });
 
   it('answers bad arguments in the gateway envelope, never a zod dump, and decides a good call', () => {
     for (const id of ['odd', 'text']) {
-      expect(answers[id].result).toMatchObject({ isError: true, resultType: 'complete', structuredContent: { status: 'error', error: { code: 'invalid_request' } } });
+      expect(answers[id].result).toMatchObject({
+        isError: true,
+        resultType: 'complete',
+        structuredContent: { status: 'error', error: { code: 'invalid_request' } },
+      });
       expect(JSON.stringify(answers[id])).not.toMatch(/invalid_type|"expected"/);
     }
     expect(answers.odd.result.structuredContent.error.message).toContain('constructor');
-    expect(answers.decide.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'decided', decision: 'a' } });
+    expect(answers.decide.result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { status: 'decided', decision: 'a' },
+    });
   });
 });
 
@@ -148,32 +220,60 @@ describe('the 2026-07-28 wire over HTTP', () => {
   const post = async (body: Json, headers: Record<string, string>) => {
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        ...headers,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', ...body }),
     });
     return { status: response.status, body: (await response.json()) as Json };
   };
-  const call = { id: 7, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'q?', options: ['a', 'b'] }, _meta: ENVELOPE } };
+  const call = {
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'system1_decide', arguments: { question: 'q?', options: ['a', 'b'] }, _meta: ENVELOPE },
+  };
 
   it('decides when Mcp-Method and Mcp-Name match the body, surrounding whitespace ignored', async () => {
     const answer = await post(call, { 'mcp-method': ' tools/call ', 'mcp-name': '\tsystem1_decide ' });
-    expect(answer.body).toMatchObject({ id: 7, result: { resultType: 'complete', structuredContent: { status: 'decided' } } });
+    expect(answer.body).toMatchObject({
+      id: 7,
+      result: { resultType: 'complete', structuredContent: { status: 'decided' } },
+    });
   });
 
   it('refuses a header that does not match the body with -32020, under the request id', async () => {
-    expect((await post(call, { 'mcp-method': 'tools/list', 'mcp-name': 'system1_decide' })).body).toMatchObject({ id: 7, error: { code: -32020 } });
-    expect((await post(call, { 'mcp-method': 'tools/call', 'mcp-name': 'system1_health' })).body).toMatchObject({ id: 7, error: { code: -32020 } });
+    expect((await post(call, { 'mcp-method': 'tools/list', 'mcp-name': 'system1_decide' })).body).toMatchObject({
+      id: 7,
+      error: { code: -32020 },
+    });
+    expect((await post(call, { 'mcp-method': 'tools/call', 'mcp-name': 'system1_health' })).body).toMatchObject({
+      id: 7,
+      error: { code: -32020 },
+    });
   });
 
   it('refuses a claimed revision it does not serve with -32022 and the supported list', async () => {
-    const future = { ...call, params: { ...call.params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } };
-    const answer = await post(future, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/call', 'mcp-name': 'system1_decide' });
+    const future = {
+      ...call,
+      params: { ...call.params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+    };
+    const answer = await post(future, {
+      'mcp-protocol-version': '2099-01-01',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'system1_decide',
+    });
     expect(answer.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: [MODERN] } } });
   });
 
   it('answers bad arguments in the gateway envelope, as over stdio', async () => {
     const odd = { ...call, params: { ...call.params, arguments: 'text' } };
     const answer = await post(odd, { 'mcp-method': 'tools/call', 'mcp-name': 'system1_decide' });
-    expect(answer.body).toMatchObject({ id: 7, result: { isError: true, structuredContent: { status: 'error', error: { code: 'invalid_request' } } } });
+    expect(answer.body).toMatchObject({
+      id: 7,
+      result: { isError: true, structuredContent: { status: 'error', error: { code: 'invalid_request' } } },
+    });
   });
 });

@@ -4,7 +4,7 @@
  * features in one request, and `system1 smoke` passing every layer. Needs `cd engines/reranker && npm ci`
  * (.ci/run does it first); without it the suite is skipped, loudly.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -15,13 +15,14 @@ import { describeUnless } from '../helpers/skip-unless';
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
 if (!installed) {
-  // eslint-disable-next-line no-console
   console.warn(
     `\n*** SKIPPING test/e2e/reranker.spec.ts: ${path.join(ENGINE, 'node_modules')} is missing. ` +
       `Run: cd engines/reranker && npm ci (.ci/run does) ***\n`,
   );
 }
-const describeInstalled = describeUnless(installed ? undefined : 'engines/reranker/node_modules is missing: cd engines/reranker && npm ci (.ci/run does)');
+const describeInstalled = describeUnless(
+  installed ? undefined : 'engines/reranker/node_modules is missing: cd engines/reranker && npm ci (.ci/run does)',
+);
 
 /** The bearer token both sides are given, so the token rule runs end to end too. */
 const KEY = 'reranker-e2e-key-2f9c';
@@ -32,18 +33,28 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
   let engine: ChildProcess;
   let endpoint: string;
   const engineOutput: string[] = [];
-  const decisionLines = () => engineOutput.join('').split('\n').filter((line) => line.startsWith('reranker: decision:'));
+  const decisionLines = () =>
+    engineOutput
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('reranker: decision:'));
 
   beforeAll(async () => {
     requireBuild();
     scratch = mkdtempSync(path.join(tmpdir(), 'system1-reranker-'));
     const model = path.join(scratch, 'tiny-cross-encoder');
-    const made = await runCommand(process.execPath, [path.join(ENGINE, 'test-support', 'tiny-model.js'), model], { env: { PATH: process.env.PATH ?? '' } });
-    expect(made).toMatchObject({ code: 0, stderr: '' });
-    engine = spawn(process.execPath, [path.join(ENGINE, 'serve.js'), '--model', model, '--port', '0', '--device', 'cpu', '--log-decisions'], {
-      env: { PATH: process.env.PATH ?? '', SYSTEM1_SYSTEMONE_API_KEY: KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const made = await runCommand(process.execPath, [path.join(ENGINE, 'test-support', 'tiny-model.js'), model], {
+      env: { PATH: process.env.PATH ?? '' },
     });
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    engine = spawn(
+      process.execPath,
+      [path.join(ENGINE, 'serve.js'), '--model', model, '--port', '0', '--device', 'cpu', '--log-decisions'],
+      {
+        env: { PATH: process.env.PATH ?? '', SYSTEM1_SYSTEMONE_API_KEY: KEY },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     engine.stderr!.on('data', (chunk: Buffer) => engineOutput.push(chunk.toString('utf8')));
     endpoint = await new Promise<string>((resolve, reject) => {
       engine.stdout!.on('data', (chunk: Buffer) => {
@@ -60,12 +71,16 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  const config = (extra = '') => `[gateway]\nprovider = "systemone"\nmin_confidence = 0.1\n[providers.systemone]\nendpoint = "${endpoint}"\n${extra}`;
+  const config = (extra = '') =>
+    `[gateway]\nprovider = "systemone"\nmin_confidence = 0.1\n[providers.systemone]\nendpoint = "${endpoint}"\n${extra}`;
 
   it('decides system1_decide with the cross-encoder: the option its scores favour, with its probabilities', async () => {
     const gateway = await resources.server({ config: config(), env: { SYSTEM1_SYSTEMONE_API_KEY: KEY } });
     const before = decisionLines().length;
-    const { body } = await gateway.decide({ question: 'Which team should handle a refund?', options: ['later', 'refunds'] });
+    const { body } = await gateway.decide({
+      question: 'Which team should handle a refund?',
+      options: ['later', 'refunds'],
+    });
     // The tiny model scores "refund" 4 and "##s" 0.5 beside a query, "later" -2: refunds wins.
     expect(body).toMatchObject({ status: 'decided', decision: 'refunds', provider: 'systemone', error: null });
     expect(body.probabilities.refunds).toBeGreaterThan(body.probabilities.later);
@@ -75,27 +90,46 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     expect(decisionLines().length - before).toBe(1);
   });
 
-  it('answers the routing hook\'s four features in one request', async () => {
+  it("answers the routing hook's four features in one request", async () => {
     const sandbox = resources.sandbox();
     const repo = path.join(sandbox.dir, 'repo');
     mkdirSync(repo, { recursive: true });
     const logFile = path.join(sandbox.dir, 'routing.jsonl');
-    const file = sandbox.writeConfig(`${config()}[routing]\nenabled = true\nmin_confidence = 0.1\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n`);
+    const file = sandbox.writeConfig(
+      `${config()}[routing]\nenabled = true\nmin_confidence = 0.1\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n`,
+    );
     const before = decisionLines().length;
     const prompt = 'Design the architecture for the new billing service and decide between a queue and cron jobs';
-    const hook = await runCli(['route-hook'], sandbox.env({ SYSTEM1_CONFIG: file, SYSTEM1_SYSTEMONE_API_KEY: KEY }), 30_000, {
-      session_id: 's-1',
-      hook_event_name: 'UserPromptSubmit',
-      prompt_id: 'p-1',
-      cwd: repo,
-      prompt,
-    });
+    const hook = await runCli(
+      ['route-hook'],
+      sandbox.env({ SYSTEM1_CONFIG: file, SYSTEM1_SYSTEMONE_API_KEY: KEY }),
+      30_000,
+      {
+        session_id: 's-1',
+        hook_event_name: 'UserPromptSubmit',
+        prompt_id: 'p-1',
+        cwd: repo,
+        prompt,
+      },
+    );
     expect(hook.code).toBe(0);
-    expect(JSON.parse(hook.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "') } });
+    expect(JSON.parse(hook.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'UserPromptSubmit',
+        additionalContext: expect.stringContaining('pass model: "'),
+      },
+    });
     await eventually(() => decisionLines().length > before, "the reranker's line for the hook's request");
     const added = decisionLines().slice(before);
-    expect(added).toEqual([expect.stringMatching(/^reranker: decision: 4 question\(s\) "read_only", "design", "review", "specified"; 8 pairs, /)]);
-    const [line] = readFileSync(logFile, 'utf8').trim().split('\n').map((text) => JSON.parse(text));
+    expect(added).toEqual([
+      expect.stringMatching(
+        /^reranker: decision: 4 question\(s\) "read_only", "design", "review", "specified"; 8 pairs, /,
+      ),
+    ]);
+    const [line] = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text));
     expect(line).toMatchObject({ source: 'routing', prompt, provider: 'systemone' });
     expect(Object.keys(line.features)).toEqual(['read_only', 'design', 'review', 'specified']);
   });
@@ -104,7 +138,16 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     const sandbox = resources.sandbox();
     const file = sandbox.writeConfig(config());
     const result = await runCli(
-      ['smoke', '--provider', 'systemone', '--question', 'Which team should handle a refund?', '--options', 'refunds', 'later'],
+      [
+        'smoke',
+        '--provider',
+        'systemone',
+        '--question',
+        'Which team should handle a refund?',
+        '--options',
+        'refunds',
+        'later',
+      ],
       sandbox.env({ SYSTEM1_CONFIG: file, SYSTEM1_SYSTEMONE_API_KEY: KEY }),
     );
     for (const layer of ['start', 'handshake', 'tools', 'health', 'decision']) {
@@ -117,7 +160,10 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
 
   it('reports the engine refusing a gateway without the key, naming the variable and never the key', async () => {
     const gateway = await resources.server({ config: config() });
-    const { body } = await gateway.decide({ question: 'Which team should handle a refund?', options: ['later', 'refunds'] });
+    const { body } = await gateway.decide({
+      question: 'Which team should handle a refund?',
+      options: ['later', 'refunds'],
+    });
     expect(body.status).not.toBe('decided');
     expect(JSON.stringify(body)).toContain('SYSTEM1_SYSTEMONE_API_KEY');
     expect(JSON.stringify(body)).not.toContain(KEY);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 let fake: LayaFake;
@@ -48,13 +48,20 @@ interface HookRun {
 function hook(env: Record<string, string>, input: Record<string, unknown>): Promise<HookRun> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: 10_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
+      resolve({
+        code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      }),
     );
-    child.stdin!.end(JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }));
+    child.stdin!.end(
+      JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }),
+    );
   });
 }
 
-const readCooldowns = (file: string): Record<string, { failures: number; until: number }> => JSON.parse(readFileSync(file, 'utf8'));
+const readCooldowns = (file: string): Record<string, { failures: number; until: number }> =>
+  JSON.parse(readFileSync(file, 'utf8'));
 
 it('records the cooldown of a hanging engine in the install dir, and the next prompt skips the engine', async () => {
   fake.fault = 'hang';
@@ -94,7 +101,12 @@ it('asks the engine again once the window in the file is over, and its answer cl
   fake.requests.length = 0;
   const result = await hook(env, { cwd: repo, prompt: DESIGN });
   expect(result.code).toBe(0);
-  expect(JSON.parse(result.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') } });
+  expect(JSON.parse(result.stdout)).toEqual({
+    hookSpecificOutput: {
+      hookEventName: 'UserPromptSubmit',
+      additionalContext: expect.stringContaining('pass model: "opus"'),
+    },
+  });
   expect(fake.requestsTo(DECISIONS)).toHaveLength(1);
   expect(readCooldowns(cooldownFile)).toEqual({});
 });
@@ -135,7 +147,8 @@ it('clamps an entry that ends further ahead than cooldown_s (a stale file, a clo
   expect(clamped.until).toBeGreaterThan(before);
 
   // Wait out the clamped window (half a second; bounded, the test asserts no timing).
-  while (Date.now() <= clamped.until) await new Promise((resolve) => setTimeout(resolve, clamped.until - Date.now() + 5));
+  while (Date.now() <= clamped.until)
+    await new Promise((resolve) => setTimeout(resolve, clamped.until - Date.now() + 5));
   const asked = await hook(env, { cwd: repo, prompt: DESIGN });
   expect(JSON.parse(asked.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
   expect(fake.requestsTo(DECISIONS)).toHaveLength(1);

@@ -3,7 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();
@@ -38,16 +38,34 @@ function setUp(sandbox: Sandbox, { routing = '', gateway = '', defaultBudget = f
     `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoint = "${endpoint}"\n` +
       `[routing]\nenabled = true\nlog_dirs = ["${repo}"]\nlog_file = "${logFile}"\n${routing}\n`,
   );
-  return { repo, logFile, env: sandbox.env({ SYSTEM1_CONFIG: config, ...(!defaultBudget && { SYSTEM1_ROUTING_BUDGET_MS: '10000' }) }) };
+  return {
+    repo,
+    logFile,
+    env: sandbox.env({ SYSTEM1_CONFIG: config, ...(!defaultBudget && { SYSTEM1_ROUTING_BUDGET_MS: '10000' }) }),
+  };
 }
 
 /** Runs the hook; a hook still running at `killAfterMs` is killed and reads as code null. */
-function hook(env: Record<string, string>, input: Record<string, unknown>, killAfterMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function hook(
+  env: Record<string, string>,
+  input: Record<string, unknown>,
+  killAfterMs = 10_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'route-hook'], { env, timeout: killAfterMs }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
+    const child = execFile(
+      process.execPath,
+      [MAIN, 'route-hook'],
+      { env, timeout: killAfterMs },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
     );
-    child.stdin!.end(JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }));
+    child.stdin!.end(
+      JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', ...input }),
+    );
   });
 }
 
@@ -57,18 +75,35 @@ it('gives a one-line tier hint for a long design prompt, from one engine pass fo
   const result = await hook(env, { cwd: repo, prompt: DESIGN });
   expect(result.code).toBe(0);
   const output = JSON.parse(result.stdout);
-  expect(output).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') } });
+  expect(output).toEqual({
+    hookSpecificOutput: {
+      hookEventName: 'UserPromptSubmit',
+      additionalContext: expect.stringContaining('pass model: "opus"'),
+    },
+  });
   expect(result.stdout.trim().split('\n')).toHaveLength(1);
   const calls = fake.requestsTo('/v1/systemone');
   expect(calls).toHaveLength(1);
-  expect(Object.keys((calls[0].body as { questions: object }).questions)).toEqual(['read_only', 'design', 'review', 'specified']);
+  expect(Object.keys((calls[0].body as { questions: object }).questions)).toEqual([
+    'read_only',
+    'design',
+    'review',
+    'specified',
+  ]);
   expect((calls[0].body as { state: object }).state).toEqual({ prompt: DESIGN });
 });
 
 it.each([
   ['a slash command', {}, { prompt: '/system1:doctor check everything about the gateway please, it is down again' }],
   ['a prompt under 10 words', {}, { prompt: 'and now fix the other one too' }],
-  ['a subagent hand-back', {}, { prompt: '<task-notification> the background agent finished reviewing the auth module, see report </task-notification>' }],
+  [
+    'a subagent hand-back',
+    {},
+    {
+      prompt:
+        '<task-notification> the background agent finished reviewing the auth module, see report </task-notification>',
+    },
+  ],
   ['a hand-back marked source system', {}, { prompt: DESIGN, source: 'system' }],
   ['routing off', { routing: 'enabled = false' }, { prompt: DESIGN }],
   ['an abstaining engine', { routing: 'min_confidence = 0.9' }, { prompt: DESIGN }],
@@ -90,8 +125,13 @@ it('stays silent while paused, when the engine fails, and when it is not install
   fake.fault = 'status-500';
   expect(await hook(running.env, { cwd: running.repo, prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
   const missing = resources.sandbox();
-  const config = missing.writeConfig('[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n[routing]\nenabled = true\n');
-  expect(await hook(missing.env({ SYSTEM1_CONFIG: config }), { prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
+  const config = missing.writeConfig(
+    '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n[routing]\nenabled = true\n',
+  );
+  expect(await hook(missing.env({ SYSTEM1_CONFIG: config }), { prompt: DESIGN })).toMatchObject({
+    code: 0,
+    stdout: '',
+  });
 });
 
 it('gives up at its own 1.5 s budget, not at the engine timeout of 30 s, when the engine hangs', async () => {
@@ -121,9 +161,19 @@ it('logs a prompt only when Claude Code works inside one of log_dirs', async () 
   await hook(env, { cwd: path.join(sandbox.dir, 'elsewhere'), prompt: DESIGN });
   expect(existsSync(logFile)).toBe(false);
   await hook(env, { cwd: path.join(repo, 'src', 'billing'), prompt: DESIGN });
-  const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const lines = readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ source: 'routing', prompt: DESIGN, provider: 'laya', tier: 'opus', hinted: false, prompt_id: 'p-1' });
+  expect(lines[0]).toMatchObject({
+    source: 'routing',
+    prompt: DESIGN,
+    provider: 'laya',
+    tier: 'opus',
+    hinted: false,
+    prompt_id: 'p-1',
+  });
   expect(Object.keys(lines[0].features)).toEqual(['read_only', 'design', 'review', 'specified']);
 });
 
@@ -153,7 +203,13 @@ describe('what the hook writes', () => {
     const sandbox = resources.sandbox();
     const { repo, logFile, env } = setUp(sandbox);
     const prompt = `${DESIGN} `.repeat(Math.ceil((60 * 1024 * 1024) / (DESIGN.length + 1))); // a 60 MB paste
-    const input = JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-big', cwd: repo, prompt });
+    const input = JSON.stringify({
+      session_id: 's-1',
+      hook_event_name: 'UserPromptSubmit',
+      prompt_id: 'p-big',
+      cwd: repo,
+      prompt,
+    });
     const result = await runMeasured(sandbox.dir, ['route-hook'], env, input);
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toMatch(/the hook input is over the \d+ MiB cap: no routing for this prompt/);
@@ -169,7 +225,10 @@ describe('what the hook writes', () => {
     const prompt = `${DESIGN}. `.repeat(4000); // about 380,000 characters, within the input cap
     const result = await hook(env, { cwd: repo, prompt });
     expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toContain('pass model: "opus"');
-    const [entry] = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const [entry] = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entry.prompt.length).toBeLessThan(70_000);
     expect(prompt.startsWith(entry.prompt.slice(0, 60_000))).toBe(true);
     expect(entry.prompt).toContain(`[truncated: ${prompt.length.toLocaleString('en-US')} characters in all]`);
@@ -189,20 +248,42 @@ describe('system1 spawn-hook (PreToolUse on the Agent tool)', () => {
     prompt_id: 'p-1',
     hook_event_name: 'PreToolUse',
     tool_name: 'Agent',
-    tool_input: { description: 'Review auth module', prompt: 'Review src/auth/ for token-expiry bugs.', subagent_type: 'general-purpose', model: 'sonnet' },
+    tool_input: {
+      description: 'Review auth module',
+      prompt: 'Review src/auth/ for token-expiry bugs.',
+      subagent_type: 'general-purpose',
+      model: 'sonnet',
+    },
     tool_use_id: 'toolu_01Fz8Kd2Lm5Np7Qr3St6Uv9W',
   };
 
   it('records the model the orchestrator chose next to the prompt, silently, inside log_dirs only', async () => {
     const sandbox = resources.sandbox();
     const { repo, logFile, env } = setUp(sandbox);
-    expect(await spawnHook(env, { ...SPAWN, cwd: path.join(sandbox.dir, 'elsewhere') })).toEqual({ code: 0, stdout: '' });
+    expect(await spawnHook(env, { ...SPAWN, cwd: path.join(sandbox.dir, 'elsewhere') })).toEqual({
+      code: 0,
+      stdout: '',
+    });
     expect(existsSync(logFile)).toBe(false);
     expect(await spawnHook(env, { ...SPAWN, cwd: repo })).toEqual({ code: 0, stdout: '' });
-    expect(await spawnHook(env, { ...SPAWN, cwd: repo, tool_name: 'Bash', tool_input: { command: 'ls' } })).toEqual({ code: 0, stdout: '' });
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(await spawnHook(env, { ...SPAWN, cwd: repo, tool_name: 'Bash', tool_input: { command: 'ls' } })).toEqual({
+      code: 0,
+      stdout: '',
+    });
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      expect.objectContaining({ source: 'spawn', session_id: 's-1', prompt_id: 'p-1', tool_use_id: SPAWN.tool_use_id, model: 'sonnet', subagent_type: 'general-purpose', nested: false }),
+      expect.objectContaining({
+        source: 'spawn',
+        session_id: 's-1',
+        prompt_id: 'p-1',
+        tool_use_id: SPAWN.tool_use_id,
+        model: 'sonnet',
+        subagent_type: 'general-purpose',
+        nested: false,
+      }),
     ]);
   });
 });
@@ -212,10 +293,14 @@ describe('the skill picker', () => {
   const addSkills = (home: string, names: string[]) => {
     for (const name of names) {
       mkdirSync(path.join(home, '.claude', 'skills', name), { recursive: true });
-      writeFileSync(path.join(home, '.claude', 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name.replace('-', ' ')}.\n---\nBody.\n`);
+      writeFileSync(
+        path.join(home, '.claude', 'skills', name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Helps with ${name.replace('-', ' ')}.\n---\nBody.\n`,
+      );
     }
   };
-  const skillCalls = () => fake.requestsTo('/v1/systemone').filter((r) => 'skill' in ((r.body as { questions: object }).questions ?? {}));
+  const skillCalls = () =>
+    fake.requestsTo('/v1/systemone').filter((r) => 'skill' in ((r.body as { questions: object }).questions ?? {}));
 
   it('names the fitting skill beside the routing hint when its hint is on', async () => {
     const sandbox = resources.sandbox();
@@ -224,9 +309,14 @@ describe('the skill picker', () => {
     const result = await hook(env, { cwd: repo, prompt: DESIGN });
     const context: string = JSON.parse(result.stdout).hookSpecificOutput.additionalContext;
     const [asked] = skillCalls();
-    const first = ((asked.body as { questions: { skill: { criteria: string[] } } }).questions.skill.criteria)[0];
-    expect(context.split('\n')).toEqual([expect.stringContaining('pass model: "opus"'), `System-1 skills: the "${first}" skill fits this prompt.`]);
-    expect((asked.body as { state: { skills: object } }).state.skills).toMatchObject({ 'sql-migrations': 'Helps with sql migrations.' });
+    const first = (asked.body as { questions: { skill: { criteria: string[] } } }).questions.skill.criteria[0];
+    expect(context.split('\n')).toEqual([
+      expect.stringContaining('pass model: "opus"'),
+      `System-1 skills: the "${first}" skill fits this prompt.`,
+    ]);
+    expect((asked.body as { state: { skills: object } }).state.skills).toMatchObject({
+      'sql-migrations': 'Helps with sql migrations.',
+    });
   });
 
   it('skips a SKILL.md that is a FIFO instead of waiting on it, and picks among the others', async () => {
@@ -246,15 +336,23 @@ describe('the skill picker', () => {
   it('only records its pick when its hint is off, and stays dormant when the skills outnumber the options', async () => {
     const sandbox = resources.sandbox();
     addSkills(sandbox.home, SKILLS);
-    const { repo, logFile, env } = setUp(sandbox, { routing: 'hint = false\n[skills]\nenabled = true\nmin_confidence = 0.4' });
+    const { repo, logFile, env } = setUp(sandbox, {
+      routing: 'hint = false\n[skills]\nenabled = true\nmin_confidence = 0.4',
+    });
     expect(await hook(env, { cwd: repo, prompt: DESIGN })).toMatchObject({ code: 0, stdout: '' });
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => l.source)).toEqual(['routing', 'skill']);
     expect(SKILLS).toContain(lines[1].skill);
 
     fake.requests.length = 0;
     const crowded = resources.sandbox();
-    addSkills(crowded.home, Array.from({ length: 25 }, (_, i) => `skill-${i}`));
+    addSkills(
+      crowded.home,
+      Array.from({ length: 25 }, (_, i) => `skill-${i}`),
+    );
     const many = setUp(crowded, { routing: '[skills]\nenabled = true\nhint = true\nmin_confidence = 0.01' });
     const result = await hook(many.env, { cwd: many.repo, prompt: DESIGN });
     expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).not.toContain('System-1 skills');

@@ -7,7 +7,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { Env, MAIN, requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { type Env, MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 
 const resources = Resources.perTest();
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'transcripts', 'two-spawns.jsonl');
@@ -31,7 +31,11 @@ interface Run {
 function run(args: string[], env: Env, stdin?: unknown): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [MAIN, ...args], { env, timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
+      resolve({
+        code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      }),
     );
     child.stdin!.end(stdin === undefined ? '' : JSON.stringify(stdin));
   });
@@ -88,9 +92,17 @@ describe.each(unwritable)('a routing log on %s', (_what, logFileIn, code) => {
     const sandbox = resources.sandbox();
     const logFile = logFileIn(sandbox);
     const { repo, env } = setUp(sandbox, logFile);
-    const result = await run(['route-hook'], env, { session_id: 's-1', hook_event_name: 'UserPromptSubmit', prompt_id: 'p-1', cwd: repo, prompt: DESIGN });
+    const result = await run(['route-hook'], env, {
+      session_id: 's-1',
+      hook_event_name: 'UserPromptSubmit',
+      prompt_id: 'p-1',
+      cwd: repo,
+      prompt: DESIGN,
+    });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ hookSpecificOutput: { additionalContext: expect.stringContaining('opus') } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      hookSpecificOutput: { additionalContext: expect.stringContaining('opus') },
+    });
     expect(result.stderr).toContain(`cannot write the routing log ${logFile}`);
     expect(result.stderr).toMatch(code);
   });
@@ -99,7 +111,14 @@ describe.each(unwritable)('a routing log on %s', (_what, logFileIn, code) => {
     const sandbox = resources.sandbox();
     const logFile = logFileIn(sandbox);
     const { repo, env } = setUp(sandbox, logFile);
-    const spawn = { session_id: 's-1', hook_event_name: 'PreToolUse', cwd: repo, tool_name: 'Agent', tool_use_id: 'toolu_1', tool_input: { description: 'Review', prompt: 'Review it', model: 'sonnet' } };
+    const spawn = {
+      session_id: 's-1',
+      hook_event_name: 'PreToolUse',
+      cwd: repo,
+      tool_name: 'Agent',
+      tool_use_id: 'toolu_1',
+      tool_input: { description: 'Review', prompt: 'Review it', model: 'sonnet' },
+    };
     const result = await run(['spawn-hook'], env, spawn);
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toContain(`cannot write the routing log ${logFile}`);
@@ -113,7 +132,10 @@ describe.each(unwritable)('a routing log on %s', (_what, logFileIn, code) => {
     mkdirSync(projects, { recursive: true });
     writeFileSync(path.join(projects, 'session.jsonl'), readFileSync(FIXTURE, 'utf8'));
     const env = sandbox.env({ SYSTEM1_ROUTING_LOG_FILE: logFile });
-    const result = await run(['outcomes', '--projects-dir', path.join(sandbox.dir, 'projects'), '--apply', '--json'], env);
+    const result = await run(
+      ['outcomes', '--projects-dir', path.join(sandbox.dir, 'projects'), '--apply', '--json'],
+      env,
+    );
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ spawns: 2, applied_to: null });
     expect(result.stderr).toContain(`outcomes: cannot write the routing log ${logFile}`);

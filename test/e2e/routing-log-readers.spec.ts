@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
-import { requireBuild, Resources, Sandbox } from './helpers/gateway';
+import { requireBuild, Resources, type Sandbox } from './helpers/gateway';
 import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();
@@ -27,7 +27,17 @@ afterAll(() => fake.stop());
 
 const routingEntries = (count: number) =>
   Array.from({ length: count }, (_, i) =>
-    JSON.stringify({ ts: '2026-11-30T09:14:02.118Z', session_id: 's-1', prompt_id: `p-${i}`, cwd: '/home/dev/shop', source: 'routing', prompt: 'Design the billing service', provider: 'laya', tier: 'opus', hinted: false }),
+    JSON.stringify({
+      ts: '2026-11-30T09:14:02.118Z',
+      session_id: 's-1',
+      prompt_id: `p-${i}`,
+      cwd: '/home/dev/shop',
+      source: 'routing',
+      prompt: 'Design the billing service',
+      provider: 'laya',
+      tier: 'opus',
+      hinted: false,
+    }),
   ).join('\n') + '\n';
 
 /** A file of `size` bytes of holes (reads as NUL bytes, one endless line) followed by `text` on a line of its own. */
@@ -49,7 +59,9 @@ function fifo(dir: string, name: string): string {
 
 /** Routing on with a healthy engine, so session-check reaches the log; the log at `logFile`. */
 function routingEnv(sandbox: Sandbox, logFile: string) {
-  const config = sandbox.writeConfig(`[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${fake.url.origin}"\n[routing]\nenabled = true\nlog_file = "${logFile}"\n`);
+  const config = sandbox.writeConfig(
+    `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${fake.url.origin}"\n[routing]\nenabled = true\nlog_file = "${logFile}"\n`,
+  );
   return sandbox.env({ SYSTEM1_CONFIG: config });
 }
 
@@ -59,7 +71,10 @@ describe('session-check (the SessionStart hook)', () => {
     const logFile = path.join(sandbox.dir, 'routing.jsonl');
     writeFileSync(logFile, routingEntries(31));
     const result = await runMeasured(sandbox.dir, ['session-check'], routingEnv(sandbox, logFile));
-    expect(result).toMatchObject({ code: 0, stdout: '31 logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n' });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: '31 logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n',
+    });
   });
 
   it('stays quiet and exits when the routing log is a FIFO, saying why on stderr', async () => {
@@ -74,7 +89,10 @@ describe('session-check (the SessionStart hook)', () => {
     const sandbox = resources.sandbox();
     const logFile = sparseThen(path.join(sandbox.dir, 'routing.jsonl'), GIB, routingEntries(40));
     const result = await runMeasured(sandbox.dir, ['session-check'], routingEnv(sandbox, logFile));
-    expect(result).toMatchObject({ code: 0, stdout: 'At least 40 logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n' });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: 'At least 40 logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.\n',
+    });
     expect(result.maxRssMiB).toBeLessThan(RSS_BOUND_MIB);
   });
 });
@@ -112,7 +130,11 @@ describe('outcomes (reads the transcripts)', () => {
     const dir = projects(sandbox);
     writeFileSync(path.join(dir, 'session.jsonl'), readFileSync(FIXTURE, 'utf8'));
     fifo(dir, 'stuck.jsonl');
-    const result = await runMeasured(sandbox.dir, ['outcomes', '--projects-dir', path.dirname(dir), '--json'], sandbox.env());
+    const result = await runMeasured(
+      sandbox.dir,
+      ['outcomes', '--projects-dir', path.dirname(dir), '--json'],
+      sandbox.env(),
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ transcripts: 1, spawns: 2 });
   });
@@ -121,7 +143,11 @@ describe('outcomes (reads the transcripts)', () => {
     const sandbox = resources.sandbox();
     const dir = projects(sandbox);
     sparseThen(path.join(dir, 'session.jsonl'), GIB, readFileSync(FIXTURE, 'utf8'));
-    const result = await runMeasured(sandbox.dir, ['outcomes', '--projects-dir', path.dirname(dir), '--json'], sandbox.env());
+    const result = await runMeasured(
+      sandbox.dir,
+      ['outcomes', '--projects-dir', path.dirname(dir), '--json'],
+      sandbox.env(),
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ transcripts: 1, spawns: 2 });
     expect(result.maxRssMiB).toBeLessThan(RSS_BOUND_MIB);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { ECHO_ENCODINGS, echoedKey } from '../fakes/fake-engine';
 import { LayaFake } from '../fakes/laya.fake';
 import { keyedEnginesLeftOut } from '../helpers/keyed-engines';
-import { requireBuild, Resources, ROOT, runCli, Sandbox } from './helpers/gateway';
+import { requireBuild, Resources, ROOT, runCli, type Sandbox } from './helpers/gateway';
 
 /** Each keyed engine's variable, set to a value recognisable in any form; the router's token beside them. */
 const ENGINE_KEYS: Record<string, [variable: string, secret: string]> = {
@@ -63,7 +63,19 @@ it('finds none of the keys in anything the gateway writes', async () => {
   try {
     const gateway = await resources.server({ sandbox, env });
     const ask = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'] };
-    for (const fault of ['none', 'status-401', 'status-500', 'status-429', 'redirect', 'reset', 'truncated', 'non-json', 'huge', 'hang', 'wrong-shape'] as const) {
+    for (const fault of [
+      'none',
+      'status-401',
+      'status-500',
+      'status-429',
+      'redirect',
+      'reset',
+      'truncated',
+      'non-json',
+      'huge',
+      'hang',
+      'wrong-shape',
+    ] as const) {
       fake.fault = fault;
       seen.push((await gateway.decide({ ...ask, request_id: `sweep-${fault}` })).text);
     }
@@ -71,11 +83,18 @@ it('finds none of the keys in anything the gateway writes', async () => {
     fake.faultEverywhere = true;
     for (const encoding of ECHO_ENCODINGS) {
       fake.fault = `echo-key-${encoding}`;
-      seen.push((await gateway.decide({ ...ask, request_id: `sweep-echo-${encoding}` })).text, JSON.stringify(await gateway.health()));
+      seen.push(
+        (await gateway.decide({ ...ask, request_id: `sweep-echo-${encoding}` })).text,
+        JSON.stringify(await gateway.health()),
+      );
     }
     fake.faultEverywhere = false;
     fake.fault = 'none';
-    for (const hostile of [{ question: '' }, { question: 'q', api_key: 'x' }, { question: 'q', context: { key: LAYA_KEY.slice(0, 6) } }]) {
+    for (const hostile of [
+      { question: '' },
+      { question: 'q', api_key: 'x' },
+      { question: 'q', context: { key: LAYA_KEY.slice(0, 6) } },
+    ]) {
       seen.push((await gateway.decide(hostile)).text);
     }
     seen.push(JSON.stringify(await gateway.health()), JSON.stringify(await gateway.capabilities()));
@@ -83,7 +102,10 @@ it('finds none of the keys in anything the gateway writes', async () => {
     seen.push(gateway.stderr());
 
     // A config with a key written into it: reported, never repeated.
-    const broken = sandbox.writeConfig(`[gateway]\nprovider = "laya"\n[providers.laya]\napi_key = "${FILE_SECRET}"\n`, 'broken.toml');
+    const broken = sandbox.writeConfig(
+      `[gateway]\nprovider = "laya"\n[providers.laya]\napi_key = "${FILE_SECRET}"\n`,
+      'broken.toml',
+    );
     const smoke = await runCli(['smoke', '--json'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: broken }));
     seen.push(smoke.stdout, smoke.stderr);
 
@@ -99,12 +121,22 @@ it('finds none of the keys in anything the gateway writes', async () => {
     for (const fault of ['none', 'status-401'] as const) {
       fake.fault = fault;
       // A whole budget of 10 s: on a loaded machine the first call could time out and cool the engine for the second.
-      const hook = await runCli(['route-hook'], sandbox.env({ ...SECRETS, SYSTEM1_CONFIG: routed, SYSTEM1_LOG_LEVEL: 'DEBUG', SYSTEM1_ROUTING_BUDGET_MS: '10000' }), 20_000, {
-        session_id: 's-1',
-        hook_event_name: 'UserPromptSubmit',
-        cwd: repo,
-        prompt,
-      });
+      const hook = await runCli(
+        ['route-hook'],
+        sandbox.env({
+          ...SECRETS,
+          SYSTEM1_CONFIG: routed,
+          SYSTEM1_LOG_LEVEL: 'DEBUG',
+          SYSTEM1_ROUTING_BUDGET_MS: '10000',
+        }),
+        20_000,
+        {
+          session_id: 's-1',
+          hook_event_name: 'UserPromptSubmit',
+          cwd: repo,
+          prompt,
+        },
+      );
       seen.push(hook.stdout, hook.stderr);
       if (fault === 'status-401') expect(hook.stderr).toContain('401'); // the refusal is logged, without the key
     }
@@ -116,7 +148,8 @@ it('finds none of the keys in anything the gateway writes', async () => {
     writeFileSync(data, readFileSync(path.join(ROOT, 'calibration', 'yes-no-seed.jsonl'), 'utf8'));
     const calibrate = await runCli(['calibrate', data, '--write', '--json'], sandbox.env(env));
     seen.push(calibrate.stdout, calibrate.stderr);
-    for (const file of filesUnder(sandbox.dir)) if (!file.endsWith('.toml') && !file.endsWith('.jsonl')) seen.push(readFileSync(file, 'utf8'));
+    for (const file of filesUnder(sandbox.dir))
+      if (!file.endsWith('.toml') && !file.endsWith('.jsonl')) seen.push(readFileSync(file, 'utf8'));
 
     const everything = seen.join('\n');
     expect(everything).toContain('sweep-status-401'); // the scan really covers the replies

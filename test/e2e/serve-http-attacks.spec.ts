@@ -12,7 +12,12 @@ import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 const TOKEN = 'e2e-attacks-token-4be19f7c03';
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const AUTH = `Bearer ${TOKEN}`;
-const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'Rerun the job?', options: ['rerun', 'block'] } } });
+const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'system1_decide', arguments: { question: 'Rerun the job?', options: ['rerun', 'block'] } },
+});
 
 const resources = Resources.perTest();
 let servers: HttpServerProcess[] = [];
@@ -24,7 +29,11 @@ afterEach(async () => {
 });
 
 async function serve(env: Record<string, string> = {}): Promise<HttpServerProcess> {
-  const server = await HttpServerProcess.start(resources.sandbox(), { SYSTEM1_PROVIDER: 'mock', SYSTEM1_HTTP_TOKEN: TOKEN, ...env });
+  const server = await HttpServerProcess.start(resources.sandbox(), {
+    SYSTEM1_PROVIDER: 'mock',
+    SYSTEM1_HTTP_TOKEN: TOKEN,
+    ...env,
+  });
   servers.push(server);
   return server;
 }
@@ -36,7 +45,10 @@ async function raw(server: HttpServerProcess, text: string): Promise<string> {
   connection.write(text);
   const closed = await connection.closedWithin(SETTLE_LIMIT_MS);
   connection.destroy();
-  if (!closed) throw new Error(`the server kept the connection open past ${SETTLE_LIMIT_MS} ms; it had sent: ${connection.received.slice(0, 200)}`);
+  if (!closed)
+    throw new Error(
+      `the server kept the connection open past ${SETTLE_LIMIT_MS} ms; it had sent: ${connection.received.slice(0, 200)}`,
+    );
   return connection.received;
 }
 
@@ -62,11 +74,16 @@ const mcpRequest = (server: HttpServerProcess, headerLines: string[], body = BOD
   ].join('\r\n');
 
 /** The status codes of every answer in a stream of raw HTTP answers, in order. */
-const statuses = (received: string) => [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
+const statuses = (received: string) =>
+  [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
 
 /** An honest client with the token is still answered: the attack neither crashed nor wedged the server. */
 async function stillServes(server: HttpServerProcess): Promise<void> {
-  const answer = await send(server.port, { path: '/mcp', headers: { ...MCP_HEADERS, authorization: AUTH }, body: BODY });
+  const answer = await send(server.port, {
+    path: '/mcp',
+    headers: { ...MCP_HEADERS, authorization: AUTH },
+    body: BODY,
+  });
   expect(answer.status).toBe(200);
   expect(JSON.parse(answer.text).result.structuredContent).toMatchObject({ status: 'decided', decision: 'rerun' });
   expect(server.child.exitCode).toBeNull();
@@ -125,7 +142,11 @@ describe('/metrics behind the token', () => {
   it.each<[string, string, Record<string, string>]>([
     ['without a token', '/metrics', {}],
     ['with a wrong token', '/metrics', { authorization: 'Bearer wrong' }],
-    ['with the token under another scheme', '/metrics', { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` }],
+    [
+      'with the token under another scheme',
+      '/metrics',
+      { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` },
+    ],
     ['with a query string', '/metrics?format=prometheus', {}],
     ['with a token in the query string', `/metrics?token=${TOKEN}`, {}],
     ['under a trailing slash', '/metrics/', {}],
@@ -156,7 +177,10 @@ describe('Content-Length that lies', () => {
 
   it('declared small, sent big: a body cut at the declared length is a parse error, and the rest never runs', async () => {
     const server = await serve();
-    const text = mcpRequest(server, [`Authorization: ${AUTH}`]).replace(`Content-Length: ${Buffer.byteLength(BODY)}`, 'Content-Length: 20');
+    const text = mcpRequest(server, [`Authorization: ${AUTH}`]).replace(
+      `Content-Length: ${Buffer.byteLength(BODY)}`,
+      'Content-Length: 20',
+    );
     const answer = await raw(server, text + 'x'.repeat(1024 * 1024));
     // The cut body is no JSON-RPC message, and the rest is no HTTP request: 400 whichever the server meets first.
     expect(statuses(answer)[0]).toBe(400);
@@ -167,12 +191,23 @@ describe('Content-Length that lies', () => {
 
   it('declared over the cap, sent none, on several connections at once: each is answered 413 at once, with connection: close', async () => {
     const server = await serve({ SYSTEM1_HTTP_MAX_BODY_BYTES: '65536' });
-    const head = [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, 'Content-Type: application/json', `Authorization: ${AUTH}`, `Content-Length: ${64 * 1024 * 1024}`, '', ''].join('\r\n');
+    const head = [
+      `POST /mcp HTTP/1.1`,
+      `Host: 127.0.0.1:${server.port}`,
+      'Content-Type: application/json',
+      `Authorization: ${AUTH}`,
+      `Content-Length: ${64 * 1024 * 1024}`,
+      '',
+      '',
+    ].join('\r\n');
     // The client holds its end open (it "is still sending"): the whole answer must come before any body does.
     const connections = Array.from({ length: 5 }, () => new RawConnection(server.port));
     await Promise.all(connections.map((connection) => connection.ready()));
     for (const connection of connections) connection.write(head);
-    await eventually(() => connections.every((connection) => answerComplete(connection.received)), 'a whole answer on every connection');
+    await eventually(
+      () => connections.every((connection) => answerComplete(connection.received)),
+      'a whole answer on every connection',
+    );
     const answers = connections.map((connection) => connection.received);
     connections.forEach((connection) => connection.destroy());
     for (const answer of answers) {
@@ -187,7 +222,17 @@ describe('Content-Length that lies', () => {
     const server = await serve({ SYSTEM1_HTTP_HEADERS_TIMEOUT_S: '1', SYSTEM1_HTTP_REQUEST_TIMEOUT_S: '2' });
     const stalled = new RawConnection(server.port);
     await stalled.ready();
-    stalled.write([`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, 'Content-Type: application/json', `Authorization: ${AUTH}`, 'Content-Length: 1000', '', '{"jsonrpc"'].join('\r\n'));
+    stalled.write(
+      [
+        `POST /mcp HTTP/1.1`,
+        `Host: 127.0.0.1:${server.port}`,
+        'Content-Type: application/json',
+        `Authorization: ${AUTH}`,
+        'Content-Length: 1000',
+        '',
+        '{"jsonrpc"',
+      ].join('\r\n'),
+    );
     await stillServes(server);
     expect(await stalled.closedWithin(SETTLE_LIMIT_MS)).toBe(true);
     expect(stalled.received).not.toMatch(/^HTTP\/1\.1 200 /);
@@ -202,7 +247,16 @@ describe('Content-Length that lies', () => {
     ['beside Transfer-Encoding: chunked', ['Content-Length: 10', 'Transfer-Encoding: chunked']],
   ])('a Content-Length %s is refused with 400 before any tool runs', async (_case, lengthLines) => {
     const server = await serve();
-    const head = [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream', `Authorization: ${AUTH}`, ...lengthLines, '', ''].join('\r\n');
+    const head = [
+      `POST /mcp HTTP/1.1`,
+      `Host: 127.0.0.1:${server.port}`,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      `Authorization: ${AUTH}`,
+      ...lengthLines,
+      '',
+      '',
+    ].join('\r\n');
     const answer = await raw(server, head + BODY);
     expect(statuses(answer)).toEqual([400]);
     expect(server.stderr()).not.toMatch(/tools\/call/);
@@ -213,9 +267,14 @@ describe('Content-Length that lies', () => {
 describe('the in-flight cap under several clients at once', () => {
   it('answers what it holds, refuses each client past the cap with 503 and Retry-After, and takes new work once free', async () => {
     const server = await serve({ SYSTEM1_HTTP_MAX_IN_FLIGHT: '2', SYSTEM1_MOCK_DELAY_S: '3' });
-    const post = () => send(server.port, { path: '/mcp', headers: { ...MCP_HEADERS, authorization: AUTH }, body: BODY });
+    const post = () =>
+      send(server.port, { path: '/mcp', headers: { ...MCP_HEADERS, authorization: AUTH }, body: BODY });
     const held = [post(), post()];
-    await eventuallyRead(() => inFlight(server), (count) => count === 2, 'two decisions in flight');
+    await eventuallyRead(
+      () => inFlight(server),
+      (count) => count === 2,
+      'two decisions in flight',
+    );
     const refused = await Promise.all(Array.from({ length: 6 }, post));
     for (const answer of refused) {
       expect(answer.status).toBe(503);
@@ -225,7 +284,11 @@ describe('the in-flight cap under several clients at once', () => {
     // The refusals took no slot: the two held decisions are still all there is.
     expect(await inFlight(server)).toBe(2);
     for (const answer of await Promise.all(held)) expect(answer.status).toBe(200);
-    await eventuallyRead(() => inFlight(server), (count) => count === 0, 'every slot free once answered');
+    await eventuallyRead(
+      () => inFlight(server),
+      (count) => count === 0,
+      'every slot free once answered',
+    );
     expect((await post()).status).toBe(200);
     expect(server.stderr().match(/POST \/mcp tools\/call system1_decide -> 503/g)).toHaveLength(6);
   });

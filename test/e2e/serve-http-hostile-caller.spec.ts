@@ -58,7 +58,9 @@ const attacks = (round: number) => [
 /** What the server's heap retains: read after a full collection, so garbage not yet reached is not counted. */
 async function heapRetained(server: HttpServerProcess): Promise<number> {
   await server.collectGarbage();
-  const metrics = parsePrometheusText((await send(server.port, { method: 'GET', path: '/metrics', headers: AUTH })).text);
+  const metrics = parsePrometheusText(
+    (await send(server.port, { method: 'GET', path: '/metrics', headers: AUTH })).text,
+  );
   return sampleValue(metrics, 'nodejs_heap_size_used_bytes') ?? NaN;
 }
 
@@ -81,7 +83,17 @@ it(
     const [polite, hostile] = await Promise.all([server.client(AUTH), server.client(AUTH)]);
     clients.push(polite, hostile);
 
-    const decide = async (id: number) => structured(await polite.callTool({ name: 'system1_decide', arguments: { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'], request_id: `polite-${id}` } }));
+    const decide = async (id: number) =>
+      structured(
+        await polite.callTool({
+          name: 'system1_decide',
+          arguments: {
+            question: 'Rerun the flaky pipeline or block the merge?',
+            options: ['rerun', 'block'],
+            request_id: `polite-${id}`,
+          },
+        }),
+      );
     // Warm up before the heap's baseline is read: the first decisions load and compile what every later one uses.
     for (let i = 0; i < 50; i++) await decide(-i);
     const heapBefore = await heapRetained(server);

@@ -1,5 +1,5 @@
 /** `system1 smoke` starts the server as a client does and passes only when every layer passes. */
-import { Json, requireBuild, Resources, runCli } from './helpers/gateway';
+import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
 import { symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 

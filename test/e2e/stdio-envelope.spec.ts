@@ -4,7 +4,7 @@
  * short JSON-RPC error otherwise) and one line on stderr; answers in flight are written before the server
  * exits; a client that closes the server's stdout ends it quietly.
  */
-import { Json, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Sandbox } from './helpers/gateway';
 import { exitOf, RawServer } from './helpers/raw-server';
 
 beforeAll(requireBuild);
@@ -34,14 +34,23 @@ const shortError = (code: number) => ({ code, message: expect.stringMatching(/^[
 it('answers tool arguments with a "constructor": null member in the gateway envelope (decide) and the tool answer (health)', async () => {
   const s = start();
   await s.ready();
-  s.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?","options":["a","b"],"constructor":null}}}');
-  s.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"system1_health","arguments":{"constructor":null}}}');
-  s.write('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?","options":["a","b"],"toString":null,"valueOf":{"constructor":null}}}}');
+  s.write(
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?","options":["a","b"],"constructor":null}}}',
+  );
+  s.write(
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"system1_health","arguments":{"constructor":null}}}',
+  );
+  s.write(
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?","options":["a","b"],"toString":null,"valueOf":{"constructor":null}}}}',
+  );
   await s.until(() => [1, 2, 3].every((id) => s.answersTo(id).length > 0), 'answers to 1, 2 and 3');
 
   const [decide] = s.answersTo(1);
   expect(decide.error).toBeUndefined();
-  expect(decide.result).toMatchObject({ isError: true, structuredContent: { status: 'error', error: { code: 'invalid_request' } } });
+  expect(decide.result).toMatchObject({
+    isError: true,
+    structuredContent: { status: 'error', error: { code: 'invalid_request' } },
+  });
   expect(decide.result.structuredContent.error.message).toContain('constructor');
 
   const [health] = s.answersTo(2);
@@ -50,7 +59,10 @@ it('answers tool arguments with a "constructor": null member in the gateway enve
   } else {
     expect(['ok', 'degraded', 'down', 'paused']).toContain(health.result.structuredContent.status);
   }
-  expect(s.answersTo(3)[0].result).toMatchObject({ isError: true, structuredContent: { status: 'error', error: { code: 'invalid_request' } } });
+  expect(s.answersTo(3)[0].result).toMatchObject({
+    isError: true,
+    structuredContent: { status: 'error', error: { code: 'invalid_request' } },
+  });
   expect(s.stderr()).not.toContain("reading 'prototype'");
   expect(s.proc.exitCode).toBeNull();
 });
@@ -68,7 +80,10 @@ it('answers every malformed request with a usable id exactly once, with a short 
     [16, '{"jsonrpc":"1.0","id":16,"method":"ping"}'],
     [17, '{"id":17,"method":"ping"}'],
     [18, '{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":5}}'],
-    ['s-19', '{"jsonrpc":"2.0","id":"s-19","method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?"},"_meta":{"progressToken":{}}}}'],
+    [
+      's-19',
+      '{"jsonrpc":"2.0","id":"s-19","method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"q?"},"_meta":{"progressToken":{}}}}',
+    ],
     [20, '{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"cursor":5}}'],
     [21, '{"jsonrpc":"2.0","id":21,"method":"initialize","params":{"protocolVersion":7}}'],
     [22, '{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"no_such_tool","arguments":"text"}}'],
@@ -118,7 +133,12 @@ it('answers every malformed request with a usable id exactly once, with a short 
   expect(s.proc.exitCode).toBeNull();
 
   // Still serving.
-  s.send({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'still there?', options: ['a', 'b'] } } });
+  s.send({
+    jsonrpc: '2.0',
+    id: 99,
+    method: 'tools/call',
+    params: { name: 'system1_decide', arguments: { question: 'still there?', options: ['a', 'b'] } },
+  });
   await s.until(() => s.answersTo(99).length === 1, 'a decision after the storm');
   expect(s.answersTo(99)[0].result.structuredContent).toMatchObject({ status: 'decided' });
 });
@@ -136,8 +156,14 @@ it('drops malformed notifications and client responses with one line each, answe
   s.write('{"jsonrpc":"2.0","id":"end","method":"ping"}');
   await s.until(() => s.answersTo('end').length === 1, 'the ping');
   // The params one is not a Request object: JSON-RPC answers it with id null.
-  expect(s.messages().filter((message) => message.id !== 'end')).toEqual([{ jsonrpc: '2.0', id: null, error: shortError(-32600) }]);
-  const added = () => s.stderr().split('\n').slice(before - 1, -1);
+  expect(s.messages().filter((message) => message.id !== 'end')).toEqual([
+    { jsonrpc: '2.0', id: null, error: shortError(-32600) },
+  ]);
+  const added = () =>
+    s
+      .stderr()
+      .split('\n')
+      .slice(before - 1, -1);
   await s.until(() => added().length >= 4, 'a line on stderr per message');
   expect(added()).toEqual([
     expect.stringMatching(/dropped a notifications\/cancelled notification: params\.requestId/),
@@ -151,8 +177,18 @@ it('drops malformed notifications and client responses with one line each, answe
 it('writes the answers still in flight when stdin closes, then exits 0', async () => {
   const s = start({ SYSTEM1_MOCK_DELAY_S: '1' });
   await s.ready();
-  s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'in flight?', options: ['a', 'b'], request_id: 'in-flight-1' } } });
-  s.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"in flight too?","options":["a","b"],"request_id":"in-flight-2","constructor":1}}}');
+  s.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'system1_decide',
+      arguments: { question: 'in flight?', options: ['a', 'b'], request_id: 'in-flight-1' },
+    },
+  });
+  s.write(
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"in flight too?","options":["a","b"],"request_id":"in-flight-2","constructor":1}}}',
+  );
   await new Promise((resolve) => setTimeout(resolve, 600));
   s.proc.stdin.end();
   expect(await exitOf(s)).toEqual({ code: 0, signal: null });
@@ -169,7 +205,13 @@ it('exits quietly when the client closes the server stdout', async () => {
   await s.until(() => s.answersTo(1).length === 1, 'the first ping');
   s.proc.stdout.destroy();
   // Answers written into the closed pipe: the first fails with EPIPE.
-  for (let id = 2; id < 6; id++) s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'anyone?', options: ['a', 'b'] } } });
+  for (let id = 2; id < 6; id++)
+    s.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'system1_decide', arguments: { question: 'anyone?', options: ['a', 'b'] } },
+    });
   for (let id = 6; id < 10; id++) s.send({ jsonrpc: '2.0', id, method: 'ping' });
   const outcome = await exitOf(s);
   expect(outcome).not.toBe('still running');

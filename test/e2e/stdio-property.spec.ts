@@ -8,7 +8,7 @@
  * reached at least 2% of them.
  */
 import fc from 'fast-check';
-import { Json, requireBuild, Sandbox } from './helpers/gateway';
+import { type Json, requireBuild, Sandbox } from './helpers/gateway';
 import { exitOf, RawServer } from './helpers/raw-server';
 
 beforeAll(requireBuild);
@@ -34,19 +34,42 @@ const { value: hostileJson } = fc.letrec<{ value: unknown; array: unknown[]; obj
   object: fc.array(fc.tuple(fc.oneof(protoKey, fc.string({ maxLength: 6 })), tie('value')), { maxLength: 3 }).map(obj),
 }));
 /** Extra members, mostly with prototype names, holding JSON with prototype names at every level. */
-const extras = fc.array(fc.tuple(fc.oneof(protoKey, fc.constant('extra')), hostileJson), { minLength: 1, maxLength: 2 });
+const extras = fc.array(fc.tuple(fc.oneof(protoKey, fc.constant('extra')), hostileJson), {
+  minLength: 1,
+  maxLength: 2,
+});
 
 /** The id a message is sent with; made unique at send time, so shrinking and later runs never reuse one. */
-type IdSpec = { kind: 'string'; base: string } | { kind: 'int'; base: number } | { kind: 'unsafe' } | { kind: 'unusable'; value: unknown } | { kind: 'none' };
+type IdSpec =
+  | { kind: 'string'; base: string }
+  | { kind: 'int'; base: number }
+  | { kind: 'unsafe' }
+  | { kind: 'unusable'; value: unknown }
+  | { kind: 'none' };
 const usableIdSpec: fc.Arbitrary<IdSpec> = fc.oneof(
-  { weight: 4, arbitrary: fc.oneof(fc.string({ maxLength: 10 }), protoKey).map((base): IdSpec => ({ kind: 'string', base })) },
-  { weight: 4, arbitrary: fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER)).map((base): IdSpec => ({ kind: 'int', base })) },
+  {
+    weight: 4,
+    arbitrary: fc.oneof(fc.string({ maxLength: 10 }), protoKey).map((base): IdSpec => ({ kind: 'string', base })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .oneof(
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+        fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER),
+      )
+      .map((base): IdSpec => ({ kind: 'int', base })),
+  },
   // An integer past 2^53: usable (it is an integer), though not one the protocol takes.
   { weight: 1, arbitrary: fc.constant<IdSpec>({ kind: 'unsafe' }) },
 );
 const unusableIdSpec: fc.Arbitrary<IdSpec> = fc.oneof(
-  fc.constantFrom<unknown>(true, false, null, 1.5, -0.25, 1e-7, {}, [], [1], { id: 1 }).map((value) => ({ kind: 'unusable' as const, value })),
-  hostileJson.filter((value) => typeof value !== 'string' && !Number.isInteger(value)).map((value) => ({ kind: 'unusable' as const, value })),
+  fc
+    .constantFrom<unknown>(true, false, null, 1.5, -0.25, 1e-7, {}, [], [1], { id: 1 })
+    .map((value) => ({ kind: 'unusable' as const, value })),
+  hostileJson
+    .filter((value) => typeof value !== 'string' && !Number.isInteger(value))
+    .map((value) => ({ kind: 'unusable' as const, value })),
 );
 
 type Fault = 'jsonrpc' | 'topExtra' | 'params' | 'meta' | 'name' | 'args' | 'id' | 'method';
@@ -66,39 +89,82 @@ const decideArgs = fc.record({
   question: fc.string({ minLength: 1, maxLength: 30 }).map((text) => `q ${text}?`),
   options: fc.uniqueArray(fc.stringMatching(/^[a-z0-9]{1,8}$/), { minLength: 2, maxLength: 4 }),
 });
-const validMeta = fc.oneof(fc.constant(undefined), fc.constant({}), fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 5 }), fc.integer()) }));
+const validMeta = fc.oneof(
+  fc.constant(undefined),
+  fc.constant({}),
+  fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 5 }), fc.integer()) }),
+);
 const withMeta = (params: Json, meta: unknown) => (meta === undefined ? params : { ...params, _meta: meta });
 
 const validToolCall: fc.Arbitrary<Gen> = fc
-  .tuple(usableIdSpec, fc.oneof(decideArgs.map((args) => ({ name: 'system1_decide', arguments: args as unknown })), fc.constant({ name: 'system1_health', arguments: {} as unknown })), validMeta)
-  .map(([id, params, meta]) => ({ id, method: 'tools/call', params: withMeta(params, meta), jsonrpc: '2.0', top: [], faults: [], validCall: true }));
+  .tuple(
+    usableIdSpec,
+    fc.oneof(
+      decideArgs.map((args) => ({ name: 'system1_decide', arguments: args as unknown })),
+      fc.constant({ name: 'system1_health', arguments: {} as unknown }),
+    ),
+    validMeta,
+  )
+  .map(([id, params, meta]) => ({
+    id,
+    method: 'tools/call',
+    params: withMeta(params, meta),
+    jsonrpc: '2.0',
+    top: [],
+    faults: [],
+    validCall: true,
+  }));
 
 /** Other well-formed requests and notifications: ping, tools/list, unknown methods, odd tool names and params members. */
 const otherMessage: fc.Arbitrary<Gen> = fc
   .tuple(
     fc.oneof({ weight: 4, arbitrary: usableIdSpec }, { weight: 1, arbitrary: fc.constant<IdSpec>({ kind: 'none' }) }),
     fc.oneof(
-      fc.record({ method: fc.constantFrom('ping', 'tools/list'), params: fc.oneof(fc.constant(undefined), fc.constant({}), fc.constant({ cursor: 'c' })) }),
-      fc.record({ method: fc.constantFrom('no/such/method', 'tools/unknown', '__proto__', 'constructor', 'toString'), params: fc.oneof(fc.constant(undefined), fc.constant({})) }),
+      fc.record({
+        method: fc.constantFrom('ping', 'tools/list'),
+        params: fc.oneof(fc.constant(undefined), fc.constant({}), fc.constant({ cursor: 'c' })),
+      }),
+      fc.record({
+        method: fc.constantFrom('no/such/method', 'tools/unknown', '__proto__', 'constructor', 'toString'),
+        params: fc.oneof(fc.constant(undefined), fc.constant({})),
+      }),
       fc.record({
         method: fc.constant('tools/call'),
-        params: fc.record({ name: fc.constantFrom('no_such_tool', '__proto__', 'constructor', ...TOOLS), arguments: fc.oneof(decideArgs, fc.constant({})) }),
+        params: fc.record({
+          name: fc.constantFrom('no_such_tool', '__proto__', 'constructor', ...TOOLS),
+          arguments: fc.oneof(decideArgs, fc.constant({})),
+        }),
       }),
-      fc.record({ method: fc.constantFrom('notifications/initialized', 'notifications/whatever'), params: fc.constant(undefined) }),
+      fc.record({
+        method: fc.constantFrom('notifications/initialized', 'notifications/whatever'),
+        params: fc.constant(undefined),
+      }),
     ),
     fc.option(extras, { nil: undefined }),
   )
   .map(([id, { method, params }, more]) => {
     const isNotification = method.startsWith('notifications/');
-    const withExtras = more === undefined ? params : obj([...Object.entries((params as Json | undefined) ?? {}), ...more]);
-    return { id: isNotification ? { kind: 'none' } : id, method, params: withExtras, jsonrpc: '2.0', top: [], faults: [], validCall: false };
+    const withExtras =
+      more === undefined ? params : obj([...Object.entries((params as Json | undefined) ?? {}), ...more]);
+    return {
+      id: isNotification ? { kind: 'none' } : id,
+      method,
+      params: withExtras,
+      jsonrpc: '2.0',
+      top: [],
+      faults: [],
+      validCall: false,
+    };
   });
 
 /** A well-formed message with one to three faults; `pick` chooses each fault's variant. */
 const malformed: fc.Arbitrary<Gen> = fc
   .tuple(
     fc.oneof(validToolCall, otherMessage),
-    fc.uniqueArray(fc.constantFrom<Fault>('jsonrpc', 'topExtra', 'params', 'meta', 'name', 'args', 'id', 'method'), { minLength: 1, maxLength: 3 }),
+    fc.uniqueArray(fc.constantFrom<Fault>('jsonrpc', 'topExtra', 'params', 'meta', 'name', 'args', 'id', 'method'), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     fc.array(fc.nat(), { minLength: 7, maxLength: 7 }),
     hostileJson,
     extras,
@@ -117,20 +183,47 @@ const malformed: fc.Arbitrary<Gen> = fc
       if (fault === 'id') gen.id = badId;
       if (fault === 'method') gen.method = pick(1, [undefined, 5, null, true, {}, ['ping']]);
       if (fault === 'params') gen.params = pick(2, [null, [], 'x', 5, true, [params()]]);
-      if (fault === 'meta') gen.params = { ...params(), _meta: pick(3, [5, 'x', null, [], { progressToken: {} }, { progressToken: 1.5 }, { 'io.modelcontextprotocol/related-task': 5 }]) };
+      if (fault === 'meta')
+        gen.params = {
+          ...params(),
+          _meta: pick(3, [
+            5,
+            'x',
+            null,
+            [],
+            { progressToken: {} },
+            { progressToken: 1.5 },
+            { 'io.modelcontextprotocol/related-task': 5 },
+          ]),
+        };
       if (fault === 'name') {
         const { name: _name, ...rest } = params();
         gen.params = pick(4, [rest, { ...rest, name: pick(5, [5, null, {}, ['system1_decide'], true]) }]);
       }
       if (fault === 'args') {
         const valid = params().arguments;
-        gen.params = { ...params(), arguments: pick(6, [null, [], 'x', 5, true, junk, obj([...Object.entries(isObject(valid) ? valid : {}), ...more])]) };
+        gen.params = {
+          ...params(),
+          arguments: pick(6, [
+            null,
+            [],
+            'x',
+            5,
+            true,
+            junk,
+            obj([...Object.entries(isObject(valid) ? valid : {}), ...more]),
+          ]),
+        };
       }
     }
     return gen;
   });
 
-const message: fc.Arbitrary<Gen> = fc.oneof({ weight: 7, arbitrary: validToolCall }, { weight: 5, arbitrary: otherMessage }, { weight: 8, arbitrary: malformed });
+const message: fc.Arbitrary<Gen> = fc.oneof(
+  { weight: 7, arbitrary: validToolCall },
+  { weight: 5, arbitrary: otherMessage },
+  { weight: 8, arbitrary: malformed },
+);
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -166,7 +259,8 @@ it(`answers every message with a usable id exactly once, over thousands of hosti
       if (spec.kind === 'unusable') return spec.value;
       // 2^60 + a multiple of 256: exact in a double, so the echoed id compares equal.
       let id: string | number = spec.kind === 'unsafe' ? 2 ** 60 + seq * 256 : spec.base;
-      if (used.has(idKey(id))) id = spec.kind === 'string' ? `${spec.base}#${seq}` : (seq % 2 ? 1 : -1) * (2 ** 40 + seq);
+      if (used.has(idKey(id)))
+        id = spec.kind === 'string' ? `${spec.base}#${seq}` : (seq % 2 ? 1 : -1) * (2 ** 40 + seq);
       used.add(idKey(id));
       return id;
     };
@@ -175,7 +269,8 @@ it(`answers every message with a usable id exactly once, over thousands of hosti
       const envelope: Fault[] = ['jsonrpc', 'topExtra', 'params', 'method'];
       if (gen.id.kind === 'unsafe' || gen.faults.some((fault) => envelope.includes(fault))) return false;
       if (gen.faults.includes('meta') || gen.faults.includes('name')) return false;
-      if (gen.method === 'ping' || gen.method === 'tools/list') return isObject(gen.params) && Object.hasOwn(gen.params, '__proto__') ? null : true;
+      if (gen.method === 'ping' || gen.method === 'tools/list')
+        return isObject(gen.params) && Object.hasOwn(gen.params, '__proto__') ? null : true;
       if (gen.method === 'tools/call') return TOOLS.includes((gen.params as Json).name as string) ? true : false;
       return false; // an unknown method
     };
@@ -224,8 +319,16 @@ it(`answers every message with a usable id exactly once, over thousands of hosti
           }
           const want = expected.get(idKey(reply.id));
           if (!want) throw new Error(`an answer to an id never sent as usable: ${JSON.stringify(reply).slice(0, 300)}`);
-          if (want.result !== null) expect({ line: want.line, kind: reply.error ? 'error' : 'result' }).toEqual({ line: want.line, kind: want.result ? 'result' : 'error' });
-          if (want.validCall) expect({ line: want.line, status: reply.result?.structuredContent?.status }).toEqual({ line: want.line, status: expect.stringMatching(/^(decided|abstained|ok|degraded)$/) });
+          if (want.result !== null)
+            expect({ line: want.line, kind: reply.error ? 'error' : 'result' }).toEqual({
+              line: want.line,
+              kind: want.result ? 'result' : 'error',
+            });
+          if (want.validCall)
+            expect({ line: want.line, status: reply.result?.structuredContent?.status }).toEqual({
+              line: want.line,
+              status: expect.stringMatching(/^(decided|abstained|ok|degraded)$/),
+            });
         }
         seen = server.messages().length;
       }),
@@ -242,7 +345,9 @@ it(`answers every message with a usable id exactly once, over thousands of hosti
       if (reply.id === null) nullAnswers++;
       else counts.set(idKey(reply.id), (counts.get(idKey(reply.id)) ?? 0) + 1);
     }
-    const wrong = [...expected.keys()].filter((key) => counts.get(key) !== 1).map((key) => `${key}: ${counts.get(key) ?? 0} answers to ${expected.get(key)!.line}`);
+    const wrong = [...expected.keys()]
+      .filter((key) => counts.get(key) !== 1)
+      .map((key) => `${key}: ${counts.get(key) ?? 0} answers to ${expected.get(key)!.line}`);
     expect(wrong).toEqual([]);
     expect([...counts.keys()].filter((key) => !expected.has(key))).toEqual([]);
     expect(nullAnswers).toBeLessThanOrEqual(stats.withoutUsableId);
@@ -254,7 +359,11 @@ it(`answers every message with a usable id exactly once, over thousands of hosti
     // The generator reaches every branch: stated, not assumed.
     expect(stats.total).toBeGreaterThanOrEqual(2000);
     const share = (count: number) => count / stats.total;
-    expect({ usableId: share(stats.usableId) >= 0.2, validCall: share(stats.validCall) >= 0.2, malformed: share(stats.malformed) >= 0.2 }).toEqual({ usableId: true, validCall: true, malformed: true });
+    expect({
+      usableId: share(stats.usableId) >= 0.2,
+      validCall: share(stats.validCall) >= 0.2,
+      malformed: share(stats.malformed) >= 0.2,
+    }).toEqual({ usableId: true, validCall: true, malformed: true });
     expect(stats.withoutUsableId).toBeGreaterThan(0);
     const underReached = FAULTS.filter((fault) => share(reachedFault[fault]) < LEAST_FAULT_SHARE);
     expect(underReached.map((fault) => `${fault}: ${reachedFault[fault]} of ${stats.total}`)).toEqual([]);

@@ -2,8 +2,8 @@
  * The raw stdio stream, without the SDK: stdout carries JSON-RPC messages and nothing else, and the logs
  * (with every request id) go to stderr.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
 
 beforeAll(requireBuild);
 
@@ -24,7 +24,10 @@ function collector(proc: ChildProcessWithoutNullStreams) {
   const waiters: { ids: number[]; resolve: () => void }[] = [];
   const seen = new Set<number>();
   const check = () => {
-    for (const w of waiters.splice(0)) (w.ids.every((id) => seen.has(id)) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) {
+      if (w.ids.every((id) => seen.has(id))) w.resolve();
+      else waiters.push(w);
+    }
   };
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
@@ -44,7 +47,10 @@ function collector(proc: ChildProcessWithoutNullStreams) {
     stderr: () => stderr,
     responses: (...ids: number[]) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no response to ${ids.join(', ')}; stdout:\n${stdout}\nstderr:\n${stderr}`)), 15_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no response to ${ids.join(', ')}; stdout:\n${stdout}\nstderr:\n${stderr}`)),
+          15_000,
+        );
         waiters.push({ ids, resolve: () => (clearTimeout(timer), resolve()) });
         check();
       }),
@@ -74,26 +80,45 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
   send({
     id: 3,
     method: 'tools/call',
-    params: { name: 'system1_decide', arguments: { question: 'Raw stdio question?', options: ['a', 'b'], request_id: 'raw-ok-1' } },
+    params: {
+      name: 'system1_decide',
+      arguments: { question: 'Raw stdio question?', options: ['a', 'b'], request_id: 'raw-ok-1' },
+    },
   });
-  send({ id: 4, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: '', request_id: 'raw-bad-1' } } });
+  send({
+    id: 4,
+    method: 'tools/call',
+    params: { name: 'system1_decide', arguments: { question: '', request_id: 'raw-bad-1' } },
+  });
   send({ id: 5, method: 'tools/call', params: { name: 'system1_health', arguments: {} } });
   send({ id: 6, method: 'tools/call', params: { name: 'system1_capabilities', arguments: {} } });
   // Arguments the SDK's own schema would refuse or mangle still get the gateway's envelope.
   send({ id: 7, method: 'tools/call', params: { name: 'system1_decide', arguments: 'just text' } });
   send({ id: 8, method: 'tools/call', params: { name: 'system1_decide', arguments: ['Q?'] } });
-  send({ id: 9, method: 'tools/call', params: { name: 'system1_decide', arguments: { question: 'Q?', constructor: 1 } } });
-  proc.stdin.write('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"Q?","__proto__":{"x":1}}}}\n');
+  send({
+    id: 9,
+    method: 'tools/call',
+    params: { name: 'system1_decide', arguments: { question: 'Q?', constructor: 1 } },
+  });
+  proc.stdin.write(
+    '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"system1_decide","arguments":{"question":"Q?","__proto__":{"x":1}}}}\n',
+  );
   await io.responses(2, 3, 4, 5, 6, 7, 8, 9, 10);
 
   // The client closes the stream: the server must shut down by itself.
   proc.stdin.end();
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([exited, new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), 10_000)))]);
+  const code = await Promise.race([
+    exited,
+    new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), 10_000))),
+  ]);
   clearTimeout(timer);
   expect(code).toBe(0);
 
-  const lines = io.stdout().split('\n').filter((line) => line.trim() !== '');
+  const lines = io
+    .stdout()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   expect(lines.length).toBeGreaterThanOrEqual(10);
   for (const line of lines) {
     let message: unknown;
@@ -102,8 +127,17 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
     expect(typeof message === 'object' && message !== null && !Array.isArray(message)).toBe(true);
   }
   const byId = new Map(lines.map((line) => JSON.parse(line) as Json).map((m) => [m.id, m]));
-  expect(byId.get(2)!.result.tools.map((t: Json) => t.name)).toEqual(['system1_decide', 'system1_health', 'system1_capabilities', 'system1_ask']);
-  expect(byId.get(3)!.result.structuredContent).toMatchObject({ request_id: 'raw-ok-1', status: 'decided', decision: 'a' });
+  expect(byId.get(2)!.result.tools.map((t: Json) => t.name)).toEqual([
+    'system1_decide',
+    'system1_health',
+    'system1_capabilities',
+    'system1_ask',
+  ]);
+  expect(byId.get(3)!.result.structuredContent).toMatchObject({
+    request_id: 'raw-ok-1',
+    status: 'decided',
+    decision: 'a',
+  });
   // An invalid argument is the gateway's own envelope, not a protocol error.
   expect(byId.get(4)!.error).toBeUndefined();
   expect(byId.get(4)!.result).toMatchObject({
@@ -114,7 +148,10 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
   const envelopes = [7, 8, 9, 10].map((id) => byId.get(id)!);
   for (const reply of envelopes) {
     expect(reply.error).toBeUndefined();
-    expect(reply.result).toMatchObject({ isError: true, structuredContent: { status: 'error', error: { code: 'invalid_request' } } });
+    expect(reply.result).toMatchObject({
+      isError: true,
+      structuredContent: { status: 'error', error: { code: 'invalid_request' } },
+    });
   }
   expect(envelopes.map((reply) => reply.result.structuredContent.error.message)).toEqual([
     'invalid request: the arguments must be a JSON object',

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../fixtures/bank-transaction';
-import { Env, requireBuild, Resources, runCli, Sandbox } from './helpers/gateway';
+import { type Env, requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
 import { RouterProcess } from './helpers/router-process';
 import { freePort } from '../helpers/router-harness';
 
@@ -47,7 +47,11 @@ function engineEnv(extra: Env = {}): Env {
   return { SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: engine.url.href.replace(/\/$/, ''), ...extra };
 }
 
-async function serve(args: string[] = [], env: Env = {}, sandbox: Sandbox = resources.sandbox()): Promise<RouterProcess> {
+async function serve(
+  args: string[] = [],
+  env: Env = {},
+  sandbox: Sandbox = resources.sandbox(),
+): Promise<RouterProcess> {
   const router = await RouterProcess.start(sandbox, ['--upstream', upstreamUrl, ...args], engineEnv(env));
   routers.push(router);
   return router;
@@ -86,9 +90,18 @@ describe('serve-openai with a fast engine and an upstream', () => {
     const systemOne = engine.requests.filter((r) => r.path === '/v1/systemone');
     expect(systemOne).toHaveLength(1);
     expect(systemOne[0].body).toMatchObject({
-      state: { conversation: [{ role: 'system', content: SYSTEM }, { role: 'user', content: NETFLIX }] },
+      state: {
+        conversation: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: NETFLIX },
+        ],
+      },
       questions: {
-        category: { type: 'choice', instructions: 'Decide the field `category` of the Transaction the conversation asks for: What the money was spent on' },
+        category: {
+          type: 'choice',
+          instructions:
+            'Decide the field `category` of the Transaction the conversation asks for: What the money was spent on',
+        },
         is_recurring: { type: 'noul' },
         channel: { type: 'choice', criteria: { online: null, in_store: null, 'Not stated or not applicable': null } },
         review_priority: { type: 'score', criteria: ['1', '2', '3'] },
@@ -100,10 +113,16 @@ describe('serve-openai with a fast engine and an upstream', () => {
 
   it('answers a 0-10 rating fast on an engine that scores 10 levels, asking it as a choice among the 11', async () => {
     engine.pickOption = { rating: '7' };
-    const Review = z.object({ rating: z.number().int().min(0).max(10).describe('How likely the customer is to recommend us') });
+    const Review = z.object({
+      rating: z.number().int().min(0).max(10).describe('How likely the customer is to recommend us'),
+    });
     const router = await serve();
     const { data, response } = await client(router)
-      .chat.completions.parse({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Rate this review: great support, fixed in minutes.' }], response_format: zodResponseFormat(Review, 'Review') })
+      .chat.completions.parse({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Rate this review: great support, fixed in minutes.' }],
+        response_format: zodResponseFormat(Review, 'Review'),
+      })
       .withResponse();
     expect(response.headers.get('x-system1-route')).toBe('fast');
     expect(data.choices[0].message.parsed).toEqual({ rating: 7 });
@@ -119,7 +138,9 @@ describe('serve-openai with a fast engine and an upstream', () => {
     engine.noulOf = { is_recurring: 0.85 }; // |2p - 1| = 0.7, under the default 0.8
     const router = await serve();
     const { data, response } = await client(router).chat.completions.parse(request()).withResponse();
-    expect(response.headers.get('x-system1-route')).toBe('low_confidence; detail="below min_confidence 0.8: is_recurring at 0.70"');
+    expect(response.headers.get('x-system1-route')).toBe(
+      'low_confidence; detail="below min_confidence 0.8: is_recurring at 0.70"',
+    );
     expect(upstream.hits).toHaveLength(1);
     expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[0]);
     expect(upstream.hits[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
@@ -129,7 +150,16 @@ describe('serve-openai with a fast engine and an upstream', () => {
   it('sends an ineligible schema upstream without asking the engine', async () => {
     const router = await serve();
     const { response } = await client(router)
-      .chat.completions.create({ ...request(), response_format: { type: 'json_schema', json_schema: { name: 'Note', schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } } } } })
+      .chat.completions.create({
+        ...request(),
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'Note',
+            schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } },
+          },
+        },
+      })
       .withResponse();
     expect(response.headers.get('x-system1-route')).toBe('ineligible; detail="field tags is an array"');
     expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[0]);
@@ -144,7 +174,9 @@ describe('serve-openai with a fast engine and an upstream', () => {
     expect(pieces.filter(Boolean).length).toBeGreaterThan(1);
     expect(JSON.parse(pieces.join(''))).toEqual(upstream.answer);
     expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[0]);
-    expect(await router.waitForStderr('ineligible; detail="option stream=true')).toContain('ineligible; detail="option stream=true');
+    expect(await router.waitForStderr('ineligible; detail="option stream=true')).toContain(
+      'ineligible; detail="option stream=true',
+    );
   });
 
   it('answers the Responses API the same way: fast when eligible, and a stream passed through', async () => {
@@ -189,17 +221,35 @@ describe('serve-openai with a fast engine and an upstream', () => {
     upstream.answer = { ...upstream.answer, category: 'dining' };
     await openai.chat.completions.parse(request());
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const records = readFileSync(shadowLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const records = readFileSync(shadowLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records.map((r) => r.route)).toEqual(['fast', 'low_confidence']);
     expect(records[0].fields.every((f: { agree: boolean }) => f.agree)).toBe(true);
-    expect(records[1].fields.find((f: { id: string }) => f.id === 'category')).toMatchObject({ fast: 'subscriptions', slow: 'dining', agree: false });
+    expect(records[1].fields.find((f: { id: string }) => f.id === 'category')).toMatchObject({
+      fast: 'subscriptions',
+      slow: 'dining',
+      agree: false,
+    });
 
     const report = await runCli(['router-report', '--log', shadowLog, '--json'], sandbox.env());
     expect(report.code).toBe(0);
     const json = JSON.parse(report.stdout);
     expect(json.records).toBe(2);
-    expect(json.rows.find((row: { threshold: number }) => row.threshold === 0.8)).toMatchObject({ fast: 1, fast_share: 0.5, compared: 1, agreed: 1, agreement: 1 });
-    expect(json.rows.find((row: { threshold: number }) => row.threshold === 0.5)).toMatchObject({ fast: 2, compared: 2, agreed: 1, agreement: 0.5 });
+    expect(json.rows.find((row: { threshold: number }) => row.threshold === 0.8)).toMatchObject({
+      fast: 1,
+      fast_share: 0.5,
+      compared: 1,
+      agreed: 1,
+      agreement: 1,
+    });
+    expect(json.rows.find((row: { threshold: number }) => row.threshold === 0.5)).toMatchObject({
+      fast: 2,
+      compared: 2,
+      agreed: 1,
+      agreement: 0.5,
+    });
     expect(json.suggested).toMatchObject({ threshold: 0.75 });
     const text = await runCli(['router-report', '--log', shadowLog], sandbox.env());
     expect(text.stdout).toContain('lowest threshold with agreement >= 95.0%: 0.75');
@@ -210,7 +260,9 @@ describe('serve-openai guards', () => {
   it('requires the bearer token when SYSTEM1_ROUTER_TOKEN is set, and logs neither secret', async () => {
     const router = await serve([], { SYSTEM1_ROUTER_TOKEN: ROUTER_TOKEN });
     await expect(client(router).chat.completions.parse(request())).rejects.toMatchObject({ status: 401 });
-    const { response } = await client(router, { 'x-system1-token': `Bearer ${ROUTER_TOKEN}` }).chat.completions.parse(request()).withResponse();
+    const { response } = await client(router, { 'x-system1-token': `Bearer ${ROUTER_TOKEN}` })
+      .chat.completions.parse(request())
+      .withResponse();
     expect(response.headers.get('x-system1-route')).toBe('fast');
     engine.noulOf = { is_recurring: 0.6 };
     await client(router, { 'x-system1-token': ROUTER_TOKEN }).chat.completions.parse(request());
@@ -237,29 +289,46 @@ describe('serve-openai guards', () => {
   });
 
   it('refuses an upstream that would carry the key in clear text', async () => {
-    const result = await runCli(['serve-openai', '--port', '0', '--upstream', 'http://api.example.com/v1'], resources.sandbox().env());
+    const result = await runCli(
+      ['serve-openai', '--port', '0', '--upstream', 'http://api.example.com/v1'],
+      resources.sandbox().env(),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('must use https unless it is on this machine');
   });
 
   it('refuses, at start, an upstream that is the router itself', async () => {
     const port = String(await freePort());
-    const result = await runCli(['serve-openai', '--port', port, '--upstream', `http://localhost:${port}/v1`], resources.sandbox().env());
+    const result = await runCli(
+      ['serve-openai', '--port', port, '--upstream', `http://localhost:${port}/v1`],
+      resources.sandbox().env(),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`router upstream http://localhost:${port} is this router itself`);
   });
 
   it('refuses a blank SYSTEM1_ROUTER_TOKEN instead of running without a token', async () => {
-    const result = await runCli(['serve-openai', '--port', '0', '--upstream', upstreamUrl], resources.sandbox().env({ SYSTEM1_ROUTER_TOKEN: '   ' }));
+    const result = await runCli(
+      ['serve-openai', '--port', '0', '--upstream', upstreamUrl],
+      resources.sandbox().env({ SYSTEM1_ROUTER_TOKEN: '   ' }),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('SYSTEM1_ROUTER_TOKEN is set but blank');
   });
 
   it('two routers pointed at each other: the client gets a 508 loop_detected, once', async () => {
     const [portA, portB] = [String(await freePort()), String(await freePort())];
-    const a = await RouterProcess.start(resources.sandbox(), ['--port', portA, '--upstream', `http://127.0.0.1:${portB}/v1`], engineEnv());
+    const a = await RouterProcess.start(
+      resources.sandbox(),
+      ['--port', portA, '--upstream', `http://127.0.0.1:${portB}/v1`],
+      engineEnv(),
+    );
     routers.push(a);
-    const b = await RouterProcess.start(resources.sandbox(), ['--port', portB, '--upstream', `http://127.0.0.1:${portA}/v1`], engineEnv());
+    const b = await RouterProcess.start(
+      resources.sandbox(),
+      ['--port', portB, '--upstream', `http://127.0.0.1:${portA}/v1`],
+      engineEnv(),
+    );
     routers.push(b);
     const openai = new OpenAI({ baseURL: a.baseUrl, apiKey: CALLER_KEY, maxRetries: 2 });
     await expect(openai.models.list()).rejects.toMatchObject({ status: 508, code: 'loop_detected' });
@@ -275,11 +344,14 @@ describe('serve-openai guards', () => {
     const { request } = await import('node:http');
     const url = new URL(router.baseUrl);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      request({ host: url.hostname, port: url.port, path: '/v1/models', headers: { host: `rebound.example:${url.port}` } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      })
+      request(
+        { host: url.hostname, port: url.port, path: '/v1/models', headers: { host: `rebound.example:${url.port}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      )
         .on('error', reject)
         .end();
     });

@@ -57,7 +57,14 @@ function setUp(sandbox: Sandbox) {
       `[providers.teamengine]\ncalls_file = ${JSON.stringify(calls)}\n` +
       `[routing]\nenabled = true\nlog_dirs = [${JSON.stringify(repo)}]\nbudget_ms = 10000\n`,
   );
-  const recorded = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : []);
+  const recorded = () =>
+    existsSync(calls)
+      ? readFileSync(calls, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+      : [];
   return { repo, config, recorded, env: sandbox.env({ SYSTEM1_CONFIG: config }) };
 }
 
@@ -68,7 +75,10 @@ it('the route hook asks the engine the config names, in one pass for the four fe
   const result = await runCli(['route-hook'], env, 20_000, input);
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toEqual({
-    hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: expect.stringContaining('pass model: "opus"') },
+    hookSpecificOutput: {
+      hookEventName: 'UserPromptSubmit',
+      additionalContext: expect.stringContaining('pass model: "opus"'),
+    },
   });
   expect(recorded()).toEqual([['read_only', 'design', 'review', 'specified']]);
 });

@@ -11,7 +11,11 @@ const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 /** A jest run over the fixture files matching `pattern`, as its output lines (no colours, trailing blanks trimmed). */
 async function jestRun(pattern: string, extra: string[] = []): Promise<{ code: number | null; lines: string[] }> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FORCE_COLOR: '0' };
-  const run = await runCommand(process.execPath, [JEST, '-c', path.join(FIXTURE, 'jest.config.js'), '--runInBand', ...extra, pattern], { env, cwd: ROOT });
+  const run = await runCommand(
+    process.execPath,
+    [JEST, '-c', path.join(FIXTURE, 'jest.config.js'), '--runInBand', ...extra, pattern],
+    { env, cwd: ROOT },
+  );
   return { code: run.code, lines: `${run.stdout}${run.stderr}`.trimEnd().split('\n') };
 }
 
@@ -35,12 +39,17 @@ it('names every skipped test by file and reason in the last lines, after the sum
   });
 });
 
-it("stays last when jest warns that the process did not exit after the run", async () => {
+it('stays last when jest warns that the process did not exit after the run', async () => {
   const { lines } = await jestRun('lingers');
-  const warning = lines.findIndex((line) => line.includes('Jest did not exit one second after the test run has completed'));
+  const warning = lines.findIndex((line) =>
+    line.includes('Jest did not exit one second after the test run has completed'),
+  );
   expect(warning).toBeGreaterThan(-1);
   const { block } = tail(lines);
-  expect(block).toEqual(['SKIPPED: 1 test(s) did not run:', '  1 in test/fixtures/skipped-run/lingers.check.js: skipped beside it [SKIPPED: a reason]']);
+  expect(block).toEqual([
+    'SKIPPED: 1 test(s) did not run:',
+    '  1 in test/fixtures/skipped-run/lingers.check.js: skipped beside it [SKIPPED: a reason]',
+  ]);
   expect(lines.indexOf(block[0])).toBeGreaterThan(warning);
 });
 

@@ -19,7 +19,10 @@ const ASK = { question: 'Rerun the flaky pipeline or block the merge?', options:
 
 describe('a mock at confidence 0.5 with the default threshold 0.6', () => {
   it('abstains, still reports the confidence, and does not fall back', async () => {
-    const gateway = await resources.server({ config: WITH_CONFIDENT_FALLBACK, env: { SYSTEM1_MOCK_CONFIDENCE: '0.5' } });
+    const gateway = await resources.server({
+      config: WITH_CONFIDENT_FALLBACK,
+      env: { SYSTEM1_MOCK_CONFIDENCE: '0.5' },
+    });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'low-1' });
     expect(isError).toBe(false);
     expect(body).toMatchObject({
@@ -71,7 +74,15 @@ describe('a provider that abstains by itself', () => {
     });
     const { body, isError } = await gateway.decide(ASK);
     expect(isError).toBe(false);
-    expect(body).toMatchObject({ status: 'abstained', decision: null, provider: 'mock', rationale: 'too close to call', error: null });
-    expect(body.attempts).toEqual([{ provider: 'mock', outcome: 'abstained', latency_ms: expect.any(Number), detail: 'too close to call' }]);
+    expect(body).toMatchObject({
+      status: 'abstained',
+      decision: null,
+      provider: 'mock',
+      rationale: 'too close to call',
+      error: null,
+    });
+    expect(body.attempts).toEqual([
+      { provider: 'mock', outcome: 'abstained', latency_ms: expect.any(Number), detail: 'too close to call' },
+    ]);
   });
 });

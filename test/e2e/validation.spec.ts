@@ -3,7 +3,7 @@
  * provider tried is an attempt), and a provider's own limit shows as its refusal, not as its answer.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
 
 const resources = Resources.perFile();
 let gateway: GatewaySession;
@@ -36,10 +36,18 @@ const CASES: Case[] = [
   { name: 'question not a string', args: { question: 42 }, field: 'question' },
   { name: 'question over 8000 characters', args: { question: 'q'.repeat(8001) }, field: 'question' },
   { name: 'options with 1 item', args: { question: Q, options: ['only'] }, field: 'options' },
-  { name: 'options with 257 items', args: { question: Q, options: Array.from({ length: 257 }, (_, i) => `o${i}`) }, field: 'options' },
+  {
+    name: 'options with 257 items',
+    args: { question: Q, options: Array.from({ length: 257 }, (_, i) => `o${i}`) },
+    field: 'options',
+  },
   { name: 'options with duplicate items', args: { question: Q, options: ['same', 'same'] }, field: 'options' },
   { name: 'options with an empty string item', args: { question: Q, options: ['a', ''] }, field: 'option' },
-  { name: 'options with an item over 500 characters', args: { question: Q, options: ['x'.repeat(501), 'b'] }, field: 'option' },
+  {
+    name: 'options with an item over 500 characters',
+    args: { question: Q, options: ['x'.repeat(501), 'b'] },
+    field: 'option',
+  },
   { name: 'options with a non-string item', args: { question: Q, options: ['a', 2] }, field: 'option' },
   { name: 'options not an array', args: { question: Q, options: 'a,b' }, field: 'options' },
   { name: 'options null', args: { question: Q, options: null }, field: 'options' },
@@ -56,7 +64,11 @@ const CASES: Case[] = [
   { name: 'an unknown field', args: { question: Q, colour: 'blue' }, field: 'colour' },
   { name: 'a field named after an Object member', args: { question: Q, constructor: 'x' }, field: 'constructor' },
   // An own "__proto__" key, as JSON.parse makes it: serialised to the server like any other field.
-  { name: 'a __proto__ field', args: JSON.parse(`{"question": "${Q}", "__proto__": {"question": 1}}`), field: '__proto__' },
+  {
+    name: 'a __proto__ field',
+    args: JSON.parse(`{"question": "${Q}", "__proto__": {"question": 1}}`),
+    field: '__proto__',
+  },
 ];
 
 describe('invalid requests are answered invalid_request without calling a provider', () => {
@@ -100,7 +112,13 @@ describe("a provider's lower max_options", () => {
       status: 'error',
       request_id: 'too-many',
       decision: null,
-      attempts: [{ provider: 'mock', outcome: 'error', detail: expect.stringMatching(/^refused: mock takes at most 3 candidates/) }],
+      attempts: [
+        {
+          provider: 'mock',
+          outcome: 'error',
+          detail: expect.stringMatching(/^refused: mock takes at most 3 candidates/),
+        },
+      ],
       error: { code: 'provider_error' },
     });
     expect(reply.body.error.message).toContain('candidates');
@@ -112,7 +130,9 @@ describe("a provider's lower max_options", () => {
   it('still answers 3 options, the provider having been asked', async () => {
     const reply = await gateway.decide({ question: Q, options: ['a', 'b', 'c'], request_id: 'three' });
     expect(reply.body).toMatchObject({ status: 'decided', decision: 'a', request_id: 'three' });
-    expect(reply.body.attempts).toEqual([{ provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null }]);
+    expect(reply.body.attempts).toEqual([
+      { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
+    ]);
   });
 });
 
@@ -124,8 +144,15 @@ describe('the published request schema rejects what the gateway rejects', () => 
   });
 
   it('accepts the seed example', () => {
-    expect(validate({ question: Q, options: OK_OPTIONS, request_id: 'demo-1', context: {}, min_confidence: 0.5, schema_version: '1' })).toBe(
-      true,
-    );
+    expect(
+      validate({
+        question: Q,
+        options: OK_OPTIONS,
+        request_id: 'demo-1',
+        context: {},
+        min_confidence: 0.5,
+        schema_version: '1',
+      }),
+    ).toBe(true);
   });
 });

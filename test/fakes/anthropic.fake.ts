@@ -1,4 +1,4 @@
-import { FakeEngine, FakeReply, RecordedRequest } from './fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from './fake-engine';
 
 /** How the fake's model behaves on `POST /v1/messages`, beyond the shared faults. */
 export type AnthropicMode =
@@ -62,7 +62,11 @@ export class AnthropicFake extends FakeEngine {
 
   protected errorBody(status: number): unknown {
     const [type, message] = ERROR_TYPES[status] ?? ERROR_TYPES[500];
-    return { type: 'error', error: { type, message }, request_id: `req_fake${String(this.requestCount++).padStart(6, '0')}` };
+    return {
+      type: 'error',
+      error: { type, message },
+      request_id: `req_fake${String(this.requestCount++).padStart(6, '0')}`,
+    };
   }
 
   private error(status: number, message?: string): FakeReply {
@@ -75,13 +79,24 @@ export class AnthropicFake extends FakeEngine {
     if (!Object.hasOwn(this.models, id)) return this.error(404, `model: ${id}`);
     return {
       status: 200,
-      body: { type: 'model', id, display_name: this.models[id], created_at: '2026-05-01T00:00:00Z', max_input_tokens: 0, max_tokens: 0 },
+      body: {
+        type: 'model',
+        id,
+        display_name: this.models[id],
+        created_at: '2026-05-01T00:00:00Z',
+        max_input_tokens: 0,
+        max_tokens: 0,
+      },
     };
   }
 
   private message(body: unknown): FakeReply {
     const request = body as MessagesBody;
-    if (typeof request?.model !== 'string' || typeof request.max_tokens !== 'number' || !Array.isArray(request.messages)) {
+    if (
+      typeof request?.model !== 'string' ||
+      typeof request.max_tokens !== 'number' ||
+      !Array.isArray(request.messages)
+    ) {
       return this.error(400, 'model, max_tokens and messages are required');
     }
     if (!Object.hasOwn(this.models, request.model)) return this.error(404, `model: ${request.model}`);
@@ -93,7 +108,11 @@ export class AnthropicFake extends FakeEngine {
     if (this.mode === 'overloaded') return this.error(529);
     if (this.mode === 'refusal') return this.reply(request.model, [], 'refusal');
     if (this.mode === 'no-tool-use' || !tool) {
-      return this.reply(request.model, [{ type: 'text', text: `I would pick ${names[0] ?? 'the first one'}.` }], 'end_turn');
+      return this.reply(
+        request.model,
+        [{ type: 'text', text: `I would pick ${names[0] ?? 'the first one'}.` }],
+        'end_turn',
+      );
     }
     const ranking = this.mode === 'outside-enum' ? ['merge anyway'] : (this.ranking ?? names.slice(0, 1));
     const confidence = this.mode === 'confidence-out-of-range' ? 1.7 : this.confidence;

@@ -3,7 +3,7 @@
  *   npm run fake-engine -- laya --port 8765 [--fault slow] [--slow-ms 2000]
  * It prints the URL on stderr and serves until interrupted.
  */
-import { FAULTS, Fault } from './fake-engine';
+import { FAULTS, type Fault } from './fake-engine';
 import { FAKE_ENGINES } from './index';
 
 async function main(argv: string[]): Promise<void> {
@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<void> {
   };
   const make = name ? FAKE_ENGINES[name] : undefined;
   if (!make) {
-    process.stderr.write(`usage: npm run fake-engine -- <${Object.keys(FAKE_ENGINES).join('|')}> [--port N] [--fault ${FAULTS.join('|')}]\n`);
+    process.stderr.write(
+      `usage: npm run fake-engine -- <${Object.keys(FAKE_ENGINES).join('|')}> [--port N] [--fault ${FAULTS.join('|')}]\n`,
+    );
     process.exitCode = 2;
     return;
   }

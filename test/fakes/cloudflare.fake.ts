@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, SystemOneEngineFake } from './systemone-answer';
 
 const MODELS = ['clef', 'clef-flash'];
 
@@ -29,7 +29,10 @@ export class CloudflareFake extends SystemOneEngineFake {
   replyStyle: CloudflareReplyStyle = 'envelope';
   private served = 0;
 
-  constructor({ apiKey, accountId = '0123456789abcdef0123456789abcdef' }: { apiKey?: string; accountId?: string } = {}) {
+  constructor({
+    apiKey,
+    accountId = '0123456789abcdef0123456789abcdef',
+  }: { apiKey?: string; accountId?: string } = {}) {
     super();
     this.apiKey = apiKey;
     this.accountId = accountId;
@@ -42,12 +45,16 @@ export class CloudflareFake extends SystemOneEngineFake {
   }
 
   protected refuse(request: RecordedRequest, questions: FakeChoiceQuestion[] | undefined): FakeReply | undefined {
-    if (request.headers.authorization === undefined) return this.errorReply(401, 10001, 'Unable to authenticate request');
-    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey) return this.errorReply(401, 10000, 'Authentication error');
+    if (request.headers.authorization === undefined)
+      return this.errorReply(401, 10001, 'Unable to authenticate request');
+    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey)
+      return this.errorReply(401, 10000, 'Authentication error');
     const routeModel = request.path.slice(request.path.lastIndexOf('/') + 1);
     const body = request.body;
-    if (!isObject(body) || body.model !== routeModel) return this.badInput(`"model" must be "${routeModel}", the model of the route`);
-    if (!questions || questions.length < 1 || questions.length > 64) return this.badInput('"questions" must hold 1 to 64 questions');
+    if (!isObject(body) || body.model !== routeModel)
+      return this.badInput(`"model" must be "${routeModel}", the model of the route`);
+    if (!questions || questions.length < 1 || questions.length > 64)
+      return this.badInput('"questions" must hold 1 to 64 questions');
     for (const question of questions) {
       if (question.type !== 'choice') {
         const problem = this.typedProblem(question, body);

@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /**
@@ -47,7 +47,16 @@ export type Fault = (typeof FAULTS)[number];
  * How an echoing engine writes the key back: as sent, in base64 (standard padded or not, url-safe), inside a
  * Basic header (`api:key`) or a `key:` pair in base64, percent-encoded, or in a JSON string with `\/` escapes.
  */
-export const ECHO_ENCODINGS = ['literal', 'base64', 'base64-unpadded', 'base64url', 'basic', 'key-colon', 'percent', 'json'] as const;
+export const ECHO_ENCODINGS = [
+  'literal',
+  'base64',
+  'base64-unpadded',
+  'base64url',
+  'basic',
+  'key-colon',
+  'percent',
+  'json',
+] as const;
 export type EchoEncoding = (typeof ECHO_ENCODINGS)[number];
 
 /** The key as an engine echoing it in `encoding` would write it. */
@@ -246,7 +255,10 @@ export abstract class FakeEngine {
       default: {
         if (fault.startsWith('echo-key-')) {
           const echoed = echoedKey(this.credentialOf(request), fault.slice('echo-key-'.length) as EchoEncoding);
-          return this.send(res, { status: 401, body: withMessage(this.errorBody(401), `invalid credentials: ${echoed}`) });
+          return this.send(res, {
+            status: 401,
+            body: withMessage(this.errorBody(401), `invalid credentials: ${echoed}`),
+          });
         }
         const status = Number(fault.replace('status-', ''));
         const headers: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': '1' } : {};

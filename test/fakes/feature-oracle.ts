@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FakeChoiceQuestion, isObject, round } from './systemone-answer';
+import { type FakeChoiceQuestion, isObject, round } from './systemone-answer';
 
 export interface FeatureOracleOptions {
   /** The teacher's yes/no labels by prompt text, keyed by question id (the routing features). */
@@ -30,10 +30,14 @@ export function featureOracle({ truth, accuracy, seed }: FeatureOracleOptions) {
   return (question: FakeChoiceQuestion, body: unknown): Record<string, number> | undefined => {
     const prompt = isObject(body) && isObject(body.state) ? body.state.prompt : undefined;
     const label = typeof prompt === 'string' ? truth.get(prompt)?.[question.id] : undefined;
-    if (typeof label !== 'boolean' || !question.options.includes('yes') || !question.options.includes('no')) return undefined;
+    if (typeof label !== 'boolean' || !question.options.includes('yes') || !question.options.includes('no'))
+      return undefined;
     const right = seededUniform(seed, prompt as string, question.id, 'right') < (accuracy[question.id] ?? 1);
     const range = right ? RIGHT : WRONG;
-    const confidence = round(range.from + (range.to - range.from) * seededUniform(seed, prompt as string, question.id, 'confidence'), 4);
+    const confidence = round(
+      range.from + (range.to - range.from) * seededUniform(seed, prompt as string, question.id, 'confidence'),
+      4,
+    );
     const sayYes = right === label;
     return { yes: sayYes ? confidence : round(1 - confidence, 4), no: sayYes ? round(1 - confidence, 4) : confidence };
   };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import * as path from 'node:path';
 
 /** One request either server saw: enough to prove a resume asked for a Range and where a token went. */
@@ -48,7 +48,8 @@ export class HfHubFake {
   readonly wrongBytes = new Set<string>();
   readonly missing = new Set<string>();
   readonly hideSize = new Set<string>();
-  cdnRedirect?: 'loop' | string;
+  /** A host to redirect file downloads to, or 'loop' for a redirect back to the hub itself. */
+  cdnRedirect?: string;
   hub!: URL;
   cdn!: URL;
   private readonly repos = new Map<string, FakeRepo>();
@@ -81,17 +82,23 @@ export class HfHubFake {
 
   /** The hits of one server, optionally for paths ending with `file`. */
   hitsOf(server: HubHit['server'], file?: string): HubHit[] {
-    return this.hits.filter((hit) => hit.server === server && (file === undefined || hit.path.endsWith(`/${file}`) || hit.path.endsWith(`/${this.blobName(file)}`)));
+    return this.hits.filter(
+      (hit) =>
+        hit.server === server &&
+        (file === undefined || hit.path.endsWith(`/${file}`) || hit.path.endsWith(`/${this.blobName(file)}`)),
+    );
   }
 
   async start(): Promise<this> {
     this.hub = await this.listen((req, res) => this.serveHub(req, res), '127.0.0.1', '127.0.0.1');
     // Another host on loopback, so the token rule (the Hub's origin only) is tested across hosts; where
     // 127.0.0.2 is not configured (macOS), the name localhost still differs from 127.0.0.1 as a host.
-    this.cdn = await this.listen((req, res) => this.serveCdn(req, res), '127.0.0.2', '127.0.0.2').catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRNOTAVAIL') throw error;
-      return this.listen((req, res) => this.serveCdn(req, res), '127.0.0.1', 'localhost');
-    });
+    this.cdn = await this.listen((req, res) => this.serveCdn(req, res), '127.0.0.2', '127.0.0.2').catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRNOTAVAIL') throw error;
+        return this.listen((req, res) => this.serveCdn(req, res), '127.0.0.1', 'localhost');
+      },
+    );
     return this;
   }
 
@@ -100,7 +107,11 @@ export class HfHubFake {
     await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 
-  private async listen(handler: (req: IncomingMessage, res: ServerResponse) => void, address: string, hostname: string): Promise<URL> {
+  private async listen(
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    address: string,
+    hostname: string,
+  ): Promise<URL> {
     const server = createServer(handler);
     server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -116,23 +127,37 @@ export class HfHubFake {
 
   private record(server: HubHit['server'], req: IncomingMessage): void {
     const { range, authorization } = req.headers;
-    this.hits.push({ server, method: req.method ?? '', path: (req.url ?? '').split('?')[0], ...(range && { range }), ...(authorization && { authorization }) });
+    this.hits.push({
+      server,
+      method: req.method ?? '',
+      path: (req.url ?? '').split('?')[0],
+      ...(range && { range }),
+      ...(authorization && { authorization }),
+    });
   }
 
   private serveHub(req: IncomingMessage, res: ServerResponse): void {
     this.record('hub', req);
     const url = new URL(req.url ?? '/', this.hub);
     const match = /^\/(.+?)\/resolve\/([^/]+)\/(.+)$/.exec(url.pathname);
-    if (!match || (req.method !== 'GET' && req.method !== 'HEAD')) return refuse(res, 404, 'EntryNotFound', 'no such route');
+    if (!match || (req.method !== 'GET' && req.method !== 'HEAD'))
+      return refuse(res, 404, 'EntryNotFound', 'no such route');
     const [, repoName, revision, filePath] = match.map((part) => decodeURIComponent(part));
     const repo = this.repos.get(repoName);
     if (!repo) return refuse(res, 401, 'RepoNotFound', 'Repository not found');
     if (repo.token !== undefined && req.headers.authorization !== `Bearer ${repo.token}`) {
-      return refuse(res, 401, 'GatedRepo', `Access to model ${repoName} is restricted. You must be authenticated to access it.`);
+      return refuse(
+        res,
+        401,
+        'GatedRepo',
+        `Access to model ${repoName} is restricted. You must be authenticated to access it.`,
+      );
     }
-    if (revision !== 'main' && revision !== repo.commit) return refuse(res, 404, 'RevisionNotFound', `Invalid rev id: ${revision}`);
+    if (revision !== 'main' && revision !== repo.commit)
+      return refuse(res, 404, 'RevisionNotFound', `Invalid rev id: ${revision}`);
     const bytes = repo.files.get(filePath);
-    if (!bytes || this.missing.has(filePath)) return refuse(res, 404, 'EntryNotFound', `${filePath} does not exist on "${revision}"`);
+    if (!bytes || this.missing.has(filePath))
+      return refuse(res, 404, 'EntryNotFound', `${filePath} does not exist on "${revision}"`);
     res.setHeader('x-repo-commit', repo.commit);
     if (repo.lfs.has(filePath)) {
       const hidden = this.hideSize.has(filePath);
@@ -152,12 +177,16 @@ export class HfHubFake {
   private serveCdn(req: IncomingMessage, res: ServerResponse): void {
     this.record('cdn', req);
     if (this.cdnRedirect !== undefined) {
-      res.writeHead(302, { location: this.cdnRedirect === 'loop' ? `${this.cdn.origin}${req.url}` : this.cdnRedirect, 'content-length': '0' });
+      res.writeHead(302, {
+        location: this.cdnRedirect === 'loop' ? `${this.cdn.origin}${req.url}` : this.cdnRedirect,
+        'content-length': '0',
+      });
       return void res.end();
     }
     const name = (req.url ?? '').split('?')[0].replace(/^\/blobs\//, '');
     for (const repo of this.repos.values()) {
-      for (const [file, bytes] of repo.files) if (repo.lfs.has(file) && this.blobName(file) === name) return this.serveBytes(req, res, file, bytes);
+      for (const [file, bytes] of repo.files)
+        if (repo.lfs.has(file) && this.blobName(file) === name) return this.serveBytes(req, res, file, bytes);
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('no such blob');
@@ -198,7 +227,12 @@ export class HfHubFake {
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: message });
-  res.writeHead(status, { 'x-error-code': code, 'x-error-message': message, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(status, {
+    'x-error-code': code,
+    'x-error-message': message,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  });
   res.end(body);
 }
 

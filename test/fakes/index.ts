@@ -21,5 +21,8 @@ export const FAKE_ENGINES: Record<string, () => FakeEngine> = {
   systemone: () => new LlamaServerFake({ apiKey: process.env.SYSTEM1_SYSTEMONE_API_KEY }),
   typesafe: () => new TypeSafeFake(),
   cloudflare: () =>
-    new CloudflareFake({ apiKey: process.env.SYSTEM1_CLOUDFLARE_API_TOKEN, accountId: process.env.SYSTEM1_CLOUDFLARE_ACCOUNT_ID || undefined }),
+    new CloudflareFake({
+      apiKey: process.env.SYSTEM1_CLOUDFLARE_API_TOKEN,
+      accountId: process.env.SYSTEM1_CLOUDFLARE_ACCOUNT_ID || undefined,
+    }),
 };

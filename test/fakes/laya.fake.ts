@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
 
 /** Names that pin a checkpoint (laya docs/http-api.md "Model resolution"); anything else auto-routes. */
 const PINNED: Record<string, string> = {
@@ -51,7 +51,8 @@ export class LayaFake extends SystemOneEngineFake {
     const body = request.body;
     if (!this.authorized(request)) return detail(401, 'invalid or missing bearer token');
     if (typeof body === 'string') return detail(400, 'request body must be valid JSON');
-    if (!isObject(body) || !('questions' in body)) return detail(400, "request body must be an object with a 'questions' field");
+    if (!isObject(body) || !('questions' in body))
+      return detail(400, "request body must be an object with a 'questions' field");
     if (body.state === undefined || body.state === null) return detail(400, "'state' is required");
     if (!questions) return detail(400, "'questions' must be an object");
     if (questions.length > 64) return detail(413, `too many questions (${questions.length} > 64)`);
@@ -72,8 +73,14 @@ export class LayaFake extends SystemOneEngineFake {
   }
 
   protected choiceAnswer(choice: string, probabilities: Record<string, number>): Record<string, unknown> {
-    const answer: Record<string, unknown> = { type: 'choice', choice, probabilities, confidence: entropyConfidence(probabilities) };
-    if (!this.strict) Object.assign(answer, { answer_confidence: probabilities[choice], action: { act_probability: 1.0 } });
+    const answer: Record<string, unknown> = {
+      type: 'choice',
+      choice,
+      probabilities,
+      confidence: entropyConfidence(probabilities),
+    };
+    if (!this.strict)
+      Object.assign(answer, { answer_confidence: probabilities[choice], action: { act_probability: 1.0 } });
     return answer;
   }
 

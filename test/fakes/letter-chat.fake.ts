@@ -1,4 +1,4 @@
-import { FakeEngine, RecordedRequest } from './fake-engine';
+import { FakeEngine, type RecordedRequest } from './fake-engine';
 
 /** One generated token with its alternatives, as Ollama and OpenAI-compatible servers report it. */
 export interface TokenLogprob {

@@ -1,4 +1,4 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
 import { LetterChatFake } from './letter-chat.fake';
 
 /**
@@ -13,8 +13,10 @@ export class OllamaFake extends LetterChatFake {
   version = '0.12.11';
 
   protected answer(request: RecordedRequest): FakeReply {
-    if (request.method === 'GET' && request.path === '/api/version') return { status: 200, body: { version: this.version } };
-    if (request.method === 'GET' && request.path === '/api/tags') return { status: 200, body: { models: this.models.map(tagEntry) } };
+    if (request.method === 'GET' && request.path === '/api/version')
+      return { status: 200, body: { version: this.version } };
+    if (request.method === 'GET' && request.path === '/api/tags')
+      return { status: 200, body: { models: this.models.map(tagEntry) } };
     if (request.method === 'POST' && request.path === '/api/chat') return this.chat(request);
     // Ollama's Go router answers unknown routes in plain text.
     return { status: 404, body: '404 page not found' };
@@ -64,6 +66,12 @@ function tagEntry(name: string) {
     modified_at: '2025-10-03T23:34:03.409490317-07:00',
     size: 9608350245,
     digest: 'c6eb396dbd5992bbe3f5cdb947e8bbc0ee413d7c17e2beaae69f5d569cf982eb',
-    details: { format: 'gguf', family: 'gemma4', families: ['gemma4'], parameter_size: '8.0B', quantization_level: 'Q4_K_M' },
+    details: {
+      format: 'gguf',
+      family: 'gemma4',
+      families: ['gemma4'],
+      parameter_size: '8.0B',
+      quantization_level: 'Q4_K_M',
+    },
   };
 }

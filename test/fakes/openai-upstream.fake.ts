@@ -1,5 +1,5 @@
-import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /** One request as it reached the upstream: the body byte for byte. */
@@ -69,12 +69,22 @@ export class OpenAiUpstreamFake {
   private async reply(hit: UpstreamHit, res: ServerResponse): Promise<void> {
     const path = hit.url.split('?')[0];
     const json = (status: number, body: unknown) => this.json(res, status, body);
-    if (this.status !== 200) return json(this.status, { error: { message: 'upstream says no', type: 'server_error', param: null, code: null } });
+    if (this.status !== 200)
+      return json(this.status, {
+        error: { message: 'upstream says no', type: 'server_error', param: null, code: null },
+      });
     let body: Record<string, unknown> = {};
     try {
       if (hit.body.length > 0) body = JSON.parse(hit.body.toString('utf8')) as Record<string, unknown>;
     } catch {
-      return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+      return json(400, {
+        error: {
+          message: 'We could not parse the JSON body of your request.',
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      });
     }
     const text = JSON.stringify(this.answer);
     const model = typeof body.model === 'string' ? body.model : 'gpt-slow';
@@ -86,22 +96,46 @@ export class OpenAiUpstreamFake {
         object: 'chat.completion',
         created: 1_700_000_000,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
       });
     }
     if (hit.method === 'POST' && path === '/v1/responses') {
       const response = responseObject(text, model);
-      if (body.stream === true) return this.stream(res, [{ type: 'response.output_text.delta', delta: text }, { type: 'response.completed', response }]);
+      if (body.stream === true)
+        return this.stream(res, [
+          { type: 'response.output_text.delta', delta: text },
+          { type: 'response.completed', response },
+        ]);
       return json(200, response);
     }
-    if (hit.method === 'GET' && path === '/v1/models') return json(200, { object: 'list', data: [{ id: 'gpt-slow', object: 'model', created: 1, owned_by: 'fake' }] });
-    return json(404, { error: { message: `no route ${hit.method} ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+    if (hit.method === 'GET' && path === '/v1/models')
+      return json(200, { object: 'list', data: [{ id: 'gpt-slow', object: 'model', created: 1, owned_by: 'fake' }] });
+    return json(404, {
+      error: {
+        message: `no route ${hit.method} ${path}`,
+        type: 'invalid_request_error',
+        param: null,
+        code: 'not_found',
+      },
+    });
   }
 
   private json(res: ServerResponse, status: number, body: unknown): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': 'req_upstream', ...this.extraHeaders });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': 'req_upstream',
+      ...this.extraHeaders,
+    });
     if (this.fault !== 'cut-body') return void res.end(text);
     // Half the body, then the connection drops: the caller sees a cut answer.
     res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
@@ -117,7 +151,6 @@ export class OpenAiUpstreamFake {
   }
 }
 
-
 /** The answer in three pieces, as a model streams it. */
 function chatChunks(text: string, model: string): unknown[] {
   const third = Math.ceil(text.length / 3);
@@ -129,7 +162,11 @@ function chatChunks(text: string, model: string): unknown[] {
     model,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
-  return [chunk({ role: 'assistant', content: '' }, null), ...pieces.map((content) => chunk({ content }, null)), chunk({}, 'stop')];
+  return [
+    chunk({ role: 'assistant', content: '' }, null),
+    ...pieces.map((content) => chunk({ content }, null)),
+    chunk({}, 'stop'),
+  ];
 }
 
 function responseObject(text: string, model: string): Record<string, unknown> {
@@ -141,10 +178,24 @@ function responseObject(text: string, model: string): Record<string, unknown> {
     error: null,
     incomplete_details: null,
     model,
-    output: [{ type: 'message', id: 'msg_upstream', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    output: [
+      {
+        type: 'message',
+        id: 'msg_upstream',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [] }],
+      },
+    ],
     parallel_tool_calls: true,
     tool_choice: 'auto',
     tools: [],
-    usage: { input_tokens: 40, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 49 },
+    usage: {
+      input_tokens: 40,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 9,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 49,
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
 import { LetterChatFake } from './letter-chat.fake';
 
 /**
@@ -31,7 +31,10 @@ export class OpenAiFake extends LetterChatFake {
     if (request.method === 'GET' && request.path === '/v1/models') {
       return {
         status: 200,
-        body: { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 1767919000, owned_by: 'vllm' })) },
+        body: {
+          object: 'list',
+          data: this.models.map((id) => ({ id, object: 'model', created: 1767919000, owned_by: 'vllm' })),
+        },
       };
     }
     if (request.method === 'POST' && request.path === '/v1/chat/completions') return this.completion(request);
@@ -60,8 +63,13 @@ export class OpenAiFake extends LetterChatFake {
 
   private completion(request: RecordedRequest): FakeReply {
     const model = this.chatModel(request);
-    if (!this.models.includes(model)) return { status: 404, body: this.error(404, 'NotFoundError', `The model \`${model}\` does not exist.`) };
-    const logprobs = this.withoutLogprobs ? (this.nullLogprobs ? { logprobs: null } : {}) : { logprobs: { content: [this.generated(request)] } };
+    if (!this.models.includes(model))
+      return { status: 404, body: this.error(404, 'NotFoundError', `The model \`${model}\` does not exist.`) };
+    const logprobs = this.withoutLogprobs
+      ? this.nullLogprobs
+        ? { logprobs: null }
+        : {}
+      : { logprobs: { content: [this.generated(request)] } };
     return {
       status: 200,
       body: {
@@ -69,7 +77,9 @@ export class OpenAiFake extends LetterChatFake {
         object: 'chat.completion',
         created: 1767919342,
         model,
-        choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: this.content() }, ...logprobs }],
+        choices: [
+          { index: 0, finish_reason: 'length', message: { role: 'assistant', content: this.content() }, ...logprobs },
+        ],
         usage: { prompt_tokens: 58, completion_tokens: 1, total_tokens: 59 },
       },
     };

@@ -1,5 +1,5 @@
-import { createServer, Server, STATUS_CODES } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
+import { createServer, type Server, STATUS_CODES } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A server that only records what reaches it: a redirect target that must receive nothing, or an
@@ -24,7 +24,9 @@ export class RecordingServer {
       const reason = STATUS_CODES[this.connectStatus] ?? 'Refused';
       // A policy page in the body, as real proxies send: it must never be shown as the target's answer.
       const body = JSON.stringify({ detail: { message: `proxy policy: ${reason}` } });
-      socket.end(`HTTP/1.1 ${this.connectStatus} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${this.connectStatus} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
     server.on('connection', (socket) => {
       this.sockets.add(socket);

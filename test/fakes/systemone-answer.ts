@@ -1,4 +1,4 @@
-import { FakeEngine, FakeReply, RecordedRequest } from './fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from './fake-engine';
 
 /** One `choice` question as a fake reads it from a System One request. */
 export interface FakeChoiceQuestion {
@@ -55,7 +55,10 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   protected abstract readonly decimals: number;
 
   /** The engine's own refusal of a request (auth, validation), or undefined to answer it. */
-  protected abstract refuse(request: RecordedRequest, questions: FakeChoiceQuestion[] | undefined): FakeReply | undefined;
+  protected abstract refuse(
+    request: RecordedRequest,
+    questions: FakeChoiceQuestion[] | undefined,
+  ): FakeReply | undefined;
   /** One answer in the engine's shape. */
   protected abstract choiceAnswer(choice: string, probabilities: Record<string, number>): Record<string, unknown>;
   /** The reply around the answers (`model`, `usage`, engine extras). */
@@ -70,7 +73,9 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     if (refused) return refused;
     const answers: Record<string, unknown> = {};
     for (const question of questions!) {
-      answers[question.id] = Object.hasOwn(this.answersById, question.id) ? this.answersById[question.id] : this.answerFor(question, request.body);
+      answers[question.id] = Object.hasOwn(this.answersById, question.id)
+        ? this.answersById[question.id]
+        : this.answerFor(question, request.body);
     }
     const reply = this.envelope(request, answers);
     return this.reshape ? { ...reply, body: this.reshape(reply.body as Record<string, unknown>) } : reply;
@@ -81,7 +86,9 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     if (question.type !== 'choice') return this.typedAnswer(question);
     const truth = this.distortion === undefined ? undefined : truthOf(body, question.options.length);
     const probabilities =
-      this.answerChoice?.(question, body) ?? this.probabilities ?? (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
+      this.answerChoice?.(question, body) ??
+      this.probabilities ??
+      (truth ? this.distorted(question.options, truth) : this.distribution(question.options));
     return this.choiceAnswer(argmax(probabilities), probabilities);
   }
 
@@ -97,7 +104,9 @@ export abstract class SystemOneEngineFake extends FakeEngine {
         : `questions.${question.id}: "criteria" must be an array of 2 to ${this.maxLevels} levels`;
     }
     if (question.type === 'box' && this.takesBoxes) {
-      return isObject(body) && Array.isArray(body.images) && body.images.length > 0 ? undefined : `questions.${question.id}: a box question needs an image`;
+      return isObject(body) && Array.isArray(body.images) && body.images.length > 0
+        ? undefined
+        : `questions.${question.id}: a box question needs an image`;
     }
     return `questions.${question.id}: unknown question type ${JSON.stringify(question.type)}`;
   }
@@ -105,9 +114,13 @@ export abstract class SystemOneEngineFake extends FakeEngine {
   /** A `noul`, `score` or `box` answer in the common shape (wire-contracts §1.2). */
   protected typedAnswer(question: FakeChoiceQuestion): Record<string, unknown> {
     if (question.type === 'noul') return { type: 'noul', noul: this.noulTrue };
-    if (question.type === 'box') return { type: 'box', box: { top: 0.1, bottom: 0.6, left: 0.2, right: 0.7 }, confidence: 0.7 };
+    if (question.type === 'box')
+      return { type: 'box', box: { top: 0.1, bottom: 0.6, left: 0.2, right: 0.7 }, confidence: 0.7 };
     const probabilities = this.probabilities ?? this.distribution(question.options);
-    const score = round(question.options.reduce((sum, level) => sum + Number(level) * probabilities[level], 0), 4);
+    const score = round(
+      question.options.reduce((sum, level) => sum + Number(level) * probabilities[level], 0),
+      4,
+    );
     const legend = Object.fromEntries(question.options.map((level, i) => [level, question.levels![i]]));
     return { type: 'score', score, legend, probabilities, confidence: probabilities[argmax(probabilities)] };
   }
@@ -117,7 +130,9 @@ export abstract class SystemOneEngineFake extends FakeEngine {
     const top = typeof this.pick === 'number' ? this.pick : Math.max(0, options.indexOf(this.pick));
     const ranked = [options[top], ...options.filter((_, i) => i !== top)];
     const parts = (options.length * (options.length + 1)) / 2;
-    const shares = new Map(ranked.map((option, rank) => [option, round((options.length - rank) / parts, this.decimals)]));
+    const shares = new Map(
+      ranked.map((option, rank) => [option, round((options.length - rank) / parts, this.decimals)]),
+    );
     return Object.fromEntries(options.map((option) => [option, shares.get(option)!]));
   }
 
@@ -143,7 +158,9 @@ export abstract class SystemOneEngineFake extends FakeEngine {
 /** `state.fake_truth` when it is a probability list of the right length. */
 function truthOf(body: unknown, options: number): number[] | undefined {
   const truth = isObject(body) && isObject(body.state) ? body.state.fake_truth : undefined;
-  return Array.isArray(truth) && truth.length === options && truth.every((p) => typeof p === 'number') ? truth : undefined;
+  return Array.isArray(truth) && truth.length === options && truth.every((p) => typeof p === 'number')
+    ? truth
+    : undefined;
 }
 
 /** The questions of a request, or undefined when the body has no `questions` object. */
@@ -155,15 +172,35 @@ export function readQuestions(body: unknown): FakeChoiceQuestion[] | undefined {
     if (question.type === 'score' && Array.isArray(criteria)) {
       // Levels are answered by their index; the legend names them as sent.
       const levels = criteria.map((level) => (typeof level === 'string' ? level : JSON.stringify(level)));
-      return { id, type: question.type, instructions: question.instructions, options: levels.map((_, i) => String(i)), criteria: 'list', levels };
+      return {
+        id,
+        type: question.type,
+        instructions: question.instructions,
+        options: levels.map((_, i) => String(i)),
+        criteria: 'list',
+        levels,
+      };
     }
     if (question.type === 'noul' || question.type === 'box') {
       return { id, type: question.type, instructions: question.instructions, options: [], criteria: 'map' };
     }
     if (Array.isArray(criteria) && criteria.every((c) => typeof c === 'string')) {
-      return { id, type: question.type, instructions: question.instructions, options: criteria as string[], criteria: 'list' };
+      return {
+        id,
+        type: question.type,
+        instructions: question.instructions,
+        options: criteria as string[],
+        criteria: 'list',
+      };
     }
-    if (isObject(criteria)) return { id, type: question.type, instructions: question.instructions, options: Object.keys(criteria), criteria: 'map' };
+    if (isObject(criteria))
+      return {
+        id,
+        type: question.type,
+        instructions: question.instructions,
+        options: Object.keys(criteria),
+        criteria: 'map',
+      };
     return { id, type: question.type, instructions: question.instructions, options: [], criteria: 'invalid' };
   });
 }

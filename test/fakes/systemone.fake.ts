@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
 
 /** What the fake server is doing: serving, still loading its model, or serving a text model. */
 export type LlamaServerMode = 'ready' | 'loading' | 'not-decision-model';
@@ -35,7 +35,8 @@ export class LlamaServerFake extends SystemOneEngineFake {
       return llamaError(401, 'Invalid API Key', 'authentication_error');
     }
     if (this.mode === 'loading') return { status: 503, body: { error: LOADING } };
-    if (this.mode === 'not-decision-model') return llamaError(501, 'This model is not a decision model', 'not_supported_error');
+    if (this.mode === 'not-decision-model')
+      return llamaError(501, 'This model is not a decision model', 'not_supported_error');
     const body = request.body;
     if (!isObject(body)) return llamaError(400, 'Failed to parse the request body as JSON', 'invalid_request_error');
     if (body.model !== undefined && typeof body.model !== 'string') return invalid('"model" must be a string');
@@ -54,7 +55,9 @@ export class LlamaServerFake extends SystemOneEngineFake {
         return invalid(`questions.${question.id}: "criteria" must be an object mapping options to descriptions`);
       }
       if (question.options.length > this.maxOptions) {
-        return invalid(`questions.${question.id}: "criteria" has ${question.options.length} options, at most ${this.maxOptions} are supported`);
+        return invalid(
+          `questions.${question.id}: "criteria" has ${question.options.length} options, at most ${this.maxOptions} are supported`,
+        );
       }
     }
     return undefined;
@@ -65,12 +68,17 @@ export class LlamaServerFake extends SystemOneEngineFake {
   }
 
   protected envelope(request: RecordedRequest, answers: Record<string, unknown>): FakeReply {
-    return { status: 200, body: { model: this.loadedModel, answers, usage: { input_tokens: this.inputTokens(request), output_tokens: 0 } } };
+    return {
+      status: 200,
+      body: { model: this.loadedModel, answers, usage: { input_tokens: this.inputTokens(request), output_tokens: 0 } },
+    };
   }
 
   protected otherRoute(request: RecordedRequest): FakeReply {
     if (request.method === 'GET' && (request.path === '/health' || request.path === '/v1/health')) {
-      return this.mode === 'loading' ? { status: 503, body: { error: LOADING } } : { status: 200, body: { status: 'ok' } };
+      return this.mode === 'loading'
+        ? { status: 503, body: { error: LOADING } }
+        : { status: 200, body: { status: 'ok' } };
     }
     return llamaError(404, 'File Not Found', 'not_found_error');
   }

@@ -1,5 +1,5 @@
 import { LlamaServerFake } from './systemone.fake';
-import { FakeChoiceQuestion, jevConfidence, round } from './systemone-answer';
+import { type FakeChoiceQuestion, jevConfidence, round } from './systemone-answer';
 
 /**
  * llama-server with a decision model that answers every typed question natively (wire-contracts §1.2):
@@ -29,7 +29,9 @@ export class TypedSystemOneFake extends LlamaServerFake {
   private choice(id: string, options: string[]): Record<string, unknown> {
     const picked = this.pickOption[id] ?? options[0];
     const rest = round((1 - this.choiceTop) / Math.max(1, options.length - 1), 4);
-    const probabilities = Object.fromEntries(options.map((option) => [option, option === picked ? this.choiceTop : rest]));
+    const probabilities = Object.fromEntries(
+      options.map((option) => [option, option === picked ? this.choiceTop : rest]),
+    );
     return { type: 'choice', choice: picked, probabilities, confidence: jevConfidence(probabilities) };
   }
 
@@ -39,7 +41,10 @@ export class TypedSystemOneFake extends LlamaServerFake {
     const shares = levels.map((_, i) => (i === top ? this.scoreTop : rest));
     return {
       type: 'score',
-      score: round(shares.reduce((sum, p, i) => sum + i * p, 0), 4),
+      score: round(
+        shares.reduce((sum, p, i) => sum + i * p, 0),
+        4,
+      ),
       legend: Object.fromEntries(levels.map((level, i) => [String(i), level])),
       probabilities: Object.fromEntries(shares.map((p, i) => [String(i), p])),
       confidence: this.scoreTop,

@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, jevConfidence, SystemOneEngineFake } from './systemone-answer';
 
 const MODELS = ['jev-1.13.0', 'jev-1.14.0', 'jev-latest', 'jev-preview'];
 
@@ -35,12 +35,22 @@ export class TypeSafeFake extends SystemOneEngineFake {
     if (unauthorized) return unauthorized;
     const body = request.body;
     if (!isObject(body) || body.model === undefined) {
-      return { status: 422, body: { detail: [{ loc: ['body', 'model'], msg: 'field required', type: 'value_error.missing' }] } };
+      return {
+        status: 422,
+        body: { detail: [{ loc: ['body', 'model'], msg: 'field required', type: 'value_error.missing' }] },
+      };
     }
     if (typeof body.model !== 'string' || !MODELS.includes(body.model)) {
-      return { status: 400, body: { detail: { error_type: 'api_usage_error', message: `Unknown model: ${String(body.model)}` } } };
+      return {
+        status: 400,
+        body: { detail: { error_type: 'api_usage_error', message: `Unknown model: ${String(body.model)}` } },
+      };
     }
-    if (!questions) return { status: 422, body: { detail: [{ loc: ['body', 'questions'], msg: 'field required', type: 'value_error.missing' }] } };
+    if (!questions)
+      return {
+        status: 422,
+        body: { detail: [{ loc: ['body', 'questions'], msg: 'field required', type: 'value_error.missing' }] },
+      };
     for (const question of questions) {
       if (question.type !== 'choice') {
         const problem = this.typedProblem(question, body);
@@ -48,9 +58,13 @@ export class TypeSafeFake extends SystemOneEngineFake {
         continue;
       }
       if (question.criteria !== 'map' || question.options.length < 2) {
-        return { status: 422, body: { detail: [{ loc: ['body', 'questions', question.id, 'criteria'], msg: 'value is not a valid dict' }] } };
+        return {
+          status: 422,
+          body: { detail: [{ loc: ['body', 'questions', question.id, 'criteria'], msg: 'value is not a valid dict' }] },
+        };
       }
-      if (question.options.length > 255) return { status: 400, body: { detail: 'Too many choices. Must have at most 255 choices.' } };
+      if (question.options.length > 255)
+        return { status: 400, body: { detail: 'Too many choices. Must have at most 255 choices.' } };
     }
     return undefined;
   }
@@ -64,13 +78,18 @@ export class TypeSafeFake extends SystemOneEngineFake {
     const count = Object.keys(answers).length;
     return {
       status: 200,
-      body: { model: this.aliases[asked] ?? asked, answers, usage: { input_tokens: this.inputTokens(request), output_tokens: 19 * count } },
+      body: {
+        model: this.aliases[asked] ?? asked,
+        answers,
+        usage: { input_tokens: this.inputTokens(request), output_tokens: 19 * count },
+      },
       headers: { 'x-typesafe-request-id': `req_fake${String(++this.served).padStart(6, '0')}` },
     };
   }
 
   protected otherRoute(request: RecordedRequest): FakeReply {
-    if (request.method !== 'GET' || request.path !== '/v1/models') return { status: 404, body: { detail: 'Not Found' } };
+    if (request.method !== 'GET' || request.path !== '/v1/models')
+      return { status: 404, body: { detail: 'Not Found' } };
     return (
       this.unauthorized(request) ?? {
         status: 200,

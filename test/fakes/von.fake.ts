@@ -1,5 +1,5 @@
-import { FakeReply, RecordedRequest } from './fake-engine';
-import { FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
+import { type FakeReply, type RecordedRequest } from './fake-engine';
+import { type FakeChoiceQuestion, isObject, round, SystemOneEngineFake } from './systemone-answer';
 
 /**
  * `von serve` (wire-contracts §1.4 C): `POST /v1/systemone` stamped with the version it served
@@ -21,7 +21,8 @@ export class VonFake extends SystemOneEngineFake {
   }
 
   protected refuse(request: RecordedRequest, questions: FakeChoiceQuestion[] | undefined): FakeReply | undefined {
-    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey) return detail(401, 'invalid or missing API key');
+    if (this.apiKey !== undefined && this.bearerOf(request) !== this.apiKey)
+      return detail(401, 'invalid or missing API key');
     if (!isObject(request.body) || !questions) return detail(422, 'body must be an object with a questions object');
     for (const question of questions) {
       if (question.type !== 'choice') {

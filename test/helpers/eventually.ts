@@ -17,12 +17,18 @@ export async function eventually(condition: () => boolean, what: string, limitMs
  * Reads `read()` (polled, 10 ms apart) until its value `holds`, and returns that value; or fails naming
  * `what` did not happen and the last value read.
  */
-export async function eventuallyRead<T>(read: () => Promise<T>, holds: (value: T) => boolean, what: string, limitMs = SETTLE_LIMIT_MS): Promise<T> {
+export async function eventuallyRead<T>(
+  read: () => Promise<T>,
+  holds: (value: T) => boolean,
+  what: string,
+  limitMs = SETTLE_LIMIT_MS,
+): Promise<T> {
   const until = Date.now() + limitMs;
   for (;;) {
     const value = await read();
     if (holds(value)) return value;
-    if (Date.now() > until) throw new Error(`${what}: still not so after ${limitMs / 1000} s (last read: ${JSON.stringify(value)})`);
+    if (Date.now() > until)
+      throw new Error(`${what}: still not so after ${limitMs / 1000} s (last read: ${JSON.stringify(value)})`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { itUnless } from './skip-unless';
 
@@ -18,9 +18,13 @@ export function makeFifo(dir: string, name: string): string {
  * read instead of hanging. Stop it after the test (it waits for a reader that, when the fix works, never comes).
  */
 export function feedFifo(file: string, text: string): { stop: () => void } {
-  const child: ChildProcess = spawn(process.execPath, ['-e', 'require("fs").writeFileSync(process.argv[1], process.argv[2])', file, text], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-e', 'require("fs").writeFileSync(process.argv[1], process.argv[2])', file, text],
+    {
+      stdio: 'ignore',
+    },
+  );
   child.on('error', () => undefined);
   return { stop: () => void child.kill('SIGKILL') };
 }

@@ -1,5 +1,5 @@
-import { ModuleMetadata } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { type ModuleMetadata } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { loadConfig } from '../../src/config/config.loader';
 import { McpModule } from '../../src/mcp/mcp.module';
 import { System1Module } from '../../src/system1/system1.module';
@@ -18,7 +18,12 @@ export interface GatewayAppOptions {
 export const TEST_CONFIG_FILE = '/test/config.toml';
 
 /** The gateway's Nest container, with an in-memory config file and environment instead of the real ones. */
-export async function gatewayApp({ toml, env = {}, imports = [], logs }: GatewayAppOptions = {}): Promise<TestingModule> {
+export async function gatewayApp({
+  toml,
+  env = {},
+  imports = [],
+  logs,
+}: GatewayAppOptions = {}): Promise<TestingModule> {
   const fullEnv = { HOME: '/test/home', SYSTEM1_INSTALL_DIR: '/test/install', ...env };
   const config = loadConfig({
     env: { ...fullEnv, SYSTEM1_CONFIG: TEST_CONFIG_FILE },
@@ -29,7 +34,9 @@ export async function gatewayApp({ toml, env = {}, imports = [], logs }: Gateway
   });
   if (toml === undefined) config.configFile = null;
   config.errors = config.errors.filter((error) => error.key !== '(file)');
-  const moduleRef = await Test.createTestingModule({ imports: [System1Module.forRoot({ config, env: fullEnv }), McpModule, ...imports] })
+  const moduleRef = await Test.createTestingModule({
+    imports: [System1Module.forRoot({ config, env: fullEnv }), McpModule, ...imports],
+  })
     // Unit suites assert on results, not log text (the e2e suites read the real server's stderr).
     .setLogger(debugLogger(logs))
     .compile();

@@ -11,14 +11,20 @@ export const softmax = (logits: readonly number[]): number[] => {
 };
 
 /** softmax(log(max(p, floor)) / T): the reference clips at 1e-12, the product floors at 5e-5. */
-export const scaled = (p: readonly number[], t: number, floor = 1e-12): number[] => softmax(p.map((x) => Math.log(Math.max(x, floor)) / t));
+export const scaled = (p: readonly number[], t: number, floor = 1e-12): number[] =>
+  softmax(p.map((x) => Math.log(Math.max(x, floor)) / t));
 
 /** The index of the largest probability, the first on ties. */
 export const argmax = (p: readonly number[]): number => p.reduce((best, x, i) => (x > p[best] ? i : best), 0);
 
 /** The maximum-likelihood temperature by ternary search over log T in [0.05, 20] (the log-likelihood is unimodal there). */
-export function mlTemperature(probabilities: readonly (readonly number[])[], labels: readonly number[], floor = 1e-12): number {
-  const nll = (t: number) => probabilities.reduce((sum, p, i) => sum - Math.log(Math.max(scaled(p, t, floor)[labels[i]], floor)), 0);
+export function mlTemperature(
+  probabilities: readonly (readonly number[])[],
+  labels: readonly number[],
+  floor = 1e-12,
+): number {
+  const nll = (t: number) =>
+    probabilities.reduce((sum, p, i) => sum - Math.log(Math.max(scaled(p, t, floor)[labels[i]], floor)), 0);
   let [lo, hi] = [Math.log(0.05), Math.log(20)];
   for (let step = 0; step < 200; step++) {
     const a = lo + (hi - lo) / 3;
@@ -38,7 +44,9 @@ export function stratifiedKFold(labels: readonly (string | number)[], k: number,
   const classes = [...new Set(labels)];
   const encoded = labels.map((label) => classes.indexOf(label));
   const order = [...encoded].sort((a, b) => a - b);
-  const allocation = Array.from({ length: k }, (_, fold) => classes.map((_, c) => order.filter((code, i) => i % k === fold && code === c).length));
+  const allocation = Array.from({ length: k }, (_, fold) =>
+    classes.map((_, c) => order.filter((code, i) => i % k === fold && code === c).length),
+  );
   const folds = new Array<number>(labels.length);
   classes.forEach((_, c) => {
     const foldsForClass = allocation.flatMap((counts, fold) => Array<number>(counts[c]).fill(fold));
@@ -71,12 +79,22 @@ export function scores(probabilities: readonly (readonly number[])[], labels: re
  * Held-out figures of temperature scaling by stratified k-fold cross-validation: each row scaled by the
  * maximum-likelihood temperature of the other folds, the scores taken over all rows so predicted.
  */
-export function heldOutScores(probabilities: readonly (readonly number[])[], labels: readonly number[], random: () => number, k = 5, floor = 1e-12) {
+export function heldOutScores(
+  probabilities: readonly (readonly number[])[],
+  labels: readonly number[],
+  random: () => number,
+  k = 5,
+  floor = 1e-12,
+) {
   const folds = stratifiedKFold(labels, k, random);
   const predicted = new Array<number[]>(labels.length);
   for (let fold = 0; fold < k; fold++) {
     const train = labels.map((_, i) => i).filter((i) => folds[i] !== fold);
-    const t = mlTemperature(train.map((i) => probabilities[i]), train.map((i) => labels[i]), floor);
+    const t = mlTemperature(
+      train.map((i) => probabilities[i]),
+      train.map((i) => labels[i]),
+      floor,
+    );
     labels.forEach((_, i) => folds[i] === fold && (predicted[i] = scaled(probabilities[i], t, floor)));
   }
   return scores(predicted, labels, floor);

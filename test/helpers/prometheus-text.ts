@@ -50,7 +50,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
       if (!METRIC_NAME.test(name)) fail('not a metric name');
       const family = families.get(name) ?? { name, type: 'untyped' as MetricType, samples: [] };
       if (family.samples.length > 0) fail(`${kind} after the family's samples`);
-      if (families.has(name) && current !== family) fail('the family\'s lines are not together');
+      if (families.has(name) && current !== family) fail("the family's lines are not together");
       if (kind === 'TYPE') {
         if (typed.has(name)) fail('a second TYPE');
         if (!TYPES.includes(rest.trim() as MetricType)) fail('an unknown type');
@@ -66,12 +66,13 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     }
     const sample = readSample(line, fail);
     const family = familyOf(sample.name, families) ?? fail('a sample of no declared family (TYPE must come first)');
-    if (family !== current) fail('the family\'s lines are not together');
+    if (family !== current) fail("the family's lines are not together");
     const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
     if (series.has(key)) fail('the same series twice');
     series.add(key);
     if (family.type === 'counter' && !(sample.value >= 0)) fail('a counter below zero');
-    if (family.type === 'histogram' && sample.name.endsWith('_bucket') && sample.labels.le === undefined) fail('a bucket without le');
+    if (family.type === 'histogram' && sample.name.endsWith('_bucket') && sample.labels.le === undefined)
+      fail('a bucket without le');
     family.samples.push(sample);
   });
   for (const family of families.values()) if (family.type === 'histogram') checkHistogram(family);
@@ -156,7 +157,8 @@ function checkHistogram(family: Family): void {
     }
     const last = sorted[sorted.length - 1];
     if (!last || last[0] !== Infinity) throw new Error(`${family.name}${key}: no +Inf bucket`);
-    if (count === undefined || last[1] !== count) throw new Error(`${family.name}${key}: the +Inf bucket is not _count`);
+    if (count === undefined || last[1] !== count)
+      throw new Error(`${family.name}${key}: the +Inf bucket is not _count`);
   }
 }
 
@@ -164,7 +166,9 @@ function checkHistogram(family: Family): void {
 export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   const matches = [...families.values()]
     .flatMap((family) => family.samples)
-    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+    .filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
   if (matches.length !== 1) throw new Error(`${matches.length} samples of ${name}${JSON.stringify(labels)}`);
   return matches[0].value;
 }
@@ -173,6 +177,8 @@ export function sampleValue(families: Map<string, Family>, name: string, labels:
 export function sampleSum(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   return [...families.values()]
     .flatMap((family) => family.samples)
-    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    )
     .reduce((sum, sample) => sum + sample.value, 0);
 }

@@ -5,17 +5,22 @@
  */
 import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { IncomingHttpHeaders, OutgoingHttpHeaders, request } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { OpenAiRouterService, RunningRouter } from '../../src/openai-router/openai-router.service';
+import { OpenAiRouterService, type RunningRouter } from '../../src/openai-router/openai-router.service';
 import type { ListenOptions } from '../../src/openai-router/router-options';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { choice, noul, score, StubDecider } from './stub-decider';
 
 export const confidentDecider = () =>
-  new StubDecider({ category: choice('subscriptions', 0.97), is_recurring: noul(0.98), channel: choice('online', 0.9), review_priority: score(0, 0.95) });
+  new StubDecider({
+    category: choice('subscriptions', 0.97),
+    is_recurring: noul(0.98),
+    channel: choice('online', 0.9),
+    review_priority: score(0, 0.95),
+  });
 
 /** One router per test, stopped afterwards with its upstream; the Nest logger's lines are kept. */
 export class RouterHarness {
@@ -30,12 +35,19 @@ export class RouterHarness {
     const harness = new RouterHarness();
     beforeEach(async () => {
       harness.upstream = new OpenAiUpstreamFake();
-      harness.upstream.answer = { category: 'subscriptions', is_recurring: true, channel: 'online', review_priority: 2 };
+      harness.upstream.answer = {
+        category: 'subscriptions',
+        is_recurring: true,
+        channel: 'online',
+        review_priority: 2,
+      };
       harness.upstreamUrl = await harness.upstream.start();
       harness.dir = mkdtempSync(path.join(tmpdir(), 'system1-router-'));
       harness.logLines.length = 0;
       for (const level of ['log', 'warn', 'error'] as const) {
-        jest.spyOn(Logger.prototype, level).mockImplementation((...args: unknown[]) => void harness.logLines.push(String(args[0])));
+        jest
+          .spyOn(Logger.prototype, level)
+          .mockImplementation((...args: unknown[]) => void harness.logLines.push(String(args[0])));
       }
     });
     afterEach(async () => {
@@ -48,8 +60,19 @@ export class RouterHarness {
   }
 
   /** Starts a router on 127.0.0.1 (a free port unless given) in front of the fake upstream. */
-  async start(overrides: Partial<ListenOptions> = {}, decider: StubDecider = confidentDecider()): Promise<RunningRouter & { port: number }> {
-    const options: ListenOptions = { host: '127.0.0.1', port: 0, upstream: new URL(this.upstreamUrl), minConfidence: 0.8, shadow: false, shadowLog: path.join(this.dir, 'shadow.jsonl'), ...overrides };
+  async start(
+    overrides: Partial<ListenOptions> = {},
+    decider: StubDecider = confidentDecider(),
+  ): Promise<RunningRouter & { port: number }> {
+    const options: ListenOptions = {
+      host: '127.0.0.1',
+      port: 0,
+      upstream: new URL(this.upstreamUrl),
+      minConfidence: 0.8,
+      shadow: false,
+      shadowLog: path.join(this.dir, 'shadow.jsonl'),
+      ...overrides,
+    };
     const running = await new OpenAiRouterService(decider.decide).listen(options);
     this.routers.push(running);
     return { ...running, port: Number(new URL(running.baseUrl).port) };
@@ -68,7 +91,8 @@ export interface Answer {
   text: string;
 }
 
-export const errorOf = (answer: Answer) => (JSON.parse(answer.text) as { error: { message: string; type: string; code: string } }).error;
+export const errorOf = (answer: Answer) =>
+  (JSON.parse(answer.text) as { error: { message: string; type: string; code: string } }).error;
 
 export interface Exchange {
   method?: string;
@@ -80,14 +104,33 @@ export interface Exchange {
 }
 
 /** One request on its own connection; rejects with the socket error a client would see. */
-export function send(port: number, { method = 'POST', path: target = '/v1/chat/completions', headers = {}, body, address = '127.0.0.1' }: Exchange): Promise<Answer> {
+export function send(
+  port: number,
+  { method = 'POST', path: target = '/v1/chat/completions', headers = {}, body, address = '127.0.0.1' }: Exchange,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: address, port, method, path: target, headers: { 'content-type': 'application/json', ...headers }, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const outgoing = request(
+      {
+        host: address,
+        port,
+        method,
+        path: target,
+        headers: { 'content-type': 'application/json', ...headers },
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -103,7 +146,12 @@ export function send(port: number, { method = 'POST', path: target = '/v1/chat/c
 export function upload(
   port: number,
   totalBytes: number,
-  { chunked = false, chunkBytes = 64 * 1024, headers = {}, holdOpen = false }: { chunked?: boolean; chunkBytes?: number; headers?: OutgoingHttpHeaders; holdOpen?: boolean } = {},
+  {
+    chunked = false,
+    chunkBytes = 64 * 1024,
+    headers = {},
+    holdOpen = false,
+  }: { chunked?: boolean; chunkBytes?: number; headers?: OutgoingHttpHeaders; holdOpen?: boolean } = {},
 ): Promise<Answer & { sent: number }> {
   return new Promise((resolve, reject) => {
     let sent = 0;
@@ -114,7 +162,11 @@ export function upload(
         port,
         method: 'POST',
         path: '/v1/chat/completions',
-        headers: { 'content-type': 'application/json', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': totalBytes }), ...headers },
+        headers: {
+          'content-type': 'application/json',
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': totalBytes }),
+          ...headers,
+        },
         agent: false,
       },
       (response) => {
@@ -122,7 +174,12 @@ export function upload(
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), sent });
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+            sent,
+          });
           outgoing.destroy();
         });
         response.on('error', reject);
@@ -150,7 +207,12 @@ export function upload(
  * socket with unread body in it sends a reset, which throws away an answer the client had not read yet: then
  * `received` is empty. Resolves with everything received after the 100 Continue.
  */
-export function uploadLikeCurl(port: number, path: string, totalBytes: number, chunkBytes = 64 * 1024): Promise<{ received: string; writeError?: string }> {
+export function uploadLikeCurl(
+  port: number,
+  path: string,
+  totalBytes: number,
+  chunkBytes = 64 * 1024,
+): Promise<{ received: string; writeError?: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let head = '';
@@ -171,15 +233,25 @@ export function uploadLikeCurl(port: number, path: string, totalBytes: number, c
         socket.resume();
       });
     };
-    const chunk = Buffer.concat([Buffer.from(`${chunkBytes.toString(16)}\r\n`), Buffer.alloc(chunkBytes, 'a'), Buffer.from('\r\n')]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${chunkBytes.toString(16)}\r\n`),
+      Buffer.alloc(chunkBytes, 'a'),
+      Buffer.from('\r\n'),
+    ]);
     const writeBody = async () => {
       for (let sent = 0; sent < totalBytes && !socket.destroyed; sent += chunkBytes) {
-        if (!socket.write(chunk)) await new Promise((drained) => { socket.once('drain', drained); socket.once('close', drained); });
+        if (!socket.write(chunk))
+          await new Promise((drained) => {
+            socket.once('drain', drained);
+            socket.once('close', drained);
+          });
       }
       if (!socket.destroyed) socket.write('0\r\n\r\n');
     };
     socket.on('data', afterContinue);
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n`,
+    );
   });
 }
 

@@ -1,6 +1,11 @@
 import { Injectable, Module } from '@nestjs/common';
 import { text } from '../../src/config/setting-types';
-import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../src/decisions/provider.interface';
+import {
+  AttemptContext,
+  HealthProbeResult,
+  ProviderDefinition,
+  System1Provider,
+} from '../../src/decisions/provider.interface';
 import { System1Engine } from '../../src/decisions/providers.token';
 import { MalformedResponseError } from '../../src/decisions/decision-error';
 import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-engine';
@@ -11,7 +16,11 @@ export interface DecisionBatch {
   questions: ChoiceAsk[];
 }
 
-export type Script = (batch: DecisionBatch, context: AttemptContext, instance: string) => Promise<Record<string, unknown>>;
+export type Script = (
+  batch: DecisionBatch,
+  context: AttemptContext,
+  instance: string,
+) => Promise<Record<string, unknown>>;
 
 /**
  * A test engine whose behaviour each test scripts. Several instances can run under other names with
@@ -21,7 +30,10 @@ export type Script = (batch: DecisionBatch, context: AttemptContext, instance: s
 @System1Engine()
 export class ScriptedEngine implements ProviderDefinition {
   static script: Script = async () => ({});
-  static health: (instance: string, context: AttemptContext) => Promise<HealthProbeResult> = async () => ({ ok: true, detail: 'scripted' });
+  static health: (instance: string, context: AttemptContext) => Promise<HealthProbeResult> = async () => ({
+    ok: true,
+    detail: 'scripted',
+  });
 
   readonly name = 'scripted';
   readonly description = 'test engine driven by the test';
@@ -36,9 +48,14 @@ export class ScriptedEngine implements ProviderDefinition {
       evaluate: (request, context) => {
         let answers: Promise<Record<string, unknown>> | undefined;
         return evaluateByPicks(request, context, (_ask, state) => {
-          answers ??= ScriptedEngine.script({ state, questions: Object.entries(request.questions).map(([id, q]) => asChoice(id, q)) }, context, label);
+          answers ??= ScriptedEngine.script(
+            { state, questions: Object.entries(request.questions).map(([id, q]) => asChoice(id, q)) },
+            context,
+            label,
+          );
           return answers.then((all) => {
-            if (typeof all !== 'object' || all === null || Array.isArray(all)) throw new MalformedResponseError('the provider returned no answers object');
+            if (typeof all !== 'object' || all === null || Array.isArray(all))
+              throw new MalformedResponseError('the provider returned no answers object');
             return all[_ask.id];
           });
         });

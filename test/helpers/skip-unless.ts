@@ -5,10 +5,17 @@
  */
 export function describeUnless(missing: string | undefined): jest.Describe {
   if (missing === undefined) return describe;
-  return Object.assign((name: string, body: () => void) => describe.skip(`${name} [SKIPPED: ${missing}]`, body), describe);
+  return Object.assign(
+    (name: string, body: () => void) => describe.skip(`${name} [SKIPPED: ${missing}]`, body),
+    describe,
+  );
 }
 
 export function itUnless(missing: string | undefined): jest.It {
   if (missing === undefined) return it;
-  return Object.assign((name: string, body: jest.ProvidesCallback, timeout?: number) => it.skip(`${name} [SKIPPED: ${missing}]`, body, timeout), it);
+  return Object.assign(
+    (name: string, body: jest.ProvidesCallback, timeout?: number) =>
+      it.skip(`${name} [SKIPPED: ${missing}]`, body, timeout),
+    it,
+  );
 }

@@ -19,7 +19,8 @@ class SkippedReporter {
       const file = path.relative(process.cwd(), suite.testFilePath);
       for (const test of suite.testResults) {
         if (test.status !== 'pending' && test.status !== 'skipped' && test.status !== 'todo') continue;
-        const name = [...test.ancestorTitles, test.title].find((title) => title.includes('[SKIPPED: ')) ?? test.fullName;
+        const name =
+          [...test.ancestorTitles, test.title].find((title) => title.includes('[SKIPPED: ')) ?? test.fullName;
         const key = `${file}: ${name}`;
         groups.set(key, (groups.get(key) ?? 0) + 1);
       }

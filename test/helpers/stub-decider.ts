@@ -2,8 +2,20 @@ import type { Answer } from '../../src/decisions/question.types';
 import type { DecideRequest, DecideResult, QuestionResult } from '../../src/library/library.types';
 import type { FastDecider } from '../../src/openai-router/fast-decider';
 
-export const choice = (value: string, confidence: number): Answer => ({ type: 'choice', value, probabilities: { [value]: confidence }, confidence, calibrated: false });
-export const noul = (probabilityTrue: number): Answer => ({ type: 'noul', value: probabilityTrue >= 0.5, probabilityTrue, confidence: Math.abs(2 * probabilityTrue - 1), calibrated: false });
+export const choice = (value: string, confidence: number): Answer => ({
+  type: 'choice',
+  value,
+  probabilities: { [value]: confidence },
+  confidence,
+  calibrated: false,
+});
+export const noul = (probabilityTrue: number): Answer => ({
+  type: 'noul',
+  value: probabilityTrue >= 0.5,
+  probabilityTrue,
+  confidence: Math.abs(2 * probabilityTrue - 1),
+  calibrated: false,
+});
 export const score = (level: number, confidence: number, levels = 3): Answer => ({
   type: 'score',
   value: level,
@@ -26,10 +38,20 @@ export class StubDecider {
     const answers: Record<string, QuestionResult> = {};
     for (const id of Object.keys(request.questions)) {
       const entry = this.table[id];
-      if (entry instanceof Error) answers[id] = { status: 'error', error: { code: 'unsupported', message: entry.message } };
+      if (entry instanceof Error)
+        answers[id] = { status: 'error', error: { code: 'unsupported', message: entry.message } };
       else if (entry) answers[id] = { status: 'ok', answer: entry, belowThreshold: false };
     }
-    const result: DecideResult = { answers, meta: { requestId: 'stub-1', requested: { provider: 'stub', model: 'd1' }, executed: { provider: 'stub', model: 'd1' }, durationMs: 3, usage: { inputTokens: 120, outputTokens: 0 } } };
+    const result: DecideResult = {
+      answers,
+      meta: {
+        requestId: 'stub-1',
+        requested: { provider: 'stub', model: 'd1' },
+        executed: { provider: 'stub', model: 'd1' },
+        durationMs: 3,
+        usage: { inputTokens: 120, outputTokens: 0 },
+      },
+    };
     return result;
   };
 }

@@ -20,7 +20,14 @@ export function useRecordingProxy({ connectStatus = 502, credentials }: Recordin
     const address = await proxy.start();
     if (credentials) [address.username, address.password] = credentials.split(':');
     const url = address.href;
-    Object.assign(process.env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' });
+    Object.assign(process.env, {
+      HTTP_PROXY: url,
+      HTTPS_PROXY: url,
+      http_proxy: url,
+      https_proxy: url,
+      NO_PROXY: '',
+      no_proxy: '',
+    });
   });
   afterAll(async () => {
     process.env = saved;

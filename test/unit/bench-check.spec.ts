@@ -15,19 +15,28 @@ interface Paths {
   results: string;
   output: string;
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { check, renderReport } = require(path.join(ROOT, 'bench', 'report.js')) as {
   check: (options: Paths) => string[];
   renderReport: (options: Omit<Paths, 'output'>) => { text: string; problems: string[] };
 };
 
-const TEMPLATE = ['# Results', '', 'Start-up took {{startup.json#stats.gateway.p50|0}} ms p50, {{startup.json#ratio|2}}x the floor.', ''].join('\n');
+const TEMPLATE = [
+  '# Results',
+  '',
+  'Start-up took {{startup.json#stats.gateway.p50|0}} ms p50, {{startup.json#ratio|2}}x the floor.',
+  '',
+].join('\n');
 
 let paths: Paths;
 let commit: string;
 
 function git(...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=bench test', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: paths.root, encoding: 'utf8' }).trim();
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=bench test', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', ...args],
+    { cwd: paths.root, encoding: 'utf8' },
+  ).trim();
 }
 
 function commitFile(file: string, text: string): string {
@@ -40,9 +49,25 @@ function commitFile(file: string, text: string): string {
 
 /** A results file as bench/lib.js `save` writes it, taken at `at` with src/ clean unless told. */
 function writeResults(at: string, provenance: Record<string, unknown> = {}): void {
-  const machine = { hostname: 'h', cpus: 2, cpu: 'cpu', memory_gb: 4, node: 'v20', load_average_start: [0.1, 0.1, 0.1] };
+  const machine = {
+    hostname: 'h',
+    cpus: 2,
+    cpu: 'cpu',
+    memory_gb: 4,
+    node: 'v20',
+    load_average_start: [0.1, 0.1, 0.1],
+  };
   const file = {
-    provenance: { commit: at, src_dirty: false, dirty_files: [], date: '2026-12-01T10:00:00.000Z', invoked_as: 'npm run bench -- startup', quick: false, machine, ...provenance },
+    provenance: {
+      commit: at,
+      src_dirty: false,
+      dirty_files: [],
+      date: '2026-12-01T10:00:00.000Z',
+      invoked_as: 'npm run bench -- startup',
+      quick: false,
+      machine,
+      ...provenance,
+    },
     stats: { gateway: { p50: 184.87 } },
     ratio: 1.194,
   };
@@ -56,7 +81,12 @@ function setTemplate(text: string): void {
 
 beforeEach(() => {
   const root = mkdtempSync(path.join(tmpdir(), 'bench-check-'));
-  paths = { root, template: path.join(root, 'bench', 'RESULTS.template.md'), results: path.join(root, 'bench', 'results'), output: path.join(root, 'bench', 'RESULTS.md') };
+  paths = {
+    root,
+    template: path.join(root, 'bench', 'RESULTS.template.md'),
+    results: path.join(root, 'bench', 'results'),
+    output: path.join(root, 'bench', 'RESULTS.md'),
+  };
   mkdirSync(paths.results, { recursive: true });
   execFileSync('git', ['init', '-q'], { cwd: root });
   commitFile('package-lock.json', '{}\n');
@@ -84,7 +114,9 @@ it('names a figure written into the template outside a placeholder, with its lin
 });
 
 it('lets a number that is not a measurement through when it is marked literal, and ignores code and headings', () => {
-  setTemplate(`${TEMPLATE}Target {{literal 1.5x}}.\n\n## Before 1.2 ms\n\n\`\`\`\nnode -e '' # 2.5 ms\n\`\`\`\n\`--heap-growing-percent=20\` keeps 1 in \`0.5 s\`.\n`);
+  setTemplate(
+    `${TEMPLATE}Target {{literal 1.5x}}.\n\n## Before 1.2 ms\n\n\`\`\`\nnode -e '' # 2.5 ms\n\`\`\`\n\`--heap-growing-percent=20\` keeps 1 in \`0.5 s\`.\n`,
+  );
 
   expect(check(paths)).toEqual([]);
 });
@@ -95,8 +127,12 @@ it('names a placeholder whose path the results file lacks, and one whose file do
   const problems = check(paths);
 
   expect(problems).toEqual([
-    expect.stringMatching(/RESULTS\.template\.md:4: \{\{startup\.json#stats\.gateway\.p99\|0\}\}: startup\.json has no stats\.gateway\.p99/),
-    expect.stringMatching(/RESULTS\.template\.md:4: \{\{memory\.json#rss_mb\.idle\|1\}\}: bench[\\/]results[\\/]memory\.json does not exist/),
+    expect.stringMatching(
+      /RESULTS\.template\.md:4: \{\{startup\.json#stats\.gateway\.p99\|0\}\}: startup\.json has no stats\.gateway\.p99/,
+    ),
+    expect.stringMatching(
+      /RESULTS\.template\.md:4: \{\{memory\.json#rss_mb\.idle\|1\}\}: bench[\\/]results[\\/]memory\.json does not exist/,
+    ),
   ]);
   expect(readFileSync(paths.output, 'utf8')).toContain('p99 [missing: startup.json#stats.gateway.p99] ms');
 });
@@ -106,7 +142,13 @@ it('names results taken at a commit older than the last change to src/', () => {
 
   const problems = check(paths);
 
-  expect(problems).toEqual([expect.stringMatching(new RegExp(`startup\\.json was taken at ${commit.slice(0, 7)}; src or package-lock\\.json changed since \\(1 commit`))]);
+  expect(problems).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `startup\\.json was taken at ${commit.slice(0, 7)}; src or package-lock\\.json changed since \\(1 commit`,
+      ),
+    ),
+  ]);
 });
 
 it('names results taken before a change to package-lock.json, but not before a change outside src/', () => {
@@ -123,7 +165,9 @@ it('names results taken with uncommitted changes in src/, at reduced sizes, or n
 
   expect(check(paths)).toEqual([
     expect.stringMatching(/startup\.json was taken with BENCH_QUICK=1/),
-    expect.stringMatching(/startup\.json was taken with uncommitted changes in src or package-lock\.json \(src\/main\.ts\)/),
+    expect.stringMatching(
+      /startup\.json was taken with uncommitted changes in src or package-lock\.json \(src\/main\.ts\)/,
+    ),
   ]);
 
   writeResults(commit, { commit: undefined });
@@ -134,5 +178,9 @@ it('names results taken with uncommitted changes in src/, at reduced sizes, or n
 it('names a RESULTS.md edited by hand or rendered from other results, with the first differing line', () => {
   writeFileSync(paths.output, readFileSync(paths.output, 'utf8').replace('185 ms', '150 ms'));
 
-  expect(check(paths)).toEqual([expect.stringMatching(/RESULTS\.md is not what bench[\\/]RESULTS\.template\.md renders to .*line \d+: "Start-up took 150 ms.*where the render has "Start-up took 185 ms/)]);
+  expect(check(paths)).toEqual([
+    expect.stringMatching(
+      /RESULTS\.md is not what bench[\\/]RESULTS\.template\.md renders to .*line \d+: "Start-up took 150 ms.*where the render has "Start-up took 185 ms/,
+    ),
+  ]);
 });

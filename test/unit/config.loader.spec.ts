@@ -65,14 +65,31 @@ describe('config loader', () => {
     expect(config.installDir).toBe('/home/u/.system1-gateway');
   });
 
-  it("reads [http.callers.<name>] with each missing key taken from [http], and [http.oauth] from the file or its variables", () => {
-    const config = load('[http]\nrate_per_minute = 100\nburst = 5\n[http.callers.alice]\ntools = ["system1_health"]\n[http.callers."team agent"]\nburst = 1\n');
-    expect(config.httpCallers).toEqual({ alice: { tools: ['system1_health'], caller_models: [], rate_per_minute: 100, burst: 5 } });
-    expect(config.errors.map((error) => error.message)).toEqual([expect.stringContaining('http.callers "team agent" is not a caller name')]);
+  it('reads [http.callers.<name>] with each missing key taken from [http], and [http.oauth] from the file or its variables', () => {
+    const config = load(
+      '[http]\nrate_per_minute = 100\nburst = 5\n[http.callers.alice]\ntools = ["system1_health"]\n[http.callers."team agent"]\nburst = 1\n',
+    );
+    expect(config.httpCallers).toEqual({
+      alice: { tools: ['system1_health'], caller_models: [], rate_per_minute: 100, burst: 5 },
+    });
+    expect(config.errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('http.callers "team agent" is not a caller name'),
+    ]);
     expect(config.httpOAuth).toBeUndefined();
-    const oauth = loadConfig({ env: { HOME: '/h', SYSTEM1_CONFIG: '/c.toml', SYSTEM1_HTTP_OAUTH_AUDIENCE: 'https://s1.example/mcp' }, readFile: () => '[http.oauth]\nissuer = "https://idp.example"\nbogus = 1\n' });
-    expect(oauth.httpOAuth).toEqual({ issuer: 'https://idp.example', audience: 'https://s1.example/mcp', caller_claim: 'sub', scope_prefix: 'system1:', clock_skew_s: 30 });
-    expect(oauth.errors.map((error) => error.message)).toEqual([expect.stringContaining('http.oauth.bogus is not a known key of [http.oauth]')]);
+    const oauth = loadConfig({
+      env: { HOME: '/h', SYSTEM1_CONFIG: '/c.toml', SYSTEM1_HTTP_OAUTH_AUDIENCE: 'https://s1.example/mcp' },
+      readFile: () => '[http.oauth]\nissuer = "https://idp.example"\nbogus = 1\n',
+    });
+    expect(oauth.httpOAuth).toEqual({
+      issuer: 'https://idp.example',
+      audience: 'https://s1.example/mcp',
+      caller_claim: 'sub',
+      scope_prefix: 'system1:',
+      clock_skew_s: 30,
+    });
+    expect(oauth.errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('http.oauth.bogus is not a known key of [http.oauth]'),
+    ]);
   });
 
   it('finds the file under XDG_CONFIG_HOME, and SYSTEM1_CONFIG before it', () => {
@@ -82,9 +99,17 @@ describe('config loader', () => {
       return '';
     };
     loadConfig({ env: { HOME: '/h', XDG_CONFIG_HOME: '/xdg' }, platform: 'linux', readFile });
-    loadConfig({ env: { HOME: '/h', XDG_CONFIG_HOME: '/xdg', SYSTEM1_CONFIG: '/etc/s1.toml' }, platform: 'linux', readFile });
+    loadConfig({
+      env: { HOME: '/h', XDG_CONFIG_HOME: '/xdg', SYSTEM1_CONFIG: '/etc/s1.toml' },
+      platform: 'linux',
+      readFile,
+    });
     loadConfig({ env: { HOME: '/h', APPDATA: 'C:/Users/u/AppData/Roaming' }, platform: 'win32', readFile });
-    expect(seen).toEqual(['/xdg/system1/config.toml', '/etc/s1.toml', path.join('C:/Users/u/AppData/Roaming', 'system1', 'config.toml')]);
+    expect(seen).toEqual([
+      '/xdg/system1/config.toml',
+      '/etc/s1.toml',
+      path.join('C:/Users/u/AppData/Roaming', 'system1', 'config.toml'),
+    ]);
   });
 
   it('reads every section and lets the routing threshold follow the gateway one', () => {
@@ -104,7 +129,13 @@ min_confidence = 0.9
 `);
     expect(config.errors).toEqual([]);
     expect(config.configFile).toBe(FILE);
-    expect(config.gateway).toMatchObject({ provider: 'mock', fallback: ['a', 'b'], timeout_s: 2.5, log_level: 'DEBUG', log_file: '/home/u/s1.log' });
+    expect(config.gateway).toMatchObject({
+      provider: 'mock',
+      fallback: ['a', 'b'],
+      timeout_s: 2.5,
+      log_level: 'DEBUG',
+      log_file: '/home/u/s1.log',
+    });
     expect(config.routing).toMatchObject({ enabled: true, min_confidence: 0.7, log_dirs: ['/home/u/work'] });
     expect(config.skills.min_confidence).toBe(0.9);
   });
@@ -120,7 +151,12 @@ min_confidence = 0.9
       SYSTEM1_SKILLS_HINT: 'true',
     });
     expect(config.errors).toEqual([]);
-    expect(config.gateway).toMatchObject({ provider: 'mock', fallback: ['a', 'b', 'c'], timeout_s: 9, min_confidence: 0.3 });
+    expect(config.gateway).toMatchObject({
+      provider: 'mock',
+      fallback: ['a', 'b', 'c'],
+      timeout_s: 9,
+      min_confidence: 0.3,
+    });
     expect(config.routing).toMatchObject({ enabled: true, log_dirs: ['/r1', '/r2'], min_confidence: 0.3 });
     expect(config.skills.hint).toBe(true);
   });
@@ -199,7 +235,9 @@ min_confidence = 0.9
 
   it('refuses a secret in the file without ever repeating its value', () => {
     const secret = 'sk-live-DO-NOT-LEAK-42';
-    const config = load(`[providers.laya]\napi_key = "${secret}"\nendpoint = "http://127.0.0.1:8765"\n[gateway]\ntoken = "${secret}"`);
+    const config = load(
+      `[providers.laya]\napi_key = "${secret}"\nendpoint = "http://127.0.0.1:8765"\n[gateway]\ntoken = "${secret}"`,
+    );
     expect(keysOf(config.errors)).toEqual(['gateway.token']);
     // Only the provider's definition knows its key variable: the registry reports provider secrets.
     expect(config.providerSecrets).toEqual({ laya: ['api_key'] });
@@ -212,7 +250,9 @@ min_confidence = 0.9
     expect(config.errors).toEqual([]);
     expect(Object.keys(config.providerTables)).toEqual(['__proto__', 'constructor']);
     expect(Object.getOwnPropertyDescriptor(config.providerTables, '__proto__')?.value).toEqual({ confidence: 1 });
-    expect(Object.hasOwn(config.providerSecrets, 'constructor') && config.providerSecrets.constructor).toEqual(['api_key']);
+    expect(Object.hasOwn(config.providerSecrets, 'constructor') && config.providerSecrets.constructor).toEqual([
+      'api_key',
+    ]);
     expect(Object.hasOwn(config.providerSecrets, '__proto__')).toBe(false);
   });
 

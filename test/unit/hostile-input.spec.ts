@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
@@ -6,7 +6,7 @@ import { jsonDepthExceeds } from '../../src/common/json-depth';
 import { CONTEXT_MAX_DEPTH } from '../../src/mcp/dto/json-limits.decorator';
 import { DecideService } from '../../src/mcp/decide/decide.service';
 import { buildSchemas } from '../../src/mcp/schema/schema-export';
-import { ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
+import { type ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
 import { gatewayApp } from '../helpers/gateway-app';
 
 const validResponse = new Ajv2020({ strict: false }).compile(buildSchemas().response);
@@ -19,12 +19,26 @@ const hostileValue = fc.oneof(
   fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, 1e308, Number.MAX_SAFE_INTEGER + 2),
   fc.array(fc.string(), { maxLength: 300 }),
 );
-const FIELDS = ['question', 'options', 'context', 'min_confidence', 'request_id', 'schema_version', '__proto__', 'constructor', 'prototype', 'toString'];
+const FIELDS = [
+  'question',
+  'options',
+  'context',
+  'min_confidence',
+  'request_id',
+  'schema_version',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+];
 /** Requests a client that follows the schema may send: every one must be answered (decided or abstained), never refused. */
 const wellFormedRequest = fc.record(
   {
     question: fc.string({ minLength: 1, maxLength: 40 }).filter((q) => /\S/.test(q)),
-    options: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 20 }).filter((o) => /\S/.test(o)), { minLength: 2, maxLength: 6 }),
+    options: fc.uniqueArray(
+      fc.string({ minLength: 1, maxLength: 20 }).filter((o) => /\S/.test(o)),
+      { minLength: 2, maxLength: 6 },
+    ),
     context: fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
     // Half of them above the mock's confidence, so that abstaining is reached in bulk too.
     min_confidence: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0.95, max: 1, noNaN: true })),
@@ -35,7 +49,10 @@ const wellFormedRequest = fc.record(
 const hostileRequest = fc.oneof(
   fc.anything({ maxDepth: 3 }),
   fc.dictionary(fc.constantFrom(...FIELDS), hostileValue, { maxKeys: 6 }),
-  fc.record({ question: fc.string({ minLength: 1, maxLength: 40 }), options: hostileValue, context: hostileValue }, { requiredKeys: ['question'] }),
+  fc.record(
+    { question: fc.string({ minLength: 1, maxLength: 40 }), options: hostileValue, context: hostileValue },
+    { requiredKeys: ['question'] },
+  ),
 );
 /** Half hostile, half well-formed: so both the refusal and the answering paths are reached in bulk. */
 const anyRequest = fc.oneof(
@@ -88,18 +105,35 @@ describe('hostile system1_decide arguments', () => {
       }),
       { numRuns: RUNS },
     );
-    const underReached = (Object.keys(reached) as (keyof typeof reached)[]).filter((branch) => reached[branch] / RUNS < LEAST_SHARE[branch]);
+    const underReached = (Object.keys(reached) as (keyof typeof reached)[]).filter(
+      (branch) => reached[branch] / RUNS < LEAST_SHARE[branch],
+    );
     expect(underReached.map((branch) => `${branch}: ${reached[branch]} of ${RUNS}`)).toEqual([]);
   });
 
   it.each([
-    ['a context 20,000 levels deep', JSON.parse(`{"question":"q","context":${'{"a":'.repeat(20000)}1${'}'.repeat(20000)}}`), /context must nest at most 32 levels/],
+    [
+      'a context 20,000 levels deep',
+      JSON.parse(`{"question":"q","context":${'{"a":'.repeat(20000)}1${'}'.repeat(20000)}}`),
+      /context must nest at most 32 levels/,
+    ],
     ['a context over 64 KiB', { question: 'q', context: { blob: 'x'.repeat(70 * 1024) } }, /at most 65536 bytes/],
-    ['10,000 options', { question: 'q', options: Array.from({ length: 10_000 }, (_, i) => `o${i}`) }, /options must contain no more than 256 elements/],
-    ['a pollution attempt', JSON.parse('{"question":"q","__proto__":{"polluted":true}}'), /"__proto__" should not exist/],
+    [
+      '10,000 options',
+      { question: 'q', options: Array.from({ length: 10_000 }, (_, i) => `o${i}`) },
+      /options must contain no more than 256 elements/,
+    ],
+    [
+      'a pollution attempt',
+      JSON.parse('{"question":"q","__proto__":{"polluted":true}}'),
+      /"__proto__" should not exist/,
+    ],
   ])('refuses %s with a clear invalid_request', async (_name, request, message) => {
     const reply = await gateway.decide(request);
-    expect(reply).toMatchObject({ status: 'error', error: { code: 'invalid_request', message: expect.stringMatching(message) } });
+    expect(reply).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_request', message: expect.stringMatching(message) },
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -133,14 +167,34 @@ describe('the stdin guard', () => {
   });
 
   it('answers what the SDK would ignore or die on, and keeps going', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 'big-1', method: 'tools/call', params: { blob: 'x'.repeat(5000) } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'big-1',
+      method: 'tools/call',
+      params: { blob: 'x'.repeat(5000) },
+    });
     const ok = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
-    const { replies, forwarded } = await run(['{not json\n', '[{"jsonrpc":"2.0","id":1}]\n', '42\n', big.slice(0, 3000), big.slice(3000) + '\n', ok + '\n']);
+    const { replies, forwarded } = await run([
+      '{not json\n',
+      '[{"jsonrpc":"2.0","id":1}]\n',
+      '42\n',
+      big.slice(0, 3000),
+      big.slice(3000) + '\n',
+      ok + '\n',
+    ]);
     expect(replies).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not valid JSON' } },
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported: send one message per line' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'batches are not supported: send one message per line' },
+      },
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a message must be a JSON object' } },
-      { jsonrpc: '2.0', id: 'big-1', error: { code: -32600, message: 'message too large: lines are limited to 1024 bytes' } },
+      {
+        jsonrpc: '2.0',
+        id: 'big-1',
+        error: { code: -32600, message: 'message too large: lines are limited to 1024 bytes' },
+      },
     ]);
     expect(forwarded).toBe(`${ok}\n`);
   });

@@ -54,11 +54,19 @@ const TWO = ['opt1', 'opt2'];
 const FOUR = ['opt1', 'opt2', 'opt3', 'opt4'];
 
 /** `[gateway]` with cooldown off (so no row depends on an earlier one), then the provider tables. */
-function toml(gateway: Record<string, string | number | string[]>, providers: Record<string, Record<string, string | number>>): string {
+function toml(
+  gateway: Record<string, string | number | string[]>,
+  providers: Record<string, Record<string, string | number>>,
+): string {
   const value = (v: string | number | string[]) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
   const lines = ['[gateway]', 'cooldown_s = 0', ...Object.entries(gateway).map(([k, v]) => `${k} = ${value(v)}`)];
   for (const [name, settings] of Object.entries(providers)) {
-    lines.push('', `[providers.${name}]`, 'type = "mock"', ...Object.entries(settings).map(([k, v]) => `${k} = ${value(v)}`));
+    lines.push(
+      '',
+      `[providers.${name}]`,
+      'type = "mock"',
+      ...Object.entries(settings).map(([k, v]) => `${k} = ${value(v)}`),
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -105,7 +113,10 @@ const ROWS: Row[] = [
   },
   {
     name: 'failing primary + below-threshold fallback',
-    toml: toml({ provider: 'primary', fallback: ['backup'], min_confidence: 0.6 }, { primary: FAILING, backup: { confidence: 0.5 } }),
+    toml: toml(
+      { provider: 'primary', fallback: ['backup'], min_confidence: 0.6 },
+      { primary: FAILING, backup: { confidence: 0.5 } },
+    ),
     options: TWO,
     expected: { kind: 'answer', confidence: 0.5, provider: 'backup', belowThreshold: true },
     failures: [{ provider: 'primary', kind: 'provider' }],
@@ -123,7 +134,8 @@ const ROWS: Row[] = [
     options: TWO,
     expected: { kind: 'error', family: 'provider' },
     failures: [{ provider: 'primary', kind: 'provider' }],
-    check: (_s1, lib) => expect(answerOf(lib)).toEqual({ status: 'error', error: { code: 'provider_error', message: 'engine down' } }),
+    check: (_s1, lib) =>
+      expect(answerOf(lib)).toEqual({ status: 'error', error: { code: 'provider_error', message: 'engine down' } }),
   },
   {
     name: 'only slow',
@@ -156,7 +168,8 @@ const ROWS: Row[] = [
       expect(answerOf(lib)).toMatchObject({ status: 'error', error: { code: 'limit_exceeded' } });
       expect(lib.meta.attempts?.map((a) => a.error.code)).toEqual(['limit_exceeded', 'limit_exceeded']);
       expect(s1.error?.code).toBe('provider_error');
-      for (const attempt of s1.attempts) expect(attempt.detail).toMatch(/^refused: .* takes at most 3 candidates per choice question/);
+      for (const attempt of s1.attempts)
+        expect(attempt.detail).toMatch(/^refused: .* takes at most 3 candidates per choice question/);
     },
   },
   {
@@ -205,7 +218,10 @@ const ROWS: Row[] = [
     failures: [],
     check: (s1, lib) => {
       expect(s1).toMatchObject({ status: 'abstained', provider: null, attempts: [] });
-      expect(answerOf(lib)).toEqual({ status: 'error', error: { code: 'unavailable', message: expect.stringMatching(/paused/) } });
+      expect(answerOf(lib)).toEqual({
+        status: 'error',
+        error: { code: 'unavailable', message: expect.stringMatching(/paused/) },
+      });
     },
   },
 ];
@@ -231,7 +247,10 @@ async function runBoth(row: Pick<Row, 'toml' | 'options' | 'paused'>): Promise<B
     const timeoutS = Number(/timeout_s = ([\d.]+)/.exec(row.toml)?.[1] ?? 5);
     const system1 = await sandbox.open(row.toml, {}, { timeoutMs: timeoutS * 1000 });
     const criteria = Object.fromEntries(row.options.map((option) => [option, null]));
-    const lib = await system1.decide({ state: {}, questions: { decision: { type: 'choice', instructions: QUESTION, criteria } } });
+    const lib = await system1.decide({
+      state: {},
+      questions: { decision: { type: 'choice', instructions: QUESTION, criteria } },
+    });
     return { s1, lib };
   } finally {
     await app?.close();
@@ -246,7 +265,10 @@ function answerOf(lib: DecideResult): QuestionResult {
 
 /** The config file's path is the only thing the two surfaces' config messages may differ by. */
 function sameFile(message: string): string {
-  return message.split(TEST_CONFIG_FILE).join('<config>').replace(/\/[^\s:]*system1-library-[^\s:]*\/config\.toml/g, '<config>');
+  return message
+    .split(TEST_CONFIG_FILE)
+    .join('<config>')
+    .replace(/\/[^\s:]*system1-library-[^\s:]*\/config\.toml/g, '<config>');
 }
 
 // --- the normalisers ------------------------------------------------------------------------------
@@ -259,7 +281,8 @@ const S1_FAMILIES: Record<string, Family> = {
 };
 
 function normaliseS1(s1: DecideResponseDto): Normalised {
-  if (s1.status === 'decided') return { kind: 'answer', value: s1.decision!, confidence: s1.confidence!, provider: s1.provider! };
+  if (s1.status === 'decided')
+    return { kind: 'answer', value: s1.decision!, confidence: s1.confidence!, provider: s1.provider! };
   if (s1.status === 'abstained') {
     if (s1.confidence !== null && s1.provider !== null && /below the threshold/.test(s1.rationale ?? '')) {
       return { kind: 'answer', confidence: s1.confidence, provider: s1.provider, belowThreshold: true };
@@ -291,12 +314,14 @@ function normaliseLibrary(lib: DecideResult, withValue: boolean): Normalised {
     const provider = lib.meta.executed!.provider;
     const value = answer.answer.type === 'choice' ? answer.answer.value : undefined;
     const confidence = answer.answer.confidence!;
-    if (answer.belowThreshold) return { kind: 'answer', ...(withValue && { value: String(value) }), confidence, provider, belowThreshold: true };
+    if (answer.belowThreshold)
+      return { kind: 'answer', ...(withValue && { value: String(value) }), confidence, provider, belowThreshold: true };
     return { kind: 'answer', value: String(value), confidence, provider };
   }
   const { code, message } = answer.error;
   if (code === 'unavailable' && /is paused/.test(message)) return { kind: 'not-asked' };
-  if (code === 'unavailable' && /^the config(uration)? is broken: /.test(message)) return { kind: 'error', family: 'config' };
+  if (code === 'unavailable' && /^the config(uration)? is broken: /.test(message))
+    return { kind: 'error', family: 'config' };
   const family = LIBRARY_FAMILIES[code];
   if (!family) throw new Error(`a library error code this suite does not expect: ${JSON.stringify(answer.error)}`);
   return { kind: 'error', family };
@@ -308,7 +333,16 @@ function s1Failures(s1: DecideResponseDto): FailedAttempt[] {
     .map((attempt) => {
       const detail = attempt.detail ?? '';
       const refused = detail.startsWith('refused: ');
-      const kind = attempt.outcome === 'timeout' ? 'timeout' : attempt.outcome === 'malformed' ? 'malformed' : attempt.outcome === 'error' ? (refused ? 'refused' : 'provider') : 'other';
+      const kind =
+        attempt.outcome === 'timeout'
+          ? 'timeout'
+          : attempt.outcome === 'malformed'
+            ? 'malformed'
+            : attempt.outcome === 'error'
+              ? refused
+                ? 'refused'
+                : 'provider'
+              : 'other';
       return { provider: attempt.provider, kind, detail: refused ? detail.slice('refused: '.length) : detail };
     });
 }
@@ -374,7 +408,10 @@ describe('system1_decide and createSystem1() agree on one-question requests', ()
 
 describe('where the surfaces differ on purpose: an unreadable answer (retryBadAnswers)', () => {
   it('S1 moves on to the fallback and decides; the library keeps the primary reply and its invalid_response', async () => {
-    const { s1, lib } = await runBoth({ toml: toml({ provider: 'primary', fallback: ['backup'] }, { primary: MALFORMED, backup: MOCK }), options: TWO });
+    const { s1, lib } = await runBoth({
+      toml: toml({ provider: 'primary', fallback: ['backup'] }, { primary: MALFORMED, backup: MOCK }),
+      options: TWO,
+    });
 
     // S1: primary malformed, then backup decides.
     expect(normaliseS1(s1)).toEqual({ kind: 'answer', value: 'opt1', confidence: 0.9, provider: 'backup' });
@@ -386,7 +423,10 @@ describe('where the surfaces differ on purpose: an unreadable answer (retryBadAn
 
     // The library: the primary's reply was read, so that question's error stands; backup never asked.
     expect(normaliseLibrary(lib, true)).toEqual({ kind: 'error', family: 'malformed' });
-    expect(answerOf(lib)).toEqual({ status: 'error', error: { code: 'invalid_response', message: expect.stringMatching(/not an object/) } });
+    expect(answerOf(lib)).toEqual({
+      status: 'error',
+      error: { code: 'invalid_response', message: expect.stringMatching(/not an object/) },
+    });
     expect(lib.meta.executed).toEqual({ provider: 'primary' });
     expect(lib.meta.attempts).toBeUndefined();
 

@@ -18,25 +18,48 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
  * download (`ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci`), so CUDA is tried only when that library is there.
  */
 function cudaInstalled() {
-  const library = { linux: 'libonnxruntime_providers_cuda.so', win32: 'onnxruntime_providers_cuda.dll' }[process.platform];
+  const library = { linux: 'libonnxruntime_providers_cuda.so', win32: 'onnxruntime_providers_cuda.dll' }[
+    process.platform
+  ];
   if (!library) return false;
-  const bin = path.join(path.dirname(require.resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
+  const bin = path.join(
+    path.dirname(require.resolve('onnxruntime-node')),
+    '..',
+    'bin',
+    'napi-v6',
+    process.platform,
+    process.arch,
+  );
   return fs.existsSync(path.join(bin, library));
 }
 
 async function openSession(onnxFile, device) {
   const options = { graphOptimizationLevel: 'all' };
-  if (device === 'cpu') return { session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cpu'] }), device: 'cpu' };
+  if (device === 'cpu')
+    return {
+      session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cpu'] }),
+      device: 'cpu',
+    };
   if (device === 'cuda' || cudaInstalled()) {
     try {
-      return { session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cuda'] }), device: 'cuda' };
+      return {
+        session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cuda'] }),
+        device: 'cuda',
+      };
     } catch (error) {
       if (device === 'cuda') throw new ModelFolderError(`CUDA was asked for but could not start: ${error.message}`);
       const session = await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cpu'] });
-      return { session, device: 'cpu', note: `CUDA could not start (${error.message.split('\n')[0]}), so the CPU runs it` };
+      return {
+        session,
+        device: 'cpu',
+        note: `CUDA could not start (${error.message.split('\n')[0]}), so the CPU runs it`,
+      };
     }
   }
-  return { session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cpu'] }), device: 'cpu' };
+  return {
+    session: await ort.InferenceSession.create(onnxFile, { ...options, executionProviders: ['cpu'] }),
+    device: 'cpu',
+  };
 }
 
 /** The element type the model declares for an input (int64 in every export we know; int32 allowed). */
@@ -59,7 +82,8 @@ class CrossEncoder {
    * @param {{device?: 'auto'|'cpu'|'cuda', maxLength?: number, name?: string}} options
    */
   static async load(dir, { device = 'auto', maxLength, name } = {}) {
-    if (!DEVICES.includes(device)) throw new ModelFolderError(`the device must be one of ${DEVICES.join(', ')}, not ${JSON.stringify(device)}`);
+    if (!DEVICES.includes(device))
+      throw new ModelFolderError(`the device must be one of ${DEVICES.join(', ')}, not ${JSON.stringify(device)}`);
     const files = readModelFolder(dir);
     let encoder;
     try {
@@ -72,7 +96,9 @@ class CrossEncoder {
       opened = await openSession(files.onnxFile, device);
     } catch (error) {
       if (error instanceof ModelFolderError) throw error;
-      throw new ModelFolderError(`${files.onnxFile} could not be loaded by onnxruntime: ${error.message.split('\n')[0]}`);
+      throw new ModelFolderError(
+        `${files.onnxFile} could not be loaded by onnxruntime: ${error.message.split('\n')[0]}`,
+      );
     }
     const model = new CrossEncoder(files, encoder, opened, name ?? path.basename(files.folder));
     await model.score([{ query: encoder.tokens('check'), candidate: encoder.tokens('check') }]);
@@ -112,7 +138,9 @@ class CrossEncoder {
    */
   async score(pairs) {
     const { inputs, dims, tokens } = this.encoder.encodeBatch(pairs);
-    const feeds = Object.fromEntries(Object.entries(this.types).map(([input, type]) => [input, tensorOf(type, inputs[input], dims)]));
+    const feeds = Object.fromEntries(
+      Object.entries(this.types).map(([input, type]) => [input, tensorOf(type, inputs[input], dims)]),
+    );
     const result = await this.session.run(feeds);
     return { logits: this.logitsOf(result[this.output], pairs.length), tokens };
   }
@@ -123,12 +151,18 @@ class CrossEncoder {
    */
   logitsOf(output, batch) {
     if (output.type !== 'float32') {
-      throw new ModelFolderError(`the model's ${this.output} output is ${output.type}, not float32: export it in float32 (float16 runs about 7 times slower on a CPU)`);
+      throw new ModelFolderError(
+        `the model's ${this.output} output is ${output.type}, not float32: export it in float32 (float16 runs about 7 times slower on a CPU)`,
+      );
     }
     const width = output.dims.length === 1 ? 1 : output.dims[1];
-    const shapeOk = output.dims[0] === batch && (output.dims.length === 1 || (output.dims.length === 2 && (width === 1 || width === 2)));
+    const shapeOk =
+      output.dims[0] === batch &&
+      (output.dims.length === 1 || (output.dims.length === 2 && (width === 1 || width === 2)));
     if (!shapeOk) {
-      throw new ModelFolderError(`the model's ${this.output} output has shape [${output.dims.join(', ')}]; a cross-encoder gives one logit (or two labels) per pair`);
+      throw new ModelFolderError(
+        `the model's ${this.output} output has shape [${output.dims.join(', ')}]; a cross-encoder gives one logit (or two labels) per pair`,
+      );
     }
     const data = output.data;
     return Array.from({ length: batch }, (_, i) => (width === 2 ? data[2 * i + 1] - data[2 * i] : data[i * width]));

@@ -26,12 +26,20 @@ function checkHost(request, port) {
   const host = (request.headers.host ?? '').toLowerCase();
   const allowed = [`127.0.0.1:${port}`, `localhost:${port}`, ...(port === 80 ? ['127.0.0.1', 'localhost'] : [])];
   if (!allowed.includes(host)) {
-    throw new HttpError(403, 'permission_error', `the Host ${request.headers.host === undefined ? '(none)' : shown(request.headers.host)} is refused: this server answers only to 127.0.0.1:${port} or localhost:${port}`);
+    throw new HttpError(
+      403,
+      'permission_error',
+      `the Host ${request.headers.host === undefined ? '(none)' : shown(request.headers.host)} is refused: this server answers only to 127.0.0.1:${port} or localhost:${port}`,
+    );
   }
   // Browsers send Origin with every cross-origin POST and fetch(); the gateway and curl send none. A page may
   // not read the answer anyway (no CORS), but it could still keep the model busy.
   if (request.headers.origin !== undefined) {
-    throw new HttpError(403, 'permission_error', `a request from a web page (Origin ${shown(request.headers.origin)}) is refused`);
+    throw new HttpError(
+      403,
+      'permission_error',
+      `a request from a web page (Origin ${shown(request.headers.origin)}) is refused`,
+    );
   }
 }
 
@@ -44,7 +52,11 @@ function checkToken(request, key) {
   if (!key) return;
   const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '');
   if (!match || !crypto.timingSafeEqual(digest(match[1].trim()), digest(key))) {
-    throw new HttpError(401, 'authentication_error', 'Invalid API Key: send Authorization: Bearer with the key in SYSTEM1_SYSTEMONE_API_KEY');
+    throw new HttpError(
+      401,
+      'authentication_error',
+      'Invalid API Key: send Authorization: Bearer with the key in SYSTEM1_SYSTEMONE_API_KEY',
+    );
   }
 }
 
@@ -53,7 +65,8 @@ function checkToken(request, key) {
  * the declared length is known to fit (to send 100 Continue to a client waiting for it).
  */
 function readBody(request, maxBytes, beforeReading = () => undefined) {
-  const tooLarge = (size) => new HttpError(413, 'request_too_large_error', `the body is ${size} bytes, over the ${maxBytes}-byte (1 MiB) limit`);
+  const tooLarge = (size) =>
+    new HttpError(413, 'request_too_large_error', `the body is ${size} bytes, over the ${maxBytes}-byte (1 MiB) limit`);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(declared));
   beforeReading();

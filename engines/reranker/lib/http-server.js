@@ -15,19 +15,36 @@ const HOST = '127.0.0.1';
 
 function send(response, status, body, headers = {}) {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 }
 
 /** An error answer; one sent before the body was read (a refusal, a body over the cap) drains it first. */
 function sendError(request, response, error, log) {
   if (error instanceof RequestError) error = new HttpError(400, 'invalid_request_error', error.message);
-  if (error instanceof BusyError) error = new HttpError(429, 'rate_limit_error', `the model is busy: ${error.message}; try again shortly`, { 'retry-after': '1' });
+  if (error instanceof BusyError)
+    error = new HttpError(429, 'rate_limit_error', `the model is busy: ${error.message}; try again shortly`, {
+      'retry-after': '1',
+    });
   if (!(error instanceof HttpError)) {
     log(`decision failed: ${error.stack ?? error}`);
-    error = new HttpError(500, 'server_error', `the model run failed: ${String(error.message ?? error).split('\n')[0]}`);
+    error = new HttpError(
+      500,
+      'server_error',
+      `the model run failed: ${String(error.message ?? error).split('\n')[0]}`,
+    );
   }
-  answerEarly(request, response, error.status, JSON.stringify({ error: { code: error.status, message: error.message, type: error.type } }), error.headers);
+  answerEarly(
+    request,
+    response,
+    error.status,
+    JSON.stringify({ error: { code: error.status, message: error.message, type: error.type } }),
+    error.headers,
+  );
 }
 
 /** What /health says: the model is loaded (the server listens only after that) and what it answers. */
@@ -38,10 +55,18 @@ function healthBody(reranker) {
     model: model.name,
     device: model.device,
     max_length: model.maxLength,
-    limits: { max_questions: LIMITS.maxQuestions, max_options: LIMITS.maxOptions, max_levels: LIMITS.maxLevels, max_body_bytes: LIMITS.maxBodyBytes },
+    limits: {
+      max_questions: LIMITS.maxQuestions,
+      max_options: LIMITS.maxOptions,
+      max_levels: LIMITS.maxLevels,
+      max_body_bytes: LIMITS.maxBodyBytes,
+    },
     capabilities: {
       choice: { supported: true },
-      noul: { supported: true, how: 'a two-candidate choice between the "true" and "false" descriptions ("yes" and "no" when absent): near chance unless they say something the text can match' },
+      noul: {
+        supported: true,
+        how: 'a two-candidate choice between the "true" and "false" descriptions ("yes" and "no" when absent): near chance unless they say something the text can match',
+      },
       score: { supported: true, how: 'each level description is a candidate; score is the expected level' },
       box: { supported: false },
       images: { supported: false },
@@ -66,12 +91,19 @@ function createServer({ reranker, apiKey, log = (line) => console.error(line), l
       checkHost(request, request.socket.localPort);
       const route = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
       if (route === '/health' || route === '/v1/health') {
-        if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'invalid_request_error', `${route} takes GET`, { allow: 'GET' });
+        if (request.method !== 'GET' && request.method !== 'HEAD')
+          throw new HttpError(405, 'invalid_request_error', `${route} takes GET`, { allow: 'GET' });
         send(response, 200, healthBody(reranker));
         return;
       }
-      if (route !== '/v1/systemone') throw new HttpError(404, 'not_found_error', `no route ${JSON.stringify(route.slice(0, 100))}: decisions are POST /v1/systemone, health GET /health`);
-      if (request.method !== 'POST') throw new HttpError(405, 'invalid_request_error', '/v1/systemone takes POST', { allow: 'POST' });
+      if (route !== '/v1/systemone')
+        throw new HttpError(
+          404,
+          'not_found_error',
+          `no route ${JSON.stringify(route.slice(0, 100))}: decisions are POST /v1/systemone, health GET /health`,
+        );
+      if (request.method !== 'POST')
+        throw new HttpError(405, 'invalid_request_error', '/v1/systemone takes POST', { allow: 'POST' });
       checkToken(request, apiKey);
       const started = performance.now();
       const body = parseJson(await readBody(request, LIMITS.maxBodyBytes, () => inviteBody(request, response)));

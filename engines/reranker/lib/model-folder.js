@@ -33,7 +33,8 @@ function readJson(file, { optional = false } = {}) {
     throw new ModelFolderError(`${file} is missing (${error.code})`);
   }
   if (!stats.isFile()) throw new ModelFolderError(`${file} is not a regular file`);
-  if (stats.size > MAX_JSON_BYTES) throw new ModelFolderError(`${file} is ${stats.size} bytes, over the ${MAX_JSON_BYTES}-byte cap for a JSON file`);
+  if (stats.size > MAX_JSON_BYTES)
+    throw new ModelFolderError(`${file} is ${stats.size} bytes, over the ${MAX_JSON_BYTES}-byte cap for a JSON file`);
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
@@ -62,7 +63,8 @@ function maxLengthOf({ tokenizer, tokenizerConfig, config }, requested) {
 /** Reads the folder; throws ModelFolderError naming what is missing. */
 function readModelFolder(dir) {
   const folder = path.resolve(dir);
-  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new ModelFolderError(`the model folder ${folder} does not exist`);
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory())
+    throw new ModelFolderError(`the model folder ${folder} does not exist`);
   const onnxFile = MODEL_FILES.map((file) => path.join(folder, file)).find(regularFile);
   if (!onnxFile) {
     throw new ModelFolderError(

@@ -53,13 +53,21 @@ class PairEncoder {
     const words = [...this.vocab.keys()].filter((token) => !special.has(token));
     // tokenizers.js loads an empty vocabulary without a word: every text would then read as unknown or padding
     // tokens, and every answer would be near even.
-    if (words.length === 0) throw new Error('its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding');
+    if (words.length === 0)
+      throw new Error(
+        'its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding',
+      );
     const padName = tokenName(tokenizerConfig.pad_token) ?? tokenizer.padding?.pad_token;
-    this.padId = (padName !== undefined ? this.vocab.get(padName) : undefined) ?? tokenizer.padding?.pad_id ?? config.pad_token_id ?? 0;
+    this.padId =
+      (padName !== undefined ? this.vocab.get(padName) : undefined) ??
+      tokenizer.padding?.pad_id ??
+      config.pad_token_id ??
+      0;
     this.unkId = this.vocab.get(tokenName(tokenizerConfig.unk_token) ?? tokenizer.model?.unk_token) ?? this.padId;
     this.maxLength = maxLength;
     this.budget = maxLength - this.withSpecialTokens([], []).tokens.length;
-    if (this.budget < 2) throw new Error(`a maximum length of ${maxLength} tokens leaves no room for a query and a candidate`);
+    if (this.budget < 2)
+      throw new Error(`a maximum length of ${maxLength} tokens leaves no room for a query and a candidate`);
     // No token stands for more characters than its vocabulary entry has (a WordPiece '##' or a byte-level
     // 'Ġ' only lengthens the entry), so the first maxLength tokens of a text lie within this many characters.
     this.headChars = maxLength * words.reduce((longest, token) => Math.max(longest, token.length), 1);
@@ -78,9 +86,10 @@ class PairEncoder {
     if (text === '') return [];
     const end = pieceEnd(text, 0, this.headChars);
     const tokens = [];
-    for (let at = 0; at < end && tokens.length < this.maxLength; ) {
+    for (let at = 0; at < end && tokens.length < this.maxLength;) {
       const cut = at + this.pieceChars >= end ? end : pieceEnd(text, at, at + this.pieceChars);
-      for (const token of this.tokenizer.tokenize(text.slice(at, cut), { add_special_tokens: false })) tokens.push(token);
+      for (const token of this.tokenizer.tokenize(text.slice(at, cut), { add_special_tokens: false }))
+        tokens.push(token);
       at = cut;
     }
     return tokens.slice(0, this.maxLength);
@@ -89,7 +98,8 @@ class PairEncoder {
   /** The pair template of tokenizer.json (`[CLS] A [SEP] B [SEP]` for BERT) over two token lists. */
   withSpecialTokens(query, candidate) {
     const processor = this.tokenizer.post_processor;
-    if (!processor) return { tokens: [...query, ...candidate], typeIds: [...query.map(() => 0), ...candidate.map(() => 1)] };
+    if (!processor)
+      return { tokens: [...query, ...candidate], typeIds: [...query.map(() => 0), ...candidate.map(() => 1)] };
     const out = processor(query, candidate, true);
     // A ByteLevel processor alone hands the two sides back unjoined.
     const tokens = out.tokens_pair ? [...out.tokens, ...out.tokens_pair] : out.tokens;
@@ -109,7 +119,11 @@ class PairEncoder {
     });
     const length = Math.max(1, ...rows.map((row) => row.ids.length));
     const size = rows.length * length;
-    const inputs = { input_ids: new Int32Array(size).fill(this.padId), attention_mask: new Int32Array(size), token_type_ids: new Int32Array(size) };
+    const inputs = {
+      input_ids: new Int32Array(size).fill(this.padId),
+      attention_mask: new Int32Array(size),
+      token_type_ids: new Int32Array(size),
+    };
     let tokens = 0;
     rows.forEach(({ ids, typeIds }, row) => {
       const start = row * length;

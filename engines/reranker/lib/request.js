@@ -35,7 +35,9 @@ function isEmpty(value) {
 function readInstructions(where, instructions) {
   const shapeOk = typeof instructions === 'string' || Array.isArray(instructions) || isPlainObject(instructions);
   if (!shapeOk || isEmpty(instructions)) {
-    throw new RequestError(`${where}: "instructions" must be a non-empty string, object or array, not ${describe(instructions)}`);
+    throw new RequestError(
+      `${where}: "instructions" must be a non-empty string, object or array, not ${describe(instructions)}`,
+    );
   }
   return asText(instructions);
 }
@@ -51,15 +53,20 @@ function readChoice(where, criteria) {
     if (!criteria.every((label) => typeof label === 'string' && label !== '')) {
       throw new RequestError(`${where}: a list of "criteria" must hold non-empty strings`);
     }
-    if (new Set(criteria).size !== criteria.length) throw new RequestError(`${where}: the "criteria" list repeats a label`);
+    if (new Set(criteria).size !== criteria.length)
+      throw new RequestError(`${where}: the "criteria" list repeats a label`);
     criteria = Object.fromEntries(criteria.map((label) => [label, null]));
   }
   if (!isPlainObject(criteria) || Object.keys(criteria).length === 0) {
-    throw new RequestError(`${where}: "criteria" must be an object mapping each option to its description (or null), not ${describe(criteria)}`);
+    throw new RequestError(
+      `${where}: "criteria" must be an object mapping each option to its description (or null), not ${describe(criteria)}`,
+    );
   }
   return Object.entries(criteria).map(([key, description]) => {
     if (description !== null && typeof description !== 'string') {
-      throw new RequestError(`${where}: the description of option ${JSON.stringify(key)} must be a string or null, not ${describe(description)}`);
+      throw new RequestError(
+        `${where}: the description of option ${JSON.stringify(key)} must be a string or null, not ${describe(description)}`,
+      );
     }
     return { key, text: candidateText(key, description) };
   });
@@ -71,10 +78,17 @@ function readChoice(where, criteria) {
  */
 function readNoul(where, criteria) {
   if (criteria === undefined || criteria === null) criteria = {};
-  if (!isPlainObject(criteria)) throw new RequestError(`${where}: "criteria" of a noul question must be {"true": ..., "false": ...}, not ${describe(criteria)}`);
+  if (!isPlainObject(criteria))
+    throw new RequestError(
+      `${where}: "criteria" of a noul question must be {"true": ..., "false": ...}, not ${describe(criteria)}`,
+    );
   for (const [key, value] of Object.entries(criteria)) {
-    if (key !== 'true' && key !== 'false') throw new RequestError(`${where}: "criteria" of a noul question takes only "true" and "false", not ${JSON.stringify(key)}`);
-    if (value !== null && typeof value !== 'string') throw new RequestError(`${where}: criteria.${key} must be a string or null, not ${describe(value)}`);
+    if (key !== 'true' && key !== 'false')
+      throw new RequestError(
+        `${where}: "criteria" of a noul question takes only "true" and "false", not ${JSON.stringify(key)}`,
+      );
+    if (value !== null && typeof value !== 'string')
+      throw new RequestError(`${where}: criteria.${key} must be a string or null, not ${describe(value)}`);
   }
   return [
     { key: 'true', text: candidateText('yes', criteria.true) },
@@ -85,10 +99,13 @@ function readNoul(where, criteria) {
 /** Score levels, lowest first, each one candidate keyed by its index ("0", "1", ...). */
 function readScore(where, criteria) {
   if (!Array.isArray(criteria) || criteria.length < LIMITS.minLevels || criteria.length > LIMITS.maxLevels) {
-    throw new RequestError(`${where}: "criteria" must be an array of ${LIMITS.minLevels} to ${LIMITS.maxLevels} levels, lowest first, not ${describe(criteria)}${Array.isArray(criteria) ? ` of ${criteria.length}` : ''}`);
+    throw new RequestError(
+      `${where}: "criteria" must be an array of ${LIMITS.minLevels} to ${LIMITS.maxLevels} levels, lowest first, not ${describe(criteria)}${Array.isArray(criteria) ? ` of ${criteria.length}` : ''}`,
+    );
   }
   return criteria.map((level, index) => {
-    if (typeof level !== 'string' || level.trim() === '') throw new RequestError(`${where}: level ${index} must be a non-empty string, not ${describe(level)}`);
+    if (typeof level !== 'string' || level.trim() === '')
+      throw new RequestError(`${where}: level ${index} must be a non-empty string, not ${describe(level)}`);
     return { key: String(index), text: level };
   });
 }
@@ -100,9 +117,12 @@ const READERS = { choice: readChoice, noul: readNoul, score: readScore };
  * and its state as text ('' for none). Throws RequestError for anything it cannot answer.
  */
 function readRequest(body) {
-  if (!isPlainObject(body)) throw new RequestError(`the body must be a JSON object with "state" and "questions", not ${describe(body)}`);
-  if (body.model !== undefined && typeof body.model !== 'string') throw new RequestError(`"model" must be a string, not ${describe(body.model)}`);
-  if (body.state === undefined || body.state === null) throw new RequestError('"state" is required (use {} for no context)');
+  if (!isPlainObject(body))
+    throw new RequestError(`the body must be a JSON object with "state" and "questions", not ${describe(body)}`);
+  if (body.model !== undefined && typeof body.model !== 'string')
+    throw new RequestError(`"model" must be a string, not ${describe(body.model)}`);
+  if (body.state === undefined || body.state === null)
+    throw new RequestError('"state" is required (use {} for no context)');
   if (Array.isArray(body.images) && body.images.length > 0) {
     throw new RequestError('"images" cannot be answered: a text cross-encoder does not see images');
   }
@@ -119,7 +139,9 @@ function readRequest(body) {
     const where = `questions.${id}`;
     if (!isPlainObject(question)) throw new RequestError(`${where} must be an object, not ${describe(question)}`);
     if (!TYPES.includes(question.type)) {
-      throw new RequestError(`${where}: type ${JSON.stringify(question.type)} is not answered by a reranker (it answers ${TYPES.join(', ')})`);
+      throw new RequestError(
+        `${where}: type ${JSON.stringify(question.type)} is not answered by a reranker (it answers ${TYPES.join(', ')})`,
+      );
     }
     const instructions = readInstructions(where, question.instructions);
     const candidates = READERS[question.type](where, question.criteria);
@@ -127,7 +149,9 @@ function readRequest(body) {
     return { id, type: question.type, instructions, candidates };
   });
   if (options > LIMITS.maxOptions) {
-    throw new RequestError(`too many options: ${options} in all (each option, yes/no pair and score level is scored), at most ${LIMITS.maxOptions} in one request`);
+    throw new RequestError(
+      `too many options: ${options} in all (each option, yes/no pair and score level is scored), at most ${LIMITS.maxOptions} in one request`,
+    );
   }
   return { questions: read, state: isEmpty(body.state) ? '' : asText(body.state) };
 }

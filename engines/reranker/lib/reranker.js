@@ -56,7 +56,14 @@ class Reranker {
       next += question.candidates.length;
       return [question.id, answerOf(question, own)];
     });
-    return { reply: { model: this.model.name, answers: Object.fromEntries(answers), usage: { input_tokens: tokens, output_tokens: 0 } }, pairs: pairs.length };
+    return {
+      reply: {
+        model: this.model.name,
+        answers: Object.fromEntries(answers),
+        usage: { input_tokens: tokens, output_tokens: 0 },
+      },
+      pairs: pairs.length,
+    };
   }
 }
 

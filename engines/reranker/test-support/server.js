@@ -39,10 +39,11 @@ async function startServer({ apiKey, maxQueued, model: options = {}, load = {} }
     model,
     reranker,
     runs: () => runs,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => model.release().then(resolve));
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => model.release().then(resolve));
+      }),
   };
 }
 
@@ -51,24 +52,32 @@ async function startServer({ apiKey, maxQueued, model: options = {}, load = {} }
  * resolves with status, headers and the body parsed as JSON.
  */
 function request(port, { method = 'POST', path: route = '/v1/systemone', headers = {}, body } = {}) {
-  const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  const sent = { host: `127.0.0.1:${port}`, ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }), ...headers };
+  const payload =
+    body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const sent = {
+    host: `127.0.0.1:${port}`,
+    ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+    ...headers,
+  };
   for (const [name, value] of Object.entries(sent)) if (value === undefined) delete sent[name];
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: route, headers: sent, agent: false }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode, headers: response.headers, body: json, text });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: route, headers: sent, agent: false },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode, headers: response.headers, body: json, text });
+        });
+      },
+    );
     // The server may answer (413) and close before it has read all of a large body.
     req.on('error', (error) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
     if (payload !== undefined) req.write(payload);

@@ -34,8 +34,34 @@ const SCORES = {
   later: [0, -2],
   pick: [3, 0],
 };
-const OTHER_WORDS = ['which', 'team', 'should', 'handle', 'this', 'i', 'was', 'twice', 'ticket', 'is', 'it', 'the', 'customer', 'angry', 'how',
-  'payments', 'and', 'packages', 'can', 'wait', 'today', 'one', 'a', 'tool', 'for', 'task'];
+const OTHER_WORDS = [
+  'which',
+  'team',
+  'should',
+  'handle',
+  'this',
+  'i',
+  'was',
+  'twice',
+  'ticket',
+  'is',
+  'it',
+  'the',
+  'customer',
+  'angry',
+  'how',
+  'payments',
+  'and',
+  'packages',
+  'can',
+  'wait',
+  'today',
+  'one',
+  'a',
+  'tool',
+  'for',
+  'task',
+];
 const PUNCTUATION = ['?', ':', '{', '}', '"', ',', '.', '!'];
 
 const VOCAB = [...SPECIAL, ...Object.keys(SCORES).filter((t) => !SPECIAL.includes(t)), ...OTHER_WORDS, ...PUNCTUATION];
@@ -82,15 +108,24 @@ function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 
   const table = vocab.flatMap((token) => SCORES[token] ?? [0, 0]);
   const tableInitializers = quantized
     ? [
-        { name: 'table_int8', dims: [table.length], dataType: onnx.TensorProto.DataType.INT8, int32Data: table.map((score) => score / QUANTUM) },
+        {
+          name: 'table_int8',
+          dims: [table.length],
+          dataType: onnx.TensorProto.DataType.INT8,
+          int32Data: table.map((score) => score / QUANTUM),
+        },
         { name: 'table_scale', dims: [], dataType: FLOAT, floatData: [QUANTUM] },
         { name: 'table_zero', dims: [], dataType: onnx.TensorProto.DataType.INT8, int32Data: [0] },
       ]
     : [{ name: 'table', dims: [table.length], dataType: FLOAT, floatData: table }];
   const nodes = [
-    ...(quantized ? [{ opType: 'DequantizeLinear', input: ['table_int8', 'table_scale', 'table_zero'], output: ['table'] }] : []),
+    ...(quantized
+      ? [{ opType: 'DequantizeLinear', input: ['table_int8', 'table_scale', 'table_zero'], output: ['table'] }]
+      : []),
     { opType: 'Mul', input: ['input_ids', 'two'], output: ['doubled'] },
-    tokenTypes ? { opType: 'Add', input: ['doubled', 'token_type_ids'], output: ['index'] } : { opType: 'Identity', input: ['doubled'], output: ['index'] },
+    tokenTypes
+      ? { opType: 'Add', input: ['doubled', 'token_type_ids'], output: ['index'] }
+      : { opType: 'Identity', input: ['doubled'], output: ['index'] },
     { opType: 'Gather', input: ['table', 'index'], output: ['scores'], attribute: [intAttribute('axis', 0)] },
     { opType: 'Cast', input: ['attention_mask'], output: ['mask'], attribute: [intAttribute('to', FLOAT)] },
     { opType: 'Mul', input: ['scores', 'mask'], output: ['masked'] },
@@ -99,10 +134,23 @@ function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 
     { opType: 'Div', input: ['total', 'count'], output: ['mean'] },
   ];
   // Two labels [−l, l]: the server's l1 − l0 is then 2·l.
-  if (twoLabels) nodes.push({ opType: 'Neg', input: ['mean'], output: ['negated'] }, { opType: 'Concat', input: ['negated', 'mean'], output: ['logits'], attribute: [intAttribute('axis', 1)] });
-  else if (outputType === 'float64') nodes.push({ opType: 'Cast', input: ['mean'], output: ['logits'], attribute: [intAttribute('to', onnx.TensorProto.DataType.DOUBLE)] });
+  if (twoLabels)
+    nodes.push(
+      { opType: 'Neg', input: ['mean'], output: ['negated'] },
+      { opType: 'Concat', input: ['negated', 'mean'], output: ['logits'], attribute: [intAttribute('axis', 1)] },
+    );
+  else if (outputType === 'float64')
+    nodes.push({
+      opType: 'Cast',
+      input: ['mean'],
+      output: ['logits'],
+      attribute: [intAttribute('to', onnx.TensorProto.DataType.DOUBLE)],
+    });
   else nodes.push({ opType: 'Identity', input: ['mean'], output: ['logits'] });
-  const ids = [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])];
+  const ids = [
+    valueInfo('input_ids', INT64, ['batch', 'sequence']),
+    valueInfo('attention_mask', INT64, ['batch', 'sequence']),
+  ];
   if (tokenTypes) ids.push(valueInfo('token_type_ids', INT64, ['batch', 'sequence']));
   const model = onnx.ModelProto.create({
     irVersion: 8,
@@ -117,7 +165,12 @@ function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 
         { name: 'axes', dims: [1], dataType: INT64, int64Data: [1] },
       ],
       input: ids,
-      output: [valueInfo('logits', outputType === 'float64' ? onnx.TensorProto.DataType.DOUBLE : FLOAT, ['batch', twoLabels ? 2 : 1])],
+      output: [
+        valueInfo('logits', outputType === 'float64' ? onnx.TensorProto.DataType.DOUBLE : FLOAT, [
+          'batch',
+          twoLabels ? 2 : 1,
+        ]),
+      ],
     },
   });
   return onnx.ModelProto.encode(model).finish();
@@ -125,14 +178,29 @@ function modelBytes(vocab, { tokenTypes = true, twoLabels = false, outputType = 
 
 function tokenizerJson(vocab) {
   const ID = new Map(vocab.map((token, id) => [token, id]));
-  const special = (token) => ({ id: ID.get(token), content: token, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-  const typed = (id, type_id) => (id === 'A' || id === 'B' ? { Sequence: { id, type_id } } : { SpecialToken: { id, type_id } });
+  const special = (token) => ({
+    id: ID.get(token),
+    content: token,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
+  const typed = (id, type_id) =>
+    id === 'A' || id === 'B' ? { Sequence: { id, type_id } } : { SpecialToken: { id, type_id } };
   return {
     version: '1.0',
     truncation: null,
     padding: null,
     added_tokens: SPECIAL.map(special),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: null,
+      lowercase: true,
+    },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
@@ -141,7 +209,13 @@ function tokenizerJson(vocab) {
       special_tokens: Object.fromEntries(['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [ID.get(t)], tokens: [t] }])),
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(ID) },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab: Object.fromEntries(ID),
+    },
   };
 }
 
@@ -153,14 +227,27 @@ function tokenizerJson(vocab) {
  */
 function writeTinyModel(dir, { layout = 'root', maxLength = 64, extraWords = [], ...graph } = {}) {
   const vocab = [...VOCAB, ...new Set(extraWords.filter((word) => !VOCAB.includes(word)))];
-  const onnxFile = layout === 'onnx' ? path.join(dir, 'onnx', graph.quantized ? 'model_quantized.onnx' : 'model.onnx') : path.join(dir, 'model.onnx');
+  const onnxFile =
+    layout === 'onnx'
+      ? path.join(dir, 'onnx', graph.quantized ? 'model_quantized.onnx' : 'model.onnx')
+      : path.join(dir, 'model.onnx');
   fs.mkdirSync(path.dirname(onnxFile), { recursive: true });
   fs.writeFileSync(onnxFile, modelBytes(vocab, graph));
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
-  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ do_lower_case: true, pad_token: '[PAD]', unk_token: '[UNK]', model_max_length: maxLength }));
+  fs.writeFileSync(
+    path.join(dir, 'tokenizer_config.json'),
+    JSON.stringify({ do_lower_case: true, pad_token: '[PAD]', unk_token: '[UNK]', model_max_length: maxLength }),
+  );
   fs.writeFileSync(
     path.join(dir, 'config.json'),
-    JSON.stringify({ architectures: ['BertForSequenceClassification'], model_type: 'bert', num_labels: 1, max_position_embeddings: maxLength, pad_token_id: 0, vocab_size: vocab.length }),
+    JSON.stringify({
+      architectures: ['BertForSequenceClassification'],
+      model_type: 'bert',
+      num_labels: 1,
+      max_position_embeddings: maxLength,
+      pad_token_id: 0,
+      vocab_size: vocab.length,
+    }),
   );
   return dir;
 }
@@ -178,6 +265,9 @@ if (require.main === module) {
     process.exit(1);
   }
   fs.mkdirSync(dir, { recursive: true });
-  const options = { layout: flags.includes('--hub-layout') ? 'onnx' : 'root', quantized: flags.includes('--quantized') };
+  const options = {
+    layout: flags.includes('--hub-layout') ? 'onnx' : 'root',
+    quantized: flags.includes('--quantized'),
+  };
   console.log(`tiny test cross-encoder written to ${writeTinyModel(path.resolve(dir), options)}`);
 }

@@ -12,7 +12,11 @@ const CHOICE = { type: 'choice', instructions: 'Which team?', criteria: { billin
 const DECISION = { state: { ticket: 'I was charged twice' }, questions: { route: CHOICE } };
 
 function choiceWith(options) {
-  return { type: 'choice', instructions: 'Which one?', criteria: Object.fromEntries(Array.from({ length: options }, (_, i) => [`option ${i}`, null])) };
+  return {
+    type: 'choice',
+    instructions: 'Which one?',
+    criteria: Object.fromEntries(Array.from({ length: options }, (_, i) => [`option ${i}`, null])),
+  };
 }
 
 function questions(count, options = 2) {
@@ -27,12 +31,25 @@ test.after(() => server.close());
 
 test('Host: answers 127.0.0.1 and localhost on its own port, refuses any other name or port with 403', async () => {
   assert.equal((await request(server.port, { body: DECISION })).status, 200);
-  assert.equal((await request(server.port, { body: DECISION, headers: { host: `LOCALHOST:${server.port}` } })).status, 200);
-  for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, '127.0.0.1', `[::1]:${server.port}`, `0.0.0.0:${server.port}`]) {
+  assert.equal(
+    (await request(server.port, { body: DECISION, headers: { host: `LOCALHOST:${server.port}` } })).status,
+    200,
+  );
+  for (const host of [
+    'evil.example',
+    `evil.example:${server.port}`,
+    `127.0.0.1:${server.port + 1}`,
+    '127.0.0.1',
+    `[::1]:${server.port}`,
+    `0.0.0.0:${server.port}`,
+  ]) {
     const reply = await request(server.port, { body: DECISION, headers: { host } });
     assert.equal(reply.status, 403, host);
     assert.equal(reply.body.error.type, 'permission_error');
-    assert.match(reply.body.error.message, new RegExp(`answers only to 127\\.0\\.0\\.1:${server.port} or localhost:${server.port}`));
+    assert.match(
+      reply.body.error.message,
+      new RegExp(`answers only to 127\\.0\\.0\\.1:${server.port} or localhost:${server.port}`),
+    );
   }
   const health = await request(server.port, { method: 'GET', path: '/health', headers: { host: 'rebound.example' } });
   assert.equal(health.status, 403);
@@ -70,7 +87,10 @@ test('size: a body over 1 MiB is refused with 413, declared or streamed; one of 
   assert.equal(declared.body.error.type, 'request_too_large_error');
   assert.match(declared.body.error.message, /over the 1048576-byte \(1 MiB\) limit/);
 
-  const streamed = await request(server.port, { body: padded(ONE_MIB + 1), headers: { 'content-length': undefined, 'transfer-encoding': 'chunked' } });
+  const streamed = await request(server.port, {
+    body: padded(ONE_MIB + 1),
+    headers: { 'content-length': undefined, 'transfer-encoding': 'chunked' },
+  });
   assert.equal(streamed.status, 413);
   // and it still serves
   assert.equal((await request(server.port, { body: DECISION })).status, 200);
@@ -87,11 +107,14 @@ function upload(port, head, body) {
     let failed;
     socket.on('data', (chunk) => (text += chunk));
     socket.on('error', (error) => (failed = error.code ?? error.message));
-    socket.on('close', () => resolve(failed ? { lost: failed, text } : { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), text }));
+    socket.on('close', () =>
+      resolve(failed ? { lost: failed, text } : { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), text }),
+    );
     socket.once('connect', async () => {
       socket.write(head);
       for (let at = 0; at < body.length && !failed && !socket.destroyed; at += 64 * 1024) {
-        if (!socket.write(body.subarray(at, at + 64 * 1024))) await new Promise((drained) => socket.once('drain', drained).once('close', drained));
+        if (!socket.write(body.subarray(at, at + 64 * 1024)))
+          await new Promise((drained) => socket.once('drain', drained).once('close', drained));
       }
       if (!socket.destroyed) socket.end();
     });
@@ -100,16 +123,24 @@ function upload(port, head, body) {
 
 test('size: ten uploads of 8 MiB each read their 413: the server drops the rest of the body before it closes', async () => {
   const body = Buffer.alloc(8 * ONE_MIB, ' ');
-  const headers = (framing) => `POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\n${framing}\r\n`;
+  const headers = (framing) =>
+    `POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\n${framing}\r\n`;
   const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
   const answers = [];
   for (let i = 0; i < 10; i++) {
-    answers.push(await (i % 2 === 0 ? upload(server.port, headers(`Content-Length: ${body.length}\r\n`), body) : upload(server.port, headers('Transfer-Encoding: chunked\r\n'), chunked)));
+    answers.push(
+      await (i % 2 === 0
+        ? upload(server.port, headers(`Content-Length: ${body.length}\r\n`), body)
+        : upload(server.port, headers('Transfer-Encoding: chunked\r\n'), chunked)),
+    );
   }
   for (const answer of answers) {
     assert.equal(answer.status, 413, JSON.stringify({ ...answer, text: answer.text.slice(0, 200) }));
     assert.match(answer.text, /\r\nconnection: close\r\n/i);
-    assert.equal(JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4)).error.type, 'request_too_large_error');
+    assert.equal(
+      JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4)).error.type,
+      'request_too_large_error',
+    );
   }
   assert.equal((await request(server.port, { body: DECISION })).status, 200);
 });
@@ -117,7 +148,9 @@ test('size: ten uploads of 8 MiB each read their 413: the server drops the rest 
 test('size: a client waiting for 100 Continue with a body over the cap gets the 413 instead, and sends nothing', async () => {
   const answer = await new Promise((resolve, reject) => {
     const socket = net.connect(server.port, '127.0.0.1', () => {
-      socket.write(`POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nContent-Length: ${8 * ONE_MIB}\r\nExpect: 100-continue\r\n\r\n`);
+      socket.write(
+        `POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nContent-Length: ${8 * ONE_MIB}\r\nExpect: 100-continue\r\n\r\n`,
+      );
     });
     let text = '';
     socket.on('data', (chunk) => (text += chunk));
@@ -162,12 +195,30 @@ test('requests the contract does not allow are refused with 400 naming the field
   const cases = [
     [{ questions: { route: CHOICE } }, /"state" is required/],
     [{ state: {}, questions: {} }, /"questions" must be a non-empty object/],
-    [{ state: {}, questions: { route: { ...CHOICE, instructions: '' } } }, /questions\.route: "instructions" must be a non-empty string/],
-    [{ state: {}, questions: { route: { ...CHOICE, criteria: {} } } }, /questions\.route: "criteria" must be an object mapping each option/],
-    [{ state: {}, questions: { route: { ...CHOICE, criteria: { a: 3 } } } }, /the description of option "a" must be a string or null/],
-    [{ state: {}, questions: { level: { type: 'score', instructions: 'How bad?', criteria: ['only one'] } } }, /array of 2 to 10 levels/],
-    [{ state: {}, questions: { where: { type: 'box', instructions: 'Where?' } } }, /type "box" is not answered by a reranker/],
-    [{ state: {}, questions: { route: CHOICE }, images: [{ mediaType: 'image/png', data: 'AA==' }] }, /"images" cannot be answered/],
+    [
+      { state: {}, questions: { route: { ...CHOICE, instructions: '' } } },
+      /questions\.route: "instructions" must be a non-empty string/,
+    ],
+    [
+      { state: {}, questions: { route: { ...CHOICE, criteria: {} } } },
+      /questions\.route: "criteria" must be an object mapping each option/,
+    ],
+    [
+      { state: {}, questions: { route: { ...CHOICE, criteria: { a: 3 } } } },
+      /the description of option "a" must be a string or null/,
+    ],
+    [
+      { state: {}, questions: { level: { type: 'score', instructions: 'How bad?', criteria: ['only one'] } } },
+      /array of 2 to 10 levels/,
+    ],
+    [
+      { state: {}, questions: { where: { type: 'box', instructions: 'Where?' } } },
+      /type "box" is not answered by a reranker/,
+    ],
+    [
+      { state: {}, questions: { route: CHOICE }, images: [{ mediaType: 'image/png', data: 'AA==' }] },
+      /"images" cannot be answered/,
+    ],
     [{ model: 7, state: {}, questions: { route: CHOICE } }, /"model" must be a string/],
   ];
   for (const [body, message] of cases) {
@@ -178,11 +229,18 @@ test('requests the contract does not allow are refused with 400 naming the field
   }
 });
 
-test('a list of labels (Laya\'s criteria) and option keys such as __proto__ come back as sent', async () => {
-  const labels = await request(server.port, { body: { state: {}, questions: { labels: { type: 'choice', instructions: 'Which?', criteria: ['billing', 'shipping'] } } } });
+test("a list of labels (Laya's criteria) and option keys such as __proto__ come back as sent", async () => {
+  const labels = await request(server.port, {
+    body: {
+      state: {},
+      questions: { labels: { type: 'choice', instructions: 'Which?', criteria: ['billing', 'shipping'] } },
+    },
+  });
   assert.equal(labels.status, 200);
   assert.deepEqual(Object.keys(labels.body.answers.labels.probabilities), ['billing', 'shipping']);
-  const odd = await request(server.port, { body: '{"state":{},"questions":{"odd":{"type":"choice","instructions":"Which?","criteria":{"__proto__":"a","constructor":"b"}}}}' });
+  const odd = await request(server.port, {
+    body: '{"state":{},"questions":{"odd":{"type":"choice","instructions":"Which?","criteria":{"__proto__":"a","constructor":"b"}}}}',
+  });
   assert.equal(odd.status, 200);
   assert.deepEqual(Object.keys(odd.body.answers.odd.probabilities), ['__proto__', 'constructor']);
 });
@@ -197,7 +255,10 @@ test('token: with SYSTEM1_SYSTEMONE_API_KEY set, a decision needs that bearer to
       assert.equal(reply.body.error.type, 'authentication_error');
       assert.ok(!reply.text.includes(key), 'the key never appears in an answer');
     }
-    assert.equal((await request(guarded.port, { body: DECISION, headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.equal(
+      (await request(guarded.port, { body: DECISION, headers: { authorization: `Bearer ${key}` } })).status,
+      200,
+    );
     assert.equal((await request(guarded.port, { method: 'GET', path: '/health' })).status, 200);
   } finally {
     await guarded.close();

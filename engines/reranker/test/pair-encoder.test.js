@@ -12,7 +12,10 @@ test('the first max-length tokens of a long text are those of the whole text, cu
     const whole = (text) => encoder.tokenizer.tokenize(text, { add_special_tokens: false }).slice(0, encoder.maxLength);
     const pieces = [];
     const tokenize = encoder.tokenizer.tokenize;
-    encoder.tokenizer.tokenize = (text, options) => (pieces.push(text.length), tokenize.call(encoder.tokenizer, text, options));
+    encoder.tokenizer.tokenize = (text, options) => (
+      pieces.push(text.length),
+      tokenize.call(encoder.tokenizer, text, options)
+    );
     // From dense text (one piece holds enough tokens) to text with long runs of whitespace (several pieces).
     const texts = [
       'i was charged twice for the ticket. '.repeat(3000),
@@ -29,7 +32,10 @@ test('the first max-length tokens of a long text are those of the whole text, cu
       assert.deepEqual(got, whole(text), text.slice(0, 40));
       assert.equal(got.length, encoder.maxLength);
       // Never more than max length × the longest vocabulary entry (2048 × 9 characters), whatever the text's length.
-      assert.ok(read.reduce((a, b) => a + b, 0) <= 2048 * 9, `${text.slice(0, 40)}: read ${read.join(' + ')} of ${text.length} characters`);
+      assert.ok(
+        read.reduce((a, b) => a + b, 0) <= 2048 * 9,
+        `${text.slice(0, 40)}: read ${read.join(' + ')} of ${text.length} characters`,
+      );
       if (read.length > 1) severalPieces++;
     }
     // The comparison above covered cuts between pieces, not only one piece.

@@ -22,7 +22,11 @@ function assertClose(actual, expected, what) {
 // '{"ticket":"I was charged twice"}' through BERT's lower-casing and punctuation split
 const STATE = { ticket: 'I was charged twice' };
 const STATE_TOKENS = ['{', '"', 'ticket', '"', ':', '"', 'i', 'was', 'charged', 'twice', '"', '}'];
-const ROUTE = { type: 'choice', instructions: 'Which team should handle this?', criteria: { billing: 'payments and refunds', shipping: 'packages', technical: null } };
+const ROUTE = {
+  type: 'choice',
+  instructions: 'Which team should handle this?',
+  criteria: { billing: 'payments and refunds', shipping: 'packages', technical: null },
+};
 const ROUTE_QUERY = ['which', 'team', 'should', 'handle', 'this', '?', ...STATE_TOKENS];
 const ROUTE_CANDIDATES = [['payments', 'and', 'refund', '##s'], ['packages'], ['technical']];
 
@@ -68,7 +72,9 @@ test('every pair of a request, over all its questions, goes in one model run, an
   assert.deepEqual(Object.keys(reply.body.answers), ['urgency', 'route', 'angry', 'triage']);
 
   const urgencyQuery = ['how', 'urgent', 'is', 'it', '?', ...STATE_TOKENS];
-  const levels = softmax([['can', 'wait'], ['today'], ['urgent']].map((candidate) => expectedLogit(urgencyQuery, candidate)));
+  const levels = softmax(
+    [['can', 'wait'], ['today'], ['urgent']].map((candidate) => expectedLogit(urgencyQuery, candidate)),
+  );
   const urgency = reply.body.answers.urgency;
   assert.deepEqual(Object.keys(urgency), ['type', 'score', 'legend', 'probabilities', 'confidence']);
   assert.deepEqual(urgency.legend, { 0: 'can wait', 1: 'today', 2: 'urgent' });
@@ -82,8 +88,16 @@ test('every pair of a request, over all its questions, goes in one model run, an
   const angryQuery = ['is', 'the', 'customer', 'angry', '?', ...STATE_TOKENS];
   // No criteria: "yes" against "no"; with criteria, their descriptions.
   assert.deepEqual(Object.keys(reply.body.answers.angry), ['type', 'noul']);
-  assertClose(reply.body.answers.angry.noul, softmax([expectedLogit(angryQuery, ['yes']), expectedLogit(angryQuery, ['no'])])[0], 'noul');
-  assertClose(reply.body.answers.triage.noul, softmax([expectedLogit(angryQuery, ['urgent']), expectedLogit(angryQuery, ['later'])])[0], 'noul with criteria');
+  assertClose(
+    reply.body.answers.angry.noul,
+    softmax([expectedLogit(angryQuery, ['yes']), expectedLogit(angryQuery, ['no'])])[0],
+    'noul',
+  );
+  assertClose(
+    reply.body.answers.triage.noul,
+    softmax([expectedLogit(angryQuery, ['urgent']), expectedLogit(angryQuery, ['later'])])[0],
+    'noul with criteria',
+  );
 });
 
 test('a pair longer than the model takes loses the tail of its longer side (the state), not the question', async () => {
@@ -92,14 +106,39 @@ test('a pair longer than the model takes loses the tail of its longer side (the 
     const reply = await request(short.port, {
       body: {
         state: 'I was twice twice twice twice charged twice twice twice twice twice',
-        questions: { refund: { type: 'choice', instructions: 'Pick one.', criteria: { short: 'refunds', long: 'payments and refunds' } } },
+        questions: {
+          refund: {
+            type: 'choice',
+            instructions: 'Pick one.',
+            criteria: { short: 'refunds', long: 'payments and refunds' },
+          },
+        },
       },
     });
     assert.equal(reply.status, 200);
     // 16 tokens less [CLS] [SEP] [SEP] leave 13: each candidate keeps its tokens (2 and 4), the query 11 and 9,
     // so "charged" (query token 9) counts beside the short candidate only, and "pick" (token 0) beside both.
-    const query = ['pick', 'one', '.', 'i', 'was', 'twice', 'twice', 'twice', 'twice', 'charged', 'twice', 'twice', 'twice', 'twice', 'twice'];
-    const expected = softmax([expectedLogit(query.slice(0, 11), ['refund', '##s']), expectedLogit(query.slice(0, 9), ['payments', 'and', 'refund', '##s'])]);
+    const query = [
+      'pick',
+      'one',
+      '.',
+      'i',
+      'was',
+      'twice',
+      'twice',
+      'twice',
+      'twice',
+      'charged',
+      'twice',
+      'twice',
+      'twice',
+      'twice',
+      'twice',
+    ];
+    const expected = softmax([
+      expectedLogit(query.slice(0, 11), ['refund', '##s']),
+      expectedLogit(query.slice(0, 9), ['payments', 'and', 'refund', '##s']),
+    ]);
     assertClose(reply.body.answers.refund.probabilities.short, expected[0], 'short');
     assert.equal(reply.body.usage.input_tokens, 16 + 16);
   } finally {
@@ -112,21 +151,30 @@ test('a Hub-layout export (onnx/model.onnx) without token_type_ids is fed only t
   try {
     const reply = await request(hub.port, { body: { state: STATE, questions: { route: ROUTE } } });
     assert.equal(reply.status, 200);
-    const expected = softmax(ROUTE_CANDIDATES.map((candidate) => expectedLogit(ROUTE_QUERY, candidate, { tokenTypes: false })));
-    ['billing', 'shipping', 'technical'].forEach((key, i) => assertClose(reply.body.answers.route.probabilities[key], expected[i], key));
+    const expected = softmax(
+      ROUTE_CANDIDATES.map((candidate) => expectedLogit(ROUTE_QUERY, candidate, { tokenTypes: false })),
+    );
+    ['billing', 'shipping', 'technical'].forEach((key, i) =>
+      assertClose(reply.body.answers.route.probabilities[key], expected[i], key),
+    );
   } finally {
     await hub.close();
   }
 });
 
-test('the Hub\'s int8 export (onnx/model_quantized.onnx, weights behind DequantizeLinear) loads and answers as the float32 one', async () => {
+test("the Hub's int8 export (onnx/model_quantized.onnx, weights behind DequantizeLinear) loads and answers as the float32 one", async () => {
   const quantized = await startServer({ model: { layout: 'onnx', quantized: true } });
   try {
-    assert.equal(path.relative(quantized.model.folder, quantized.model.onnxFile), path.join('onnx', 'model_quantized.onnx'));
+    assert.equal(
+      path.relative(quantized.model.folder, quantized.model.onnxFile),
+      path.join('onnx', 'model_quantized.onnx'),
+    );
     const reply = await request(quantized.port, { body: { state: STATE, questions: { route: ROUTE } } });
     assert.equal(reply.status, 200);
     const expected = softmax(ROUTE_CANDIDATES.map((candidate) => expectedLogit(ROUTE_QUERY, candidate)));
-    ['billing', 'shipping', 'technical'].forEach((key, i) => assertClose(reply.body.answers.route.probabilities[key], expected[i], key));
+    ['billing', 'shipping', 'technical'].forEach((key, i) =>
+      assertClose(reply.body.answers.route.probabilities[key], expected[i], key),
+    );
   } finally {
     await quantized.close();
   }
@@ -148,23 +196,37 @@ test('a two-label classifier is read as the log-odds of its "relevant" label (l1
   try {
     const reply = await request(twoLabels.port, { body: { state: STATE, questions: { route: ROUTE } } });
     const expected = softmax(ROUTE_CANDIDATES.map((candidate) => 2 * expectedLogit(ROUTE_QUERY, candidate)));
-    ['billing', 'shipping', 'technical'].forEach((key, i) => assertClose(reply.body.answers.route.probabilities[key], expected[i], key));
+    ['billing', 'shipping', 'technical'].forEach((key, i) =>
+      assertClose(reply.body.answers.route.probabilities[key], expected[i], key),
+    );
   } finally {
     await twoLabels.close();
   }
 });
 
 test('--max-length lowers the model length, and never raises it', async () => {
-  assert.equal((await CrossEncoder.load(tinyModelDir({ maxLength: 64 }), { device: 'cpu', maxLength: 32 })).maxLength, 32);
-  assert.equal((await CrossEncoder.load(tinyModelDir({ maxLength: 64 }), { device: 'cpu', maxLength: 4096 })).maxLength, 64);
+  assert.equal(
+    (await CrossEncoder.load(tinyModelDir({ maxLength: 64 }), { device: 'cpu', maxLength: 32 })).maxLength,
+    32,
+  );
+  assert.equal(
+    (await CrossEncoder.load(tinyModelDir({ maxLength: 64 }), { device: 'cpu', maxLength: 4096 })).maxLength,
+    64,
+  );
 });
 
 test('a folder that is not a usable cross-encoder is refused at load, saying what is wrong', async () => {
-  await assert.rejects(CrossEncoder.load(path.join(tinyModelDir(), 'nowhere')), /the model folder .*nowhere does not exist/);
+  await assert.rejects(
+    CrossEncoder.load(path.join(tinyModelDir(), 'nowhere')),
+    /the model folder .*nowhere does not exist/,
+  );
 
   const noOnnx = tinyModelDir();
   fs.rmSync(path.join(noOnnx, 'model.onnx'));
-  await assert.rejects(CrossEncoder.load(noOnnx), /has no model\.onnx, onnx\/model\.onnx nor onnx\/model_quantized\.onnx: pull one \(system1 engine pull reranker\)/);
+  await assert.rejects(
+    CrossEncoder.load(noOnnx),
+    /has no model\.onnx, onnx\/model\.onnx nor onnx\/model_quantized\.onnx: pull one \(system1 engine pull reranker\)/,
+  );
 
   const noTokenizer = tinyModelDir();
   fs.rmSync(path.join(noTokenizer, 'tokenizer.json'));
@@ -178,8 +240,14 @@ test('a folder that is not a usable cross-encoder is refused at load, saying wha
   fs.writeFileSync(path.join(notOnnx, 'model.onnx'), 'not a model');
   await assert.rejects(CrossEncoder.load(notOnnx, { device: 'cpu' }), /model\.onnx could not be loaded by onnxruntime/);
 
-  await assert.rejects(CrossEncoder.load(tinyModelDir({ outputType: 'float64' }), { device: 'cpu' }), /output is float64, not float32/);
-  await assert.rejects(CrossEncoder.load(tinyModelDir(), { device: 'gpu' }), /the device must be one of auto, cpu, cuda/);
+  await assert.rejects(
+    CrossEncoder.load(tinyModelDir({ outputType: 'float64' }), { device: 'cpu' }),
+    /output is float64, not float32/,
+  );
+  await assert.rejects(
+    CrossEncoder.load(tinyModelDir(), { device: 'gpu' }),
+    /the device must be one of auto, cpu, cuda/,
+  );
 });
 
 test('a 1 MB state is cut before it is tokenised: the same answer as the state cut short, and /health answers meanwhile', async () => {

@@ -12,9 +12,14 @@ const SERVE = path.resolve(__dirname, '..', 'serve.js');
 /** serve.js run to its end (a start it refuses), with only PATH and `env` in its environment. */
 function serve(args, env = {}) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [SERVE, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [SERVE, ...args],
+      { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? error.code : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -23,19 +28,27 @@ test('a blank SYSTEM1_SYSTEMONE_API_KEY stops the start instead of turning the t
     const run = await serve(['--model', tinyModelDir(), '--port', '0'], { SYSTEM1_SYSTEMONE_API_KEY: blank });
     assert.equal(run.code, 1, JSON.stringify(blank));
     assert.equal(run.stdout, '');
-    assert.equal(run.stderr, 'reranker: SYSTEM1_SYSTEMONE_API_KEY is set but blank; give it a key, or unset it to run without one\n');
+    assert.equal(
+      run.stderr,
+      'reranker: SYSTEM1_SYSTEMONE_API_KEY is set but blank; give it a key, or unset it to run without one\n',
+    );
   }
 });
 
 test('with a key set, it serves and says a bearer token is required', async () => {
-  const engine = spawn(process.execPath, [SERVE, '--model', tinyModelDir(), '--port', '0'], { env: { PATH: process.env.PATH, SYSTEM1_SYSTEMONE_API_KEY: ' sk-serve-test ' } });
+  const engine = spawn(process.execPath, [SERVE, '--model', tinyModelDir(), '--port', '0'], {
+    env: { PATH: process.env.PATH, SYSTEM1_SYSTEMONE_API_KEY: ' sk-serve-test ' },
+  });
   try {
     let stdout = '';
     await new Promise((resolve, reject) => {
       engine.stdout.on('data', (chunk) => ((stdout += chunk), stdout.includes('\n') && resolve()));
       engine.once('exit', (code) => reject(new Error(`serve.js exited (${code}) before serving`)));
     });
-    assert.match(stdout, /^reranker: serving .* on http:\/\/127\.0\.0\.1:\d+ \(cpu, up to 64 tokens a pair, bearer token required\)\n$/);
+    assert.match(
+      stdout,
+      /^reranker: serving .* on http:\/\/127\.0\.0\.1:\d+ \(cpu, up to 64 tokens a pair, bearer token required\)\n$/,
+    );
     assert.ok(!stdout.includes('sk-serve-test'));
   } finally {
     engine.kill();
@@ -51,5 +64,8 @@ test('a tokenizer.json with an empty vocabulary is refused, saying so', async ()
   const run = await serve(['--model', model, '--port', '0']);
   assert.equal(run.code, 1);
   assert.equal(run.stdout, '');
-  assert.equal(run.stderr, `reranker: ${file} could not be used: its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding\n`);
+  assert.equal(
+    run.stderr,
+    `reranker: ${file} could not be used: its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding\n`,
+  );
 });

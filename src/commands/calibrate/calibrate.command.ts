@@ -44,12 +44,17 @@ export class CalibrateCommand extends CommandRunner {
   async run([data]: string[], flags: CalibrateFlags): Promise<void> {
     if (flags.write && flags.ship) return this.stop('choose one of --write (this machine) and --ship (the package)', 2);
     if (!existsSync(data)) return this.stop(`${data} does not exist`, 2);
-    if (this.config.errors.length > 0) return this.stop(`the configuration is broken: ${this.config.errors.map((e) => e.message).join('; ')}`, 1);
+    if (this.config.errors.length > 0)
+      return this.stop(`the configuration is broken: ${this.config.errors.map((e) => e.message).join('; ')}`, 1);
     const providerName = flags.provider ?? this.config.gateway.provider;
     const { provider, errors } = this.registry.instance(providerName);
-    if (!provider) return this.stop(`provider ${providerName} cannot run: ${errors.map((e) => e.message).join('; ')}`, 1);
+    if (!provider)
+      return this.stop(`provider ${providerName} cannot run: ${errors.map((e) => e.message).join('; ')}`, 1);
     if (!provider.capabilities().probabilities) {
-      return this.stop(`${providerName} reports no probabilities (its confidence is self-reported), so there is nothing to calibrate`, 1);
+      return this.stop(
+        `${providerName} reports no probabilities (its confidence is self-reported), so there is nothing to calibrate`,
+        1,
+      );
     }
 
     let read: ReturnType<typeof readLabelledData>;
@@ -64,10 +69,22 @@ export class CalibrateCommand extends CommandRunner {
     const note = looseLabelNote(examples);
     if (note) this.output.err(`${data}: ${note}`);
 
-    const bar = new SingleBar({ format: 'calibrate [{bar}] {value}/{total} asked', stream: process.stderr, hideCursor: true });
+    const bar = new SingleBar({
+      format: 'calibrate [{bar}] {value}/{total} asked',
+      stream: process.stderr,
+      hideCursor: true,
+    });
     bar.start(examples.length, 0);
     const report = await this.runner
-      .run({ examples, problems, providerName, data, targetAccuracy: flags.targetAccuracy, inPlace: this.fitsInPlace(flags), onProgress: (done) => bar.update(done) })
+      .run({
+        examples,
+        problems,
+        providerName,
+        data,
+        targetAccuracy: flags.targetAccuracy,
+        inPlace: this.fitsInPlace(flags),
+        onProgress: (done) => bar.update(done),
+      })
       .finally(() => bar.stop());
 
     const target = flags.ship ? SHIPPED_FITS : flags.write ? this.calibration.userFile : null;
@@ -77,7 +94,12 @@ export class CalibrateCommand extends CommandRunner {
     }
     if (flags.plot) this.plot(flags.plot, report);
 
-    if (flags.json) this.output.json({ ...report, saved_to: target && report.fits.length > 0 ? target : null, plot: flags.plot ?? null });
+    if (flags.json)
+      this.output.json({
+        ...report,
+        saved_to: target && report.fits.length > 0 ? target : null,
+        plot: flags.plot ?? null,
+      });
     else this.output.out(renderCalibrationReport(report, target, flags.plot));
     if (report.rows.answered === 0) this.output.fail(1);
   }
@@ -112,7 +134,11 @@ export class CalibrateCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--target-accuracy <fraction>', description: 'accuracy the recommended threshold must reach', defaultValue: 0.8 })
+  @Option({
+    flags: '--target-accuracy <fraction>',
+    description: 'accuracy the recommended threshold must reach',
+    defaultValue: 0.8,
+  })
   parseTarget(value: string): number {
     return fraction(value);
   }

@@ -3,7 +3,8 @@ import type { AppliedFit } from '../../calibration/calibration-figures';
 import type { CalibrationReport } from './calibration-runner.service';
 import { percent } from '../number-format';
 
-const f = (value: number | null | undefined, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+const f = (value: number | null | undefined, digits = 3) =>
+  value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
 const ci = (interval: [number, number] | null) => (interval ? ` [${f(interval[0])}, ${f(interval[1])}]` : '');
 /** Lines listed one by one before the rest is summed up (the JSON document lists them all). */
 const LISTED = 10;
@@ -16,8 +17,11 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
     `  ${rows.examples} examples: ${rows.answered} answered, ${rows.abstained} abstained, ${rows.failed} failed, ${rows.not_asked} not asked` +
       `${rows.without_probabilities ? `, ${rows.without_probabilities} without probabilities` : ''}; ${rows.lines_skipped.length} lines skipped`,
   ];
-  if (rows.stopped_because) lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
-  lines.push(`  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.`);
+  if (rows.stopped_because)
+    lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
+  lines.push(
+    `  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.`,
+  );
 
   if (report.overall) {
     const used = report.overall_fits;
@@ -27,13 +31,22 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
       `  (${used.by_question} by their question's fit, ${used.by_option_count} by their option count's, ${used.none} unscaled: no trusted fit;`,
       '  held out: the same rule with fits made on the other folds)',
       ...group(report.overall, report.target_accuracy, false),
-      ...listed(used.fits, (fit) => `  applied ${fitName(fit)} T=${f(fit.temperature)} (n ${fit.n}, ${fit.from}) to ${fit.answers} answers`, 'fits applied'),
+      ...listed(
+        used.fits,
+        (fit) =>
+          `  applied ${fitName(fit)} T=${f(fit.temperature)} (n ${fit.n}, ${fit.from}) to ${fit.answers} answers`,
+        'fits applied',
+      ),
     );
   }
 
   const trusted = report.questions.filter((q) => q.trusted);
   for (const question of trusted) {
-    lines.push('', `Question: ${JSON.stringify(question.question)} (${question.option_counts.join('/')} options)`, ...group(question, report.target_accuracy));
+    lines.push(
+      '',
+      `Question: ${JSON.stringify(question.question)} (${question.option_counts.join('/')} options)`,
+      ...group(question, report.target_accuracy),
+    );
   }
   if (report.option_counts.length) {
     lines.push('', 'Fits per option count (for questions without a trusted fit of their own):');
@@ -47,19 +60,34 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
   }
   const untrusted = report.questions.filter((q) => !q.trusted);
   if (untrusted.length) {
-    lines.push('', `Question fits NOT TRUSTED (not saved, not applied; their own figures, each on its own answers only):`);
+    lines.push(
+      '',
+      `Question fits NOT TRUSTED (not saved, not applied; their own figures, each on its own answers only):`,
+    );
     lines.push(
       ...listed(
         untrusted,
-        (q) => `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.verdict}`,
+        (q) =>
+          `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.verdict}`,
         'untrusted question fits',
       ),
     );
   }
   lines.push('');
-  if (savedTo) lines.push(report.fits.length ? `Saved ${report.fits.length} fits to ${savedTo}.` : 'Nothing saved: no fit is good enough to save.');
-  else lines.push(`${report.fits.length} trusted fits ready: --write saves them for this machine, --ship into the package.`);
-  if (report.held_back.length) lines.push(`${report.held_back.length} untrusted fits held back (the JSON document's held_back says why, for each).`);
+  if (savedTo)
+    lines.push(
+      report.fits.length
+        ? `Saved ${report.fits.length} fits to ${savedTo}.`
+        : 'Nothing saved: no fit is good enough to save.',
+    );
+  else
+    lines.push(
+      `${report.fits.length} trusted fits ready: --write saves them for this machine, --ship into the package.`,
+    );
+  if (report.held_back.length)
+    lines.push(
+      `${report.held_back.length} untrusted fits held back (the JSON document's held_back says why, for each).`,
+    );
   if (plot) lines.push(`Plot: ${plot}`);
   return lines;
 }
@@ -83,12 +111,16 @@ function group(report: GroupReport, target: number, ownFit = true): string[] {
     `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
       `noise floor at this n ${f(report.ece_noise_floor.mean)} (95%: ${f(report.ece_noise_floor.p95)})`,
     '  threshold  coverage  accuracy     n',
-    ...report.thresholds.map((row) => `  ${f(row.threshold, 2).padStart(9)}  ${percent(row.coverage).padStart(8)}  ${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`),
+    ...report.thresholds.map(
+      (row) =>
+        `  ${f(row.threshold, 2).padStart(9)}  ${percent(row.coverage).padStart(8)}  ${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`,
+    ),
     report.recommended_threshold
       ? `  recommended min_confidence for ${percent(target)} accuracy: ${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, accuracy ${f(report.recommended_threshold.accuracy)})`
       : `  no threshold reaches ${percent(target)} accuracy`,
   ];
   if (ownFit) lines.push(`  ${report.verdict}`);
-  for (const caveat of report.caveats) lines.push(`  ~ ${caveat} (trusted all the same: it still helps on held-out answers)`);
+  for (const caveat of report.caveats)
+    lines.push(`  ~ ${caveat} (trusted all the same: it still helps on held-out answers)`);
   return lines;
 }

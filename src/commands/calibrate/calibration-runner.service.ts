@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DecisionService } from '../../decisions/decision.service';
+import { DecisionErrorCode } from '../../decisions/decision-error';
 import type { ChoiceQuestion } from '../../decisions/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
@@ -58,8 +59,20 @@ export class CalibrationRunner {
     const model = this.decisions.resolveCapabilities({ provider: providerName })?.model ?? null;
 
     const figures = calibrationFigures(
-      answered.map(({ example, label, probabilities }) => ({ question: example.question, optionCount: example.options.length, label, probabilities })),
-      { provider: providerName, model, targetAccuracy, source: `system1 calibrate ${options.data}`, fittedAt: new Date().toISOString(), inPlace: options.inPlace },
+      answered.map(({ example, label, probabilities }) => ({
+        question: example.question,
+        optionCount: example.options.length,
+        label,
+        probabilities,
+      })),
+      {
+        provider: providerName,
+        model,
+        targetAccuracy,
+        source: `system1 calibrate ${options.data}`,
+        fittedAt: new Date().toISOString(),
+        inPlace: options.inPlace,
+      },
     );
     return {
       data: options.data,
@@ -73,10 +86,21 @@ export class CalibrationRunner {
   }
 
   /** Every example asked of `provider` alone through the pipeline, raw (no calibration, no threshold). */
-  private async askAll(provider: string, examples: LabelledExample[], onProgress?: (done: number, total: number) => void) {
+  private async askAll(
+    provider: string,
+    examples: LabelledExample[],
+    onProgress?: (done: number, total: number) => void,
+  ) {
     type Answered = LabelledAnswer & { example: LabelledExample };
     const answers: Answered[] = [];
-    const counts = { answered: 0, abstained: 0, failed: 0, not_asked: 0, without_probabilities: 0, stopped_because: null as string | null };
+    const counts = {
+      answered: 0,
+      abstained: 0,
+      failed: 0,
+      not_asked: 0,
+      without_probabilities: 0,
+      stopped_because: null as string | null,
+    };
     let consecutiveFailures = 0;
     let next = 0;
     let done = 0;
@@ -95,7 +119,7 @@ export class CalibrationRunner {
         );
         onProgress?.(++done, examples.length);
         const answer = outcome.answers.decision;
-        if (answer.status === 'error' && answer.error.code === 'abstained') {
+        if (answer.status === 'error' && answer.error.code === DecisionErrorCode.Abstained) {
           consecutiveFailures = 0;
           counts.abstained += 1;
           continue;
@@ -103,7 +127,8 @@ export class CalibrationRunner {
         if (answer.status === 'error') {
           counts.failed += 1;
           consecutiveFailures += 1;
-          if (consecutiveFailures >= STOP_AFTER_FAILURES) counts.stopped_because = `${STOP_AFTER_FAILURES} failures in a row, the last: ${S1_CODES[answer.error.code].attempt} (${answer.error.message})`;
+          if (consecutiveFailures >= STOP_AFTER_FAILURES)
+            counts.stopped_because = `${STOP_AFTER_FAILURES} failures in a row, the last: ${S1_CODES[answer.error.code].attempt} (${answer.error.message})`;
           continue;
         }
         consecutiveFailures = 0;
@@ -132,5 +157,9 @@ export class CalibrationRunner {
 
 /** The example's options as candidates that stand for themselves (yes and no when it has none). */
 function choiceOf(example: LabelledExample): ChoiceQuestion {
-  return { type: 'choice', instructions: example.question, criteria: selfDescribed(example.yesNo ? YES_NO_OPTIONS : example.options) };
+  return {
+    type: 'choice',
+    instructions: example.question,
+    criteria: selfDescribed(example.yesNo ? YES_NO_OPTIONS : example.options),
+  };
 }

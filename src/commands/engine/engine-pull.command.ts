@@ -18,7 +18,6 @@ interface PullFlags {
 /** One file of a model is at most this unless --max-file-size says otherwise (gte-reranker's float32 export: 599 MB). */
 const DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3;
 
-
 /**
  * `system1 engine pull reranker [REPO]`: installs the reranker's packages in the install dir (npm ci, only
  * here), then downloads the repo's ONNX export (see ModelPuller for the Hub's metadata it checks against)
@@ -50,7 +49,9 @@ export class EnginePullCommand extends CommandRunner {
     try {
       const origin = HubEndpoint.fromEnv(env).origin;
       await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
-      this.output.err(`Pulling ${repo} (${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) at ${flags.revision} from ${origin} ...`);
+      this.output.err(
+        `Pulling ${repo} (${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) at ${flags.revision} from ${origin} ...`,
+      );
       const { folder, manifest, upToDate } = await this.puller.pull({
         repo,
         revision: flags.revision,
@@ -63,7 +64,9 @@ export class EnginePullCommand extends CommandRunner {
       const at = manifest.commit ? `commit ${manifest.commit.slice(0, 12)}` : `revision ${manifest.revision}`;
       const bytes = manifest.files.reduce((sum, file) => sum + file.bytes, 0);
       this.output.out([
-        upToDate ? `${repo} at ${at} is already in ${folder}: nothing to download.` : `Pulled ${repo} at ${at} into ${folder} (${manifest.files.length} files, ${formatBytes(bytes)}).`,
+        upToDate
+          ? `${repo} at ${at} is already in ${folder}: nothing to download.`
+          : `Pulled ${repo} at ${at} into ${folder} (${manifest.files.length} files, ${formatBytes(bytes)}).`,
         'Start it with: system1 engine start reranker',
       ]);
     } catch (error) {
@@ -78,12 +81,19 @@ export class EnginePullCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--quantized', description: "pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, its accuracy not measured here) instead of float32 onnx/model.onnx" })
+  @Option({
+    flags: '--quantized',
+    description:
+      'pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, its accuracy not measured here) instead of float32 onnx/model.onnx',
+  })
   parseQuantized(): boolean {
     return true;
   }
 
-  @Option({ flags: '--max-file-size <size>', description: 'refuse any file larger than this, before and while it downloads (default 2GiB; e.g. 500MB, 4GiB)' })
+  @Option({
+    flags: '--max-file-size <size>',
+    description: 'refuse any file larger than this, before and while it downloads (default 2GiB; e.g. 500MB, 4GiB)',
+  })
   parseMaxFileSize(value: string): number {
     return byteSize(value);
   }

@@ -26,7 +26,8 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
 @SubCommand({
   name: 'start',
   arguments: '<engine>',
-  description: 'start the local engine in the background on 127.0.0.1 with the most recently pulled model (or --model DIR), and point the config at it when it names no provider or the mock',
+  description:
+    'start the local engine in the background on 127.0.0.1 with the most recently pulled model (or --model DIR), and point the config at it when it names no provider or the mock',
 })
 export class EngineStartCommand extends CommandRunner {
   constructor(
@@ -42,19 +43,32 @@ export class EngineStartCommand extends CommandRunner {
     if (refused) return this.stop(refused, 2);
     const env = process.env;
     const home = RerankerHome.of(env);
-    if (!home.installed) return this.stop(`the reranker is not installed in ${home.dir}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)`, 1);
+    if (!home.installed)
+      return this.stop(
+        `the reranker is not installed in ${home.dir}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)`,
+        1,
+      );
     const model = this.model(home, flags.model);
     if (!model) return;
     let port: number;
     try {
-      const outcome = await this.processes.start(home, { model: model.folder, port: flags.port, device: flags.device, env: withoutHubToken(env) });
+      const outcome = await this.processes.start(home, {
+        model: model.folder,
+        port: flags.port,
+        device: flags.device,
+        env: withoutHubToken(env),
+      });
       switch (outcome.kind) {
         case 'already-running':
-          this.output.out(`The reranker started earlier still runs (pid ${outcome.record.pid}, ${outcome.record.model}); "system1 engine stop reranker" first to start another.`);
+          this.output.out(
+            `The reranker started earlier still runs (pid ${outcome.record.pid}, ${outcome.record.model}); "system1 engine stop reranker" first to start another.`,
+          );
           port = outcome.record.port;
           break;
         case 'port-has-reranker':
-          this.output.out(`A reranker already answers on http://127.0.0.1:${outcome.port} (${outcome.model ?? 'its model unnamed'}; not started by this command): left it alone.`);
+          this.output.out(
+            `A reranker already answers on http://127.0.0.1:${outcome.port} (${outcome.model ?? 'its model unnamed'}; not started by this command): left it alone.`,
+          );
           port = outcome.port;
           break;
         case 'loading':
@@ -64,7 +78,9 @@ export class EngineStartCommand extends CommandRunner {
           ]);
           return;
         case 'started':
-          this.output.out(`The reranker serves on http://127.0.0.1:${outcome.port} (pid ${outcome.pid}). Log: ${home.log}. Stop it with: system1 engine stop reranker`);
+          this.output.out(
+            `The reranker serves on http://127.0.0.1:${outcome.port} (pid ${outcome.pid}). Log: ${home.log}. Stop it with: system1 engine stop reranker`,
+          );
           port = outcome.port;
       }
     } catch (error) {
@@ -79,14 +95,21 @@ export class EngineStartCommand extends CommandRunner {
   private model(home: RerankerHome, given: string | undefined): { folder: string } | undefined {
     if (given !== undefined) {
       const folder = path.resolve(given);
-      if (!existsSync(folder) || !statSync(folder).isDirectory()) return this.stop(`--model ${folder} is not a folder`, 1);
+      if (!existsSync(folder) || !statSync(folder).isDirectory())
+        return this.stop(`--model ${folder} is not a folder`, 1);
       this.output.out(`Model: ${folder} (from --model)`);
       return { folder };
     }
     const latest = latestPulledModel(home.models);
-    if (!latest) return this.stop(`no model has been pulled into ${home.models}: run "system1 engine pull reranker" (or pass --model DIR)`, 1);
+    if (!latest)
+      return this.stop(
+        `no model has been pulled into ${home.models}: run "system1 engine pull reranker" (or pass --model DIR)`,
+        1,
+      );
     const { repo, commit, revision, variant, pulled_at } = latest.manifest;
-    this.output.out(`Model: ${latest.folder} (the most recently pulled: ${repo} at ${commit ? commit.slice(0, 12) : revision}, ${variant}, pulled ${pulled_at})`);
+    this.output.out(
+      `Model: ${latest.folder} (the most recently pulled: ${repo} at ${commit ? commit.slice(0, 12) : revision}, ${variant}, pulled ${pulled_at})`,
+    );
     return { folder: latest.folder };
   }
 
@@ -126,5 +149,9 @@ function describeConfig(outcome: ConfigOutcome): string[] {
       ...note,
     ];
   }
-  return [`The config ${outcome.file} was left as it is (${outcome.why}). To use the reranker, set these lines in it:`, ...outcome.lines.map((line) => `  ${line}`), ...note];
+  return [
+    `The config ${outcome.file} was left as it is (${outcome.why}). To use the reranker, set these lines in it:`,
+    ...outcome.lines.map((line) => `  ${line}`),
+    ...note,
+  ];
 }

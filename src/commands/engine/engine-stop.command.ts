@@ -5,7 +5,12 @@ import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';
 
 /** `system1 engine stop reranker`: stops the server `engine start` launched, and nothing else. */
-@SubCommand({ name: 'stop', arguments: '<engine>', description: 'stop the local engine "system1 engine start" started (by its pid file, after checking the pid is still that server)' })
+@SubCommand({
+  name: 'stop',
+  arguments: '<engine>',
+  description:
+    'stop the local engine "system1 engine start" started (by its pid file, after checking the pid is still that server)',
+})
 export class EngineStopCommand extends CommandRunner {
   constructor(
     private readonly processes: RerankerProcesses,
@@ -22,11 +27,16 @@ export class EngineStopCommand extends CommandRunner {
     }
     try {
       const outcome = await this.processes.stop(RerankerHome.of(process.env));
-      if (outcome.kind === 'stopped') this.output.out(`Stopped the reranker (pid ${outcome.pid}${outcome.forced ? ', killed after it ignored SIGTERM' : ''}).`);
+      if (outcome.kind === 'stopped')
+        this.output.out(
+          `Stopped the reranker (pid ${outcome.pid}${outcome.forced ? ', killed after it ignored SIGTERM' : ''}).`,
+        );
       if (outcome.kind === 'not-running') this.output.out(`The reranker is not running: ${outcome.why}.`);
       if (outcome.kind === 'not-ours') {
         // Another program's command line is not ours to print: it may carry its own secrets.
-        this.output.out(`The pid file named pid ${outcome.pid}, which is no longer the reranker but another program: left it alone and removed the stale pid file.`);
+        this.output.out(
+          `The pid file named pid ${outcome.pid}, which is no longer the reranker but another program: left it alone and removed the stale pid file.`,
+        );
       }
     } catch (error) {
       if (!(error instanceof EngineProcessError)) throw error;

@@ -57,7 +57,8 @@ export class SmokeCommand extends CommandRunner {
 
   @Option({
     flags: '--installed',
-    description: 'check the installed copy ($SYSTEM1_INSTALL_DIR/app, what clients are registered with) instead of this build',
+    description:
+      'check the installed copy ($SYSTEM1_INSTALL_DIR/app, what clients are registered with) instead of this build',
   })
   parseInstalled(): boolean {
     return true;
@@ -71,9 +72,14 @@ export class SmokeCommand extends CommandRunner {
 
 function render(report: SmokeReport): string[] {
   const lines = [`system1 smoke: ${report.command.join(' ')}`];
-  for (const { layer, ok, detail } of report.layers) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${layer.padEnd(9)} ${detail}`);
-  if (report.server_stderr) lines.push('  server stderr (last lines):', ...report.server_stderr.map((line) => `    ${line}`));
+  for (const { layer, ok, detail } of report.layers)
+    lines.push(`${ok ? 'PASS' : 'FAIL'}  ${layer.padEnd(9)} ${detail}`);
+  if (report.server_stderr)
+    lines.push('  server stderr (last lines):', ...report.server_stderr.map((line) => `    ${line}`));
   if (report.decision) lines.push('', ...jsonLines(report.decision));
-  lines.push('', report.ok ? 'All layers pass.' : `Stopped at the first failing layer: ${report.layers.at(-1)?.layer}.`);
+  lines.push(
+    '',
+    report.ok ? 'All layers pass.' : `Stopped at the first failing layer: ${report.layers.at(-1)?.layer}.`,
+  );
   return lines;
 }

@@ -58,7 +58,13 @@ export function notInstalledReport(main: string): SmokeReport {
  */
 @Injectable()
 export class SmokeService {
-  async run({ command: server = SERVER_COMMAND, question, options, env, stepTimeoutMs = 30_000 }: SmokeOptions): Promise<SmokeReport> {
+  async run({
+    command: server = SERVER_COMMAND,
+    question,
+    options,
+    env,
+    stepTimeoutMs = 30_000,
+  }: SmokeOptions): Promise<SmokeReport> {
     const [command, ...args] = server;
     const report: SmokeReport = { ok: false, command: server, layers: [] };
     const verdict = (layer: SmokeLayer, ok: boolean, detail: string) => {
@@ -80,7 +86,11 @@ export class SmokeService {
         await step(() => client.connect(transport));
       } catch (error) {
         if (transport.pid === null) {
-          verdict('start', false, `the command does not start: ${describe(error)}. Is Node.js on PATH and dist/ built (npm run build)?`);
+          verdict(
+            'start',
+            false,
+            `the command does not start: ${describe(error)}. Is Node.js on PATH and dist/ built (npm run build)?`,
+          );
         } else {
           verdict('start', true, `started (pid ${transport.pid})`);
           verdict('handshake', false, `HANDSHAKE FAILED: ${describe(error)}`);
@@ -94,16 +104,27 @@ export class SmokeService {
 
       const { tools } = await step(() => client.listTools());
       const missing = TOOL_NAMES.filter((name) => !tools.some((tool) => tool.name === name));
-      if (!verdict('tools', missing.length === 0, missing.length ? `missing tools: ${missing.join(', ')}` : tools.map((t) => t.name).join(', '))) {
+      if (
+        !verdict(
+          'tools',
+          missing.length === 0,
+          missing.length ? `missing tools: ${missing.join(', ')}` : tools.map((t) => t.name).join(', '),
+        )
+      ) {
         return report;
       }
 
       const health = structured(await step(() => client.callTool({ name: 'system1_health', arguments: {} })));
       report.health = health;
-      if (!verdict('health', health.status === 'ok' || health.status === 'degraded', describeHealth(health))) return report;
+      if (!verdict('health', health.status === 'ok' || health.status === 'degraded', describeHealth(health)))
+        return report;
 
       if (question !== undefined) {
-        const args = { question, ...(options && options.length > 0 ? { options } : {}), request_id: `smoke-${process.pid}` };
+        const args = {
+          question,
+          ...(options && options.length > 0 ? { options } : {}),
+          request_id: `smoke-${process.pid}`,
+        };
         const decision = structured(await step(() => client.callTool({ name: 'system1_decide', arguments: args })));
         report.decision = decision;
         verdict('decision', decision.status !== 'error', describeDecision(decision));
@@ -150,8 +171,9 @@ function describeHealth(health: Record<string, unknown>): string {
 function describeDecision(decision: Record<string, unknown>): string {
   const error = decision.error as { code: string; message: string } | null;
   if (decision.status === 'error') return `error ${error?.code}: ${error?.message}`;
-  if (decision.status === 'abstained') return `abstained (${decision.rationale}); the engine answered but below the threshold`;
-  return `decided ${JSON.stringify(decision.decision)} with confidence ${decision.confidence} from ${decision.provider}`;
+  if (decision.status === 'abstained')
+    return `abstained (${String(decision.rationale)}); the engine answered but below the threshold`;
+  return `decided ${JSON.stringify(decision.decision)} with confidence ${String(decision.confidence)} from ${String(decision.provider)}`;
 }
 
 function describe(error: unknown): string {

@@ -11,7 +11,9 @@ export function warnOnDrops(server: Server, cap: number, warn: (line: string) =>
     dropped++;
     if (Date.now() - lastWarning < DROP_WARNING_EVERY_MS) return;
     lastWarning = Date.now();
-    warn(`closed ${dropped} new connection${dropped === 1 ? '' : 's'} at the connection cap (${cap}): that many clients are already connected`);
+    warn(
+      `closed ${dropped} new connection${dropped === 1 ? '' : 's'} at the connection cap (${cap}): that many clients are already connected`,
+    );
     dropped = 0;
   });
 }

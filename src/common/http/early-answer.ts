@@ -22,7 +22,14 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * past which the socket is cut), and only then is the response ended, which closes the connection cleanly.
  * `maxDrainBytes` 0 drops nothing and closes at once: for a client that has stopped sending.
  */
-export function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, maxDrainBytes = MAX_DRAIN_BYTES): void {
+export function answerEarly(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: OutgoingHttpHeaders = {},
+  maxDrainBytes = MAX_DRAIN_BYTES,
+): void {
   const text = JSON.stringify(body);
   const answer = { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
   if ((req.complete || hasNoBody(req)) && !req.destroyed) {
@@ -54,4 +61,5 @@ export function answerEarly(req: IncomingMessage, res: ServerResponse, status: n
  * A request that announced no body (no Transfer-Encoding, no or a zero Content-Length, RFC 9112 6.3). Its
  * `complete` flag is still false while the 'request' handlers run, though nothing will follow its headers.
  */
-const hasNoBody = (req: IncomingMessage) => req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
+const hasNoBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { isRecord } from '../../common/is-record';
 import { CANDIDATES_MAX, LEVELS_MAX } from '../../common/limits';
 import { jsonDepthExceeds } from '../../common/json-depth';
@@ -29,7 +29,8 @@ const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value)
 
 /** Why `value` is not usable JSON for an engine (too deep, or not serialisable); undefined when it is. */
 function jsonProblem(value: unknown): string | undefined {
-  if (jsonDepthExceeds(value, STATE_MAX_DEPTH)) return `nests more than ${STATE_MAX_DEPTH} levels (or refers to itself)`;
+  if (jsonDepthExceeds(value, STATE_MAX_DEPTH))
+    return `nests more than ${STATE_MAX_DEPTH} levels (or refers to itself)`;
   try {
     JSON.stringify(value);
   } catch {
@@ -72,7 +73,10 @@ export const IsDescribed = (options?: ValidationOptions) => valueCheck('isDescri
 
 function describedProblem(value: unknown): string | undefined {
   if (value === undefined) return 'is missing';
-  const empty = value === '' || (Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0);
+  const empty =
+    value === '' ||
+    (Array.isArray(value) && value.length === 0) ||
+    (isRecord(value) && Object.keys(value).length === 0);
   if (empty) return 'must not be empty';
   if (typeof value === 'string') return undefined;
   if (typeof value !== 'object' || value === null) return `must be text or JSON (got ${kind(value)})`;
@@ -82,9 +86,11 @@ function describedProblem(value: unknown): string | undefined {
 /** A choice's candidates: two or more, keyed by candidate, each described or null (the key stands for itself). */
 export const IsCandidates = () =>
   valueCheck('isCandidates', (value) => {
-    const problem = 'must be an object with at least two candidates, keyed by candidate, each with a description or null';
+    const problem =
+      'must be an object with at least two candidates, keyed by candidate, each with a description or null';
     if (!isRecord(value) || Object.keys(value).length < 2) return problem;
-    if (Object.keys(value).length > CANDIDATES_MAX) return overCap(CANDIDATES_MAX, 'candidates', Object.keys(value).length);
+    if (Object.keys(value).length > CANDIDATES_MAX)
+      return overCap(CANDIDATES_MAX, 'candidates', Object.keys(value).length);
     for (const [key, description] of Object.entries(value)) {
       const wrongKey = idProblem(key, 'key');
       if (wrongKey) return wrongKey;

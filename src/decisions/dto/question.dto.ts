@@ -8,7 +8,13 @@ import { IsCandidates, IsDescribed, IsLevels } from './json-value.decorators';
 type SchemaObject = Exclude<Parameters<typeof JSONSchema>[0], (...args: never[]) => unknown>;
 
 /** Text, or JSON an engine renders as text; never empty. */
-const DESCRIBED: SchemaObject = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'object', minProperties: 1 }, { type: 'array', minItems: 1 }] };
+const DESCRIBED: SchemaObject = {
+  oneOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'object', minProperties: 1 },
+    { type: 'array', minItems: 1 },
+  ],
+};
 
 /**
  * The typed questions (wire-contracts §1.1), one DTO per type: the one schema of a question for every surface
@@ -72,7 +78,13 @@ export class ScoreQuestionDto {
   instructions!: unknown;
 
   @IsLevels()
-  @JSONSchema(() => ({ type: 'array', minItems: 2, maxItems: LEVELS_MAX, items: DESCRIBED, description: 'The levels, lowest first.' }))
+  @JSONSchema(() => ({
+    type: 'array',
+    minItems: 2,
+    maxItems: LEVELS_MAX,
+    items: DESCRIBED,
+    description: 'The levels, lowest first.',
+  }))
   criteria!: unknown[];
 }
 
@@ -86,7 +98,12 @@ export class BoxQuestionDto {
   instructions!: unknown;
 }
 
-const BY_TYPE = { choice: ChoiceQuestionDto, noul: NoulQuestionDto, score: ScoreQuestionDto, box: BoxQuestionDto } as const;
+const BY_TYPE = {
+  choice: ChoiceQuestionDto,
+  noul: NoulQuestionDto,
+  score: ScoreQuestionDto,
+  box: BoxQuestionDto,
+} as const;
 
 /** The DTO of a question by its `type`; undefined for an unknown type (reported by the question map's check). */
 export function questionDtoFor(question: unknown): (new () => object) | undefined {

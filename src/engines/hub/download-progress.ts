@@ -29,7 +29,10 @@ export class TerminalProgress extends DownloadProgress {
     });
     const size = total ?? 0;
     this.value = from;
-    this.bar.start(size, from, { done: (from / MIB).toFixed(1), size: total === undefined ? '?' : (size / MIB).toFixed(1) });
+    this.bar.start(size, from, {
+      done: (from / MIB).toFixed(1),
+      size: total === undefined ? '?' : (size / MIB).toFixed(1),
+    });
   }
 
   advance(bytes: number): void {

@@ -63,7 +63,6 @@ function errorCodeOf(reply: HubReply): string | undefined {
   return Array.isArray(code) ? code[0] : code;
 }
 
-
 /**
  * Downloads one file: resumes a `.part` left by an interrupted transfer with an HTTP Range, refuses a file
  * over the size cap before and while it arrives, and checks the bytes against the Hub's size and sha256
@@ -96,7 +95,9 @@ export class FileDownloader {
     const problem = this.mismatch(job, got);
     if (problem !== undefined) {
       rmSync(part, { force: true });
-      throw new PullError(`${job.context.file} of ${job.context.repo} ${problem}: deleted it; run the same command again to download it afresh`);
+      throw new PullError(
+        `${job.context.file} of ${job.context.repo} ${problem}: deleted it; run the same command again to download it afresh`,
+      );
     }
     renameSync(part, dest);
     return { ...got, resumedFrom: from, reused: false };
@@ -104,7 +105,8 @@ export class FileDownloader {
 
   /** Why the bytes are not the file the Hub described, or undefined when they are. */
   private mismatch({ expected }: FileDownload, got: { bytes: number; sha256: string }): string | undefined {
-    if (expected.size !== undefined && got.bytes !== expected.size) return `is ${got.bytes} bytes, where the Hub's metadata says ${expected.size}`;
+    if (expected.size !== undefined && got.bytes !== expected.size)
+      return `is ${got.bytes} bytes, where the Hub's metadata says ${expected.size}`;
     if (expected.sha256 !== undefined && got.sha256 !== expected.sha256) {
       return `does not match the sha256 the Hub gives for it (expected ${expected.sha256}, got ${got.sha256})`;
     }
@@ -114,7 +116,9 @@ export class FileDownloader {
   private async transfer(job: FileDownload, hub: HubEndpoint, part: string, from: number): Promise<void> {
     const { context, expected, maxBytes } = job;
     const reply = await this.http.get(job.url, hub, { from }).catch((error: Error) => {
-      throw new PullError(`${context.file} of ${context.repo}: ${error.message}${from > 0 ? ' (its .part is kept: run the same command again to resume)' : ''}`);
+      throw new PullError(
+        `${context.file} of ${context.repo}: ${error.message}${from > 0 ? ' (its .part is kept: run the same command again to resume)' : ''}`,
+      );
     });
     if (reply.status === 416 && from > 0) {
       // The server knows no such prefix (the file changed, or the .part is not one): start again from 0.
@@ -126,19 +130,25 @@ export class FileDownloader {
       reply.body.resume();
       throw statusError(reply.status, errorCodeOf(reply), context);
     }
-    const range = reply.status === 206 ? contentRange(reply.headers['content-range'] as string | undefined) : { start: 0 };
+    const range = reply.status === 206 ? contentRange(reply.headers['content-range']) : { start: 0 };
     if (!range || (reply.status === 206 && range.start !== from)) {
       reply.body.resume();
-      throw new PullError(`the server answered the resume of ${context.file} with another byte range (${reply.headers['content-range'] ?? 'none'}); delete ${part} and run again`);
+      throw new PullError(
+        `the server answered the resume of ${context.file} with another byte range (${reply.headers['content-range'] ?? 'none'}); delete ${part} and run again`,
+      );
     }
     // 200 to a Range: the server sends the whole file, so the .part starts over.
     const start = range.start;
     const length = Number(reply.headers['content-length']);
-    const total = range.total ?? (Number.isSafeInteger(length) && reply.headers['content-length'] !== undefined ? start + length : expected.size);
+    const total =
+      range.total ??
+      (Number.isSafeInteger(length) && reply.headers['content-length'] !== undefined ? start + length : expected.size);
     if (total !== undefined && total > maxBytes) {
       reply.body.resume();
       rmSync(part, { force: true });
-      throw new PullError(`${context.file} of ${context.repo} is ${formatBytes(total)}, over the ${formatBytes(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`);
+      throw new PullError(
+        `${context.file} of ${context.repo} is ${formatBytes(total)}, over the ${formatBytes(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`,
+      );
     }
     let received = start;
     let failure: unknown;
@@ -147,9 +157,14 @@ export class FileDownloader {
     try {
       for await (const chunk of reply.body as AsyncIterable<Buffer>) {
         received += chunk.length;
-        if (received > maxBytes) throw new PullError(`${context.file} of ${context.repo} grew past the ${formatBytes(maxBytes)} cap for one file while arriving: refused and deleted`);
+        if (received > maxBytes)
+          throw new PullError(
+            `${context.file} of ${context.repo} grew past the ${formatBytes(maxBytes)} cap for one file while arriving: refused and deleted`,
+          );
         if (expected.size !== undefined && received > expected.size) {
-          throw new PullError(`${context.file} of ${context.repo} arrived longer than the ${expected.size} bytes the Hub's metadata says: refused and deleted`);
+          throw new PullError(
+            `${context.file} of ${context.repo} arrived longer than the ${expected.size} bytes the Hub's metadata says: refused and deleted`,
+          );
         }
         this.progress.advance(chunk.length);
         if (!out.write(chunk)) await once(out, 'drain');
@@ -168,8 +183,15 @@ export class FileDownloader {
       rmSync(part, { force: true });
       throw failure;
     }
-    if (failure !== undefined) throw this.interrupted(context, received, total, (failure as NodeJS.ErrnoException).code ?? (failure as Error).message);
-    if (total !== undefined && received < total) throw this.interrupted(context, received, total, 'the connection closed early');
+    if (failure !== undefined)
+      throw this.interrupted(
+        context,
+        received,
+        total,
+        (failure as NodeJS.ErrnoException).code ?? (failure as Error).message,
+      );
+    if (total !== undefined && received < total)
+      throw this.interrupted(context, received, total, 'the connection closed early');
   }
 
   private interrupted(context: FileContext, received: number, total: number | undefined, why: string): PullError {

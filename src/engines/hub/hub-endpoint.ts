@@ -32,7 +32,8 @@ export class HubEndpoint {
       throw new PullError(`HF_ENDPOINT is not a URL: ${JSON.stringify(text.slice(0, 200))}`);
     }
     refuseScheme(url, 'HF_ENDPOINT');
-    if (url.username || url.password) throw new PullError('HF_ENDPOINT must not carry a user or password: put the token in HF_TOKEN');
+    if (url.username || url.password)
+      throw new PullError('HF_ENDPOINT must not carry a user or password: put the token in HF_TOKEN');
     if (url.search || url.hash) throw new PullError('HF_ENDPOINT must be a plain URL, without a query or a fragment');
     const token = env.HF_TOKEN?.trim() || undefined;
     return new HubEndpoint(url.href.replace(/\/+$/, ''), url.origin, token);

@@ -58,14 +58,25 @@ export class HubHttpClient {
   }
 
   private send(method: 'GET' | 'HEAD', url: URL, hub: HubEndpoint, extra: Record<string, string>): Promise<HubReply> {
-    const headers = { 'user-agent': `system1-gateway/${GATEWAY_VERSION}`, 'accept-encoding': 'identity', ...extra, ...hub.headersFor(url) };
+    const headers = {
+      'user-agent': `system1-gateway/${GATEWAY_VERSION}`,
+      'accept-encoding': 'identity',
+      ...extra,
+      ...hub.headersFor(url),
+    };
     return new Promise((resolve, reject) => {
       const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers }, (body) =>
         resolve({ status: body.statusCode ?? 0, headers: body.headers, url, body }),
       );
-      request.setTimeout(this.idleTimeoutMs, () => request.destroy(new PullError(`${url.host} sent nothing for ${this.idleTimeoutMs / 1000} s`)));
+      request.setTimeout(this.idleTimeoutMs, () =>
+        request.destroy(new PullError(`${url.host} sent nothing for ${this.idleTimeoutMs / 1000} s`)),
+      );
       request.on('error', (error: NodeJS.ErrnoException) =>
-        reject(error instanceof PullError ? error : new PullError(`could not reach ${url.host} (${error.code ?? error.message})`)),
+        reject(
+          error instanceof PullError
+            ? error
+            : new PullError(`could not reach ${url.host} (${error.code ?? error.message})`),
+        ),
       );
       request.end();
     });
@@ -87,5 +98,7 @@ function redirectTarget(reply: HubReply): URL | undefined {
 }
 
 function tooManyRedirects(url: URL): PullError {
-  return new PullError(`more than ${HubHttpClient.MAX_REDIRECTS} redirects starting at ${url.host}: refused (a redirect loop?)`);
+  return new PullError(
+    `more than ${HubHttpClient.MAX_REDIRECTS} redirects starting at ${url.host}: refused (a redirect loop?)`,
+  );
 }

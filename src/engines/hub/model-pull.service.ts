@@ -41,13 +41,22 @@ interface WantedFile {
  * a gated repo or a wrong name fails before the large one starts.
  */
 const FILES: Record<ModelVariant, WantedFile[]> = {
-  float32: [{ path: 'config.json' }, { path: 'tokenizer_config.json', optional: true }, { path: 'tokenizer.json' }, { path: 'onnx/model.onnx' }],
-  quantized: [{ path: 'config.json' }, { path: 'tokenizer_config.json', optional: true }, { path: 'tokenizer.json' }, { path: 'onnx/model_quantized.onnx' }],
+  float32: [
+    { path: 'config.json' },
+    { path: 'tokenizer_config.json', optional: true },
+    { path: 'tokenizer.json' },
+    { path: 'onnx/model.onnx' },
+  ],
+  quantized: [
+    { path: 'config.json' },
+    { path: 'tokenizer_config.json', optional: true },
+    { path: 'tokenizer.json' },
+    { path: 'onnx/model_quantized.onnx' },
+  ],
 };
 
 /** Marks what a staging folder is filling, so a later run for another commit or variant starts it afresh. */
 const STAGING_NOTE = '.staging.json';
-
 
 /**
  * Pulls a cross-encoder exported to ONNX from a Hub's file layout into `<modelsDir>/<repo>`.
@@ -81,20 +90,29 @@ export class ModelPuller {
       if (!meta) continue;
       commit ??= meta.commit;
       if (meta.size !== undefined && meta.size > options.maxFileBytes) {
-        throw new PullError(`${wanted.path} of ${repo} is ${formatBytes(meta.size)}, over the ${formatBytes(options.maxFileBytes)} cap for one file: refused before downloading (raise --max-file-size to allow it)`);
+        throw new PullError(
+          `${wanted.path} of ${repo} is ${formatBytes(meta.size)}, over the ${formatBytes(options.maxFileBytes)} cap for one file: refused before downloading (raise --max-file-size to allow it)`,
+        );
       }
       planned.push({ path: wanted.path, meta });
     }
 
     const folder = path.join(options.modelsDir, ...repo.split('/'));
     const current = readManifest(folder);
-    if (current && commit !== undefined && current.commit === commit && current.variant === options.variant && intact(folder, current)) {
+    if (
+      current &&
+      commit !== undefined &&
+      current.commit === commit &&
+      current.variant === options.variant &&
+      intact(folder, current)
+    ) {
       return { folder, manifest: current, upToDate: true };
     }
 
     const staging = `${folder}.partial`;
     const key = JSON.stringify({ repo, commit: commit ?? revision, variant: options.variant });
-    if (existsSync(staging) && readText(path.join(staging, STAGING_NOTE)) !== key) rmSync(staging, { recursive: true, force: true });
+    if (existsSync(staging) && readText(path.join(staging, STAGING_NOTE)) !== key)
+      rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     writeFileSync(path.join(staging, STAGING_NOTE), key);
 
@@ -102,11 +120,23 @@ export class ModelPuller {
     for (const { path: file, meta } of planned) {
       const context = { repo, file, revision, tokenSet: hub.hasToken };
       const done = await this.downloader.download(
-        { url: hub.fileUrl(repo, commit ?? revision, file), dest: path.join(staging, ...file.split('/')), expected: meta, maxBytes: options.maxFileBytes, context },
+        {
+          url: hub.fileUrl(repo, commit ?? revision, file),
+          dest: path.join(staging, ...file.split('/')),
+          expected: meta,
+          maxBytes: options.maxFileBytes,
+          context,
+        },
         hub,
       );
-      const how = done.reused ? 'already downloaded' : done.resumedFrom > 0 ? `resumed at ${formatBytes(done.resumedFrom)}` : 'downloaded';
-      options.log(`  ${file}: ${formatBytes(done.bytes)}, ${how}, ${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`);
+      const how = done.reused
+        ? 'already downloaded'
+        : done.resumedFrom > 0
+          ? `resumed at ${formatBytes(done.resumedFrom)}`
+          : 'downloaded';
+      options.log(
+        `  ${file}: ${formatBytes(done.bytes)}, ${how}, ${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`,
+      );
       files.push({ path: file, bytes: done.bytes, sha256: done.sha256, sha256_from_hub: meta.sha256 !== undefined });
     }
 
@@ -126,12 +156,19 @@ export class ModelPuller {
   }
 
   /** The file's metadata, or undefined for an optional file the repo does not have. */
-  private async metadata(hub: HubEndpoint, repo: string, at: string, revision: string, wanted: WantedFile): Promise<HubFileMetadata | undefined> {
+  private async metadata(
+    hub: HubEndpoint,
+    repo: string,
+    at: string,
+    revision: string,
+    wanted: WantedFile,
+  ): Promise<HubFileMetadata | undefined> {
     const reply = await this.http.head(hub.fileUrl(repo, at, wanted.path), hub).catch((error: Error) => {
       throw new PullError(`${wanted.path} of ${repo}: ${error.message}`);
     });
     const errorCode = reply.headers['x-error-code'] as string | undefined;
-    if (reply.status === 404 && wanted.optional && (errorCode === undefined || errorCode === 'EntryNotFound')) return undefined;
+    if (reply.status === 404 && wanted.optional && (errorCode === undefined || errorCode === 'EntryNotFound'))
+      return undefined;
     if (reply.status !== 200 && !(reply.status >= 300 && reply.status < 400 && reply.headers.location)) {
       throw statusError(reply.status, errorCode, { repo, file: wanted.path, revision, tokenSet: hub.hasToken });
     }

@@ -19,8 +19,13 @@ export interface FileContext {
  * `X-Error-Code` (huggingface_hub reads the same header): RepoNotFound comes as 401 to a caller without a
  * token, so a private repo's existence is not given away.
  */
-export function statusError(status: number, errorCode: string | undefined, { repo, file, revision, tokenSet }: FileContext): PullError {
-  if (errorCode === 'RevisionNotFound') return new PullError(`the repo ${repo} has no revision ${revision} (${status})`);
+export function statusError(
+  status: number,
+  errorCode: string | undefined,
+  { repo, file, revision, tokenSet }: FileContext,
+): PullError {
+  if (errorCode === 'RevisionNotFound')
+    return new PullError(`the repo ${repo} has no revision ${revision} (${status})`);
   if (errorCode === 'RepoNotFound') {
     return new PullError(
       `the repo ${repo} does not exist, or is private or gated (${status}): check its name${tokenSet ? ' and that HF_TOKEN can read it' : ', or set HF_TOKEN to a token that can read it'}`,
@@ -35,7 +40,11 @@ export function statusError(status: number, errorCode: string | undefined, { rep
     );
   }
   if (status === 416) return new PullError(`the server refused the byte range asked for ${file} of ${repo} (416)`);
-  if (status === 429) return new PullError(`the Hub is limiting requests (429) while fetching ${file} of ${repo}: wait a minute and run the same command again`);
-  if (status >= 500) return new PullError(`the Hub failed (${status}) while serving ${file} of ${repo}: try again later`);
+  if (status === 429)
+    return new PullError(
+      `the Hub is limiting requests (429) while fetching ${file} of ${repo}: wait a minute and run the same command again`,
+    );
+  if (status >= 500)
+    return new PullError(`the Hub failed (${status}) while serving ${file} of ${repo}: try again later`);
   return new PullError(`the Hub answered ${status} for ${file} of ${repo} at revision ${revision}`);
 }

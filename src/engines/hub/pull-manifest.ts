@@ -33,7 +33,9 @@ export function writeManifest(folder: string, manifest: PullManifest): void {
 export function readManifest(folder: string): PullManifest | undefined {
   try {
     const manifest = JSON.parse(readFileSync(path.join(folder, MANIFEST_FILE), 'utf8')) as PullManifest;
-    return typeof manifest.repo === 'string' && typeof manifest.pulled_at === 'string' && Array.isArray(manifest.files) ? manifest : undefined;
+    return typeof manifest.repo === 'string' && typeof manifest.pulled_at === 'string' && Array.isArray(manifest.files)
+      ? manifest
+      : undefined;
   } catch {
     return undefined;
   }

@@ -8,13 +8,20 @@ import { PullError } from './pull-error';
 export function checkRepoName(repo: string): string {
   const segment = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$/;
   const parts = repo.split('/');
-  const ok = parts.length <= 2 && parts.every((part) => segment.test(part) && !part.includes('..')) && !/\.(partial|old)$/.test(repo);
-  if (!ok) throw new PullError(`${JSON.stringify(repo.slice(0, 200))} is not a Hugging Face repo id: owner/name, with letters, digits, "-", "_" and "."`);
+  const ok =
+    parts.length <= 2 &&
+    parts.every((part) => segment.test(part) && !part.includes('..')) &&
+    !/\.(partial|old)$/.test(repo);
+  if (!ok)
+    throw new PullError(
+      `${JSON.stringify(repo.slice(0, 200))} is not a Hugging Face repo id: owner/name, with letters, digits, "-", "_" and "."`,
+    );
   return repo;
 }
 
 /** A branch, tag or commit: sent as one URL path segment, so any printable text without spaces will do. */
 export function checkRevision(revision: string): string {
-  if (!/^[\x21-\x7e]{1,255}$/.test(revision)) throw new PullError(`${JSON.stringify(revision.slice(0, 200))} is not a revision: a branch, tag or commit id`);
+  if (!/^[\x21-\x7e]{1,255}$/.test(revision))
+    throw new PullError(`${JSON.stringify(revision.slice(0, 200))} is not a revision: a branch, tag or commit id`);
   return revision;
 }

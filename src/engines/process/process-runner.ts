@@ -37,7 +37,14 @@ export class ProcessRunner {
       child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
       child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
       const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
-      child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, stdout: text(stdout), stderr: text(stderr) || error.message, missing: error.code === 'ENOENT' }));
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        resolve({
+          code: null,
+          stdout: text(stdout),
+          stderr: text(stderr) || error.message,
+          missing: error.code === 'ENOENT',
+        }),
+      );
       child.once('close', (code) => resolve({ code, stdout: text(stdout), stderr: text(stderr), missing: false }));
     });
   }

@@ -29,10 +29,16 @@ export class ProcessTable {
   /** The process's command line (program and arguments, space-separated), or undefined when it cannot be read. */
   commandLine(pid: number): string | undefined {
     try {
-      if (process.platform === 'linux') return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') || undefined;
+      if (process.platform === 'linux')
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') || undefined;
       if (process.platform === 'win32') {
         const query = `(Get-CimInstance Win32_Process -Filter "ProcessId = ${pid}").CommandLine`;
-        return execFileSync('powershell', ['-NoProfile', '-NonInteractive', '-Command', query], { encoding: 'utf8', windowsHide: true }).trim() || undefined;
+        return (
+          execFileSync('powershell', ['-NoProfile', '-NonInteractive', '-Command', query], {
+            encoding: 'utf8',
+            windowsHide: true,
+          }).trim() || undefined
+        );
       }
       return execFileSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' }).trim() || undefined;
     } catch {

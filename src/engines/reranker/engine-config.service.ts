@@ -32,16 +32,32 @@ export class EngineConfig {
     ];
     const lines = ['[gateway]', 'provider = "systemone"', '[providers.systemone]', `endpoint = "${endpoint}"`];
     const override = env.SYSTEM1_PROVIDER?.trim();
-    const note = override && override !== 'systemone' ? `SYSTEM1_PROVIDER=${override} in this environment overrides the file's provider` : undefined;
+    const note =
+      override && override !== 'systemone'
+        ? `SYSTEM1_PROVIDER=${override} in this environment overrides the file's provider`
+        : undefined;
     let doc: { gateway?: { provider?: unknown }; providers?: { systemone?: { endpoint?: unknown } } };
     try {
-      doc = existsSync(file) ? (parse(readRegularFileSync(file, FILE_CAPS.config)) as typeof doc) : {};
+      doc = existsSync(file) ? parse(readRegularFileSync(file, FILE_CAPS.config)) : {};
     } catch (error) {
-      return { kind: 'by-hand', file, why: `it could not be read as TOML (${(error as Error).message.split('\n')[0]})`, lines, note };
+      return {
+        kind: 'by-hand',
+        file,
+        why: `it could not be read as TOML (${(error as Error).message.split('\n')[0]})`,
+        lines,
+        note,
+      };
     }
-    const provider = typeof doc.gateway?.provider === 'string' ? doc.gateway.provider : doc.gateway?.provider === undefined ? undefined : String(doc.gateway.provider);
-    if (provider === 'systemone' && doc.providers?.systemone?.endpoint === endpoint) return { kind: 'already', file, note };
-    if (!REPLACEABLE.includes(provider)) return { kind: 'by-hand', file, why: `it uses the provider "${provider}", your choice`, lines, note };
+    const provider =
+      typeof doc.gateway?.provider === 'string'
+        ? doc.gateway.provider
+        : doc.gateway?.provider === undefined
+          ? undefined
+          : JSON.stringify(doc.gateway.provider);
+    if (provider === 'systemone' && doc.providers?.systemone?.endpoint === endpoint)
+      return { kind: 'already', file, note };
+    if (!REPLACEABLE.includes(provider))
+      return { kind: 'by-hand', file, why: `it uses the provider "${provider}", your choice`, lines, note };
     try {
       setConfigValues(file, settings);
     } catch (error) {

@@ -18,10 +18,13 @@ function packageFiles(from: string): string[] {
   try {
     files = (JSON.parse(readFileSync(path.join(from, 'package.json'), 'utf8')) as { files?: unknown }).files;
   } catch (error) {
-    throw new PullError(`this copy of the gateway carries no usable engines/reranker (${path.join(from, 'package.json')}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}); reinstall it with install.sh`);
+    throw new PullError(
+      `this copy of the gateway carries no usable engines/reranker (${path.join(from, 'package.json')}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}); reinstall it with install.sh`,
+    );
   }
-  if (!Array.isArray(files) || !files.every((file) => typeof file === 'string')) throw new PullError(`${path.join(from, 'package.json')} lists no "files"`);
-  return ['package.json', 'package-lock.json', ...(files as string[])];
+  if (!Array.isArray(files) || !files.every((file) => typeof file === 'string'))
+    throw new PullError(`${path.join(from, 'package.json')} lists no "files"`);
+  return ['package.json', 'package-lock.json', ...files];
 }
 
 /** Every regular file under `entry` (itself when it is one), relative to `root`. */
@@ -54,7 +57,10 @@ export class EnginePackage {
   constructor(private readonly runner: ProcessRunner) {}
 
   async prepare(home: RerankerHome, from: string, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<void> {
-    if (!existsSync(from)) throw new PullError(`this copy of the gateway carries no engines/reranker (${from}); reinstall it with install.sh`);
+    if (!existsSync(from))
+      throw new PullError(
+        `this copy of the gateway carries no engines/reranker (${from}); reinstall it with install.sh`,
+      );
     const copied = packageFiles(from)
       .filter((entry) => existsSync(path.join(from, entry)))
       .flatMap((entry) => filesUnder(from, entry))
@@ -68,12 +74,20 @@ export class EnginePackage {
     const lock = sha256Of(path.join(home.dir, 'package-lock.json'));
     const stamp = path.join(home.dir, INSTALLED_STAMP);
     if (home.installed && existsSync(stamp) && readFileSync(stamp, 'utf8') === lock) return;
-    log(`Installing the reranker's packages (the ONNX runtime, about 300 MB) with npm ci --omit=dev in ${home.dir} ...`);
+    log(
+      `Installing the reranker's packages (the ONNX runtime, about 300 MB) with npm ci --omit=dev in ${home.dir} ...`,
+    );
     // --prefer-offline: the lockfile pins every version, so npm's cache answers a reinstall without the network.
     const args = ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier'];
     const result = await this.runner.run('npm', args, { cwd: home.dir, env, capture: false });
-    if (result.missing) throw new PullError('npm is not on PATH; it comes with Node.js (https://nodejs.org). The model was not downloaded');
-    if (result.code !== 0) throw new PullError(`npm ${args.join(' ')} in ${home.dir} failed (exit ${result.code ?? 'by a signal'}); its output is above. The model was not downloaded`);
+    if (result.missing)
+      throw new PullError(
+        'npm is not on PATH; it comes with Node.js (https://nodejs.org). The model was not downloaded',
+      );
+    if (result.code !== 0)
+      throw new PullError(
+        `npm ${args.join(' ')} in ${home.dir} failed (exit ${result.code ?? 'by a signal'}); its output is above. The model was not downloaded`,
+      );
     writeFileSync(stamp, lock);
   }
 }

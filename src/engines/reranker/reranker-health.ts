@@ -11,7 +11,10 @@ export interface RerankerHealthReport {
 export class RerankerHealth {
   async check(port: number): Promise<RerankerHealthReport> {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
+      const response = await fetch(`http://127.0.0.1:${port}/health`, {
+        signal: AbortSignal.timeout(5000),
+        redirect: 'manual',
+      });
       if (!response.ok) return { reranker: false };
       const body = (await response.json()) as { status?: unknown; model?: unknown; capabilities?: unknown };
       const reranker = body.status === 'ok' && typeof body.capabilities === 'object' && body.capabilities !== null;

@@ -46,6 +46,11 @@ export class RerankerHome {
 
   /** The launcher and the packages it needs (what `npm ci` installs) are in place. */
   get installed(): boolean {
-    return existsSync(this.launcher) && ['onnxruntime-node', '@huggingface/tokenizers'].every((name) => existsSync(path.join(this.dir, 'node_modules', name)));
+    return (
+      existsSync(this.launcher) &&
+      ['onnxruntime-node', '@huggingface/tokenizers'].every((name) =>
+        existsSync(path.join(this.dir, 'node_modules', name)),
+      )
+    );
   }
 }

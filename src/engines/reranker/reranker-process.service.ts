@@ -78,31 +78,51 @@ export class RerankerProcesses {
     if (running) return { kind: 'already-running', record: running };
     // The launcher waits on the port it was given, so "any free port" is picked here.
     const port = options.port === 0 ? await freePort() : options.port;
-    const launched = await this.runner.run(process.execPath, [home.launcher, '--model', options.model, '--port', String(port), '--device', options.device], {
-      cwd: home.dir,
-      env: options.env,
-      capture: true,
-    });
+    const launched = await this.runner.run(
+      process.execPath,
+      [home.launcher, '--model', options.model, '--port', String(port), '--device', options.device],
+      {
+        cwd: home.dir,
+        env: options.env,
+        capture: true,
+      },
+    );
     const lines = `${launched.stdout}${launched.stderr}`.trimEnd().split('\n').filter(Boolean);
-    if (launched.code !== 0) throw new EngineProcessError(`the launcher ${home.launcher} failed (exit ${launched.code ?? 'by a signal'}):`, lines);
+    if (launched.code !== 0)
+      throw new EngineProcessError(
+        `the launcher ${home.launcher} failed (exit ${launched.code ?? 'by a signal'}):`,
+        lines,
+      );
     if (/already in use/.test(launched.stdout)) {
       const health = await this.health.check(port);
       if (health.reranker) return { kind: 'port-has-reranker', port, model: health.model };
-      throw new EngineProcessError(`port ${port} on 127.0.0.1 is taken by another program: pass --port N (0 picks a free one)`);
+      throw new EngineProcessError(
+        `port ${port} on 127.0.0.1 is taken by another program: pass --port N (0 picks a free one)`,
+      );
     }
     const pid = Number(/\(pid (\d+)\)/.exec(launched.stdout)?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0) throw new EngineProcessError('the launcher did not say the pid of the server it started:', lines);
-    writeFileSync(home.pidFile, `${JSON.stringify({ pid, port, model: options.model, started_at: new Date().toISOString() } satisfies PidRecord)}\n`);
+    if (!Number.isSafeInteger(pid) || pid <= 0)
+      throw new EngineProcessError('the launcher did not say the pid of the server it started:', lines);
+    writeFileSync(
+      home.pidFile,
+      `${JSON.stringify({ pid, port, model: options.model, started_at: new Date().toISOString() } satisfies PidRecord)}\n`,
+    );
     if (/still loading/.test(launched.stdout)) return { kind: 'loading', pid, port };
     if (!(await this.health.check(port)).reranker) {
-      throw new EngineProcessError(`the server (pid ${pid}) does not answer http://127.0.0.1:${port}/health; see ${home.log}`);
+      throw new EngineProcessError(
+        `the server (pid ${pid}) does not answer http://127.0.0.1:${port}/health; see ${home.log}`,
+      );
     }
     return { kind: 'started', pid, port };
   }
 
   async stop(home: RerankerHome): Promise<StopOutcome> {
     const record = readPidFile(home);
-    if (!record) return { kind: 'not-running', why: `no server started by "system1 engine start reranker" (no pid file ${home.pidFile})` };
+    if (!record)
+      return {
+        kind: 'not-running',
+        why: `no server started by "system1 engine start reranker" (no pid file ${home.pidFile})`,
+      };
     if (!this.table.isRunning(record.pid)) {
       rmSync(home.pidFile, { force: true });
       return { kind: 'not-running', why: `the server started as pid ${record.pid} has already exited` };
@@ -116,7 +136,8 @@ export class RerankerProcesses {
     if (!(await this.exited(record.pid, STOP_GRACE_MS))) {
       this.table.signal(record.pid, 'SIGKILL');
       forced = true;
-      if (!(await this.exited(record.pid, STOP_GRACE_MS))) throw new EngineProcessError(`the server (pid ${record.pid}) did not exit, even after SIGKILL`);
+      if (!(await this.exited(record.pid, STOP_GRACE_MS)))
+        throw new EngineProcessError(`the server (pid ${record.pid}) did not exit, even after SIGKILL`);
     }
     rmSync(home.pidFile, { force: true });
     return { kind: 'stopped', pid: record.pid, forced };

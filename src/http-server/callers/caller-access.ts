@@ -5,7 +5,7 @@ import { TOOL_NAMES, type ToolName } from '../../mcp/tool-names';
 import type { ProtectedResource } from '../oauth/protected-resource';
 import type { TokenVerifier } from '../oauth/token-verifier';
 import type { CallerPolicies, CallerPolicy } from './caller-policy';
-import { CallerTokens, DEFAULT_CALLER, HTTP_TOKEN_VARIABLE } from './caller-tokens';
+import { type CallerTokens, DEFAULT_CALLER, HTTP_TOKEN_VARIABLE } from './caller-tokens';
 import type { RateLimiter } from './rate-limiter';
 
 /** Who sent a request, what it may do, and (for an OAuth token) the scopes it was granted. */
@@ -91,12 +91,21 @@ export class CallerAccess {
   permit(caller: Caller, tool: string | undefined): Refusal | undefined {
     if (tool === undefined || !(TOOL_NAMES as readonly string[]).includes(tool)) return undefined;
     if (!caller.policy.tools.has(tool)) {
-      return { status: 403, message: `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ${[...caller.policy.tools].join(', ') || 'no tool'}); the operator sets this in [http.callers.<name>] tools` };
+      return {
+        status: 403,
+        message: `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ${[...caller.policy.tools].join(', ') || 'no tool'}); the operator sets this in [http.callers.<name>] tools`,
+      };
     }
     const scope = caller.scopes && this.oauth?.resource.scopeFor(tool as ToolName);
     if (scope !== undefined && !caller.scopes!.has(scope)) {
       const description = `${tool} needs the scope ${scope}`;
-      return { status: 403, message: `insufficient scope: ${description}`, headers: { 'www-authenticate': this.oauth!.resource.challenge({ code: 'insufficient_scope', description, scope }) } };
+      return {
+        status: 403,
+        message: `insufficient scope: ${description}`,
+        headers: {
+          'www-authenticate': this.oauth!.resource.challenge({ code: 'insufficient_scope', description, scope }),
+        },
+      };
     }
     if (!DECISION_TOOLS.has(tool)) return undefined;
     const waitMs = this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst);
@@ -113,13 +122,27 @@ export class CallerAccess {
   mayReadMetrics(caller: Caller): Refusal | undefined {
     const scope = this.oauth?.resource.scopeFor('system1_health');
     if (!caller.scopes || scope === undefined || caller.scopes.has(scope)) return undefined;
-    return { status: 403, message: `insufficient scope: /metrics needs the scope ${scope}`, headers: { 'www-authenticate': this.oauth!.resource.challenge({ code: 'insufficient_scope', description: `/metrics needs the scope ${scope}`, scope }) } };
+    return {
+      status: 403,
+      message: `insufficient scope: /metrics needs the scope ${scope}`,
+      headers: {
+        'www-authenticate': this.oauth!.resource.challenge({
+          code: 'insufficient_scope',
+          description: `/metrics needs the scope ${scope}`,
+          scope,
+        }),
+      },
+    };
   }
 
   /** The scope a caller's decisions run in: its name and the models it may choose. */
   scopeOf(caller: Caller): CallerScope {
     const own = this.policies.configured.includes(caller.name);
-    return { name: caller.name, callerModels: caller.policy.callerModels, widenedBy: own ? `[http.callers.${caller.name}] caller_models` : '[http] caller_models' };
+    return {
+      name: caller.name,
+      callerModels: caller.policy.callerModels,
+      widenedBy: own ? `[http.callers.${caller.name}] caller_models` : '[http] caller_models',
+    };
   }
 
   private caller(name: string): Caller {
@@ -128,8 +151,14 @@ export class CallerAccess {
 
   private unauthorised(why: string | undefined): Refusal {
     if (this.oauth) {
-      const challenge = this.oauth.resource.challenge(why === undefined ? undefined : { code: 'invalid_token', description: why });
-      return { status: 401, message: `this server needs an access token${why ? ` (${why})` : ''}: see ${this.oauth.resource.metadataUrl}`, headers: { 'www-authenticate': challenge } };
+      const challenge = this.oauth.resource.challenge(
+        why === undefined ? undefined : { code: 'invalid_token', description: why },
+      );
+      return {
+        status: 401,
+        message: `this server needs an access token${why ? ` (${why})` : ''}: see ${this.oauth.resource.metadataUrl}`,
+        headers: { 'www-authenticate': challenge },
+      };
     }
     const error = why === undefined ? '' : ', error="invalid_token"';
     return {

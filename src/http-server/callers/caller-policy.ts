@@ -23,7 +23,8 @@ export class CallerPolicies {
 
   constructor(http: HttpSettings, callers: Record<string, HttpCallerSettings>) {
     this.fallback = this.policy('[http] tools', http);
-    for (const [name, settings] of Object.entries(callers)) this.byName.set(name, this.policy(`[http.callers.${name}] tools`, settings));
+    for (const [name, settings] of Object.entries(callers))
+      this.byName.set(name, this.policy(`[http.callers.${name}] tools`, settings));
   }
 
   /** The names the config gives a policy of their own. */
@@ -38,7 +39,8 @@ export class CallerPolicies {
   private policy(key: string, settings: HttpCallerSettings): CallerPolicy {
     const known: readonly string[] = TOOL_NAMES;
     for (const tool of settings.tools) {
-      if (tool !== ALL_TOOLS && !known.includes(tool)) this.problems.push(`${key}: ${JSON.stringify(tool)} is not a tool (${known.join(', ')}, or *)`);
+      if (tool !== ALL_TOOLS && !known.includes(tool))
+        this.problems.push(`${key}: ${JSON.stringify(tool)} is not a tool (${known.join(', ')}, or *)`);
     }
     return {
       tools: new Set(settings.tools.includes(ALL_TOOLS) ? known : settings.tools),

@@ -24,7 +24,9 @@ export class CallerTokens {
       if (name === undefined || raw === undefined) continue;
       // Set but blank is a mistake (an empty secret from a template or a script), not a request to turn the check off.
       if (raw.trim() === '') {
-        problems.push(`${variable} is set but blank; give it a token, or unset it${name === DEFAULT_CALLER ? ' to run on loopback without one' : ''}`);
+        problems.push(
+          `${variable} is set but blank; give it a token, or unset it${name === DEFAULT_CALLER ? ' to run on loopback without one' : ''}`,
+        );
         continue;
       }
       const taken = byName.get(name);
@@ -37,7 +39,10 @@ export class CallerTokens {
     const seen = new Map<string, string>();
     for (const { variable, token } of byName.values()) {
       const other = seen.get(token);
-      if (other) problems.push(`${other} and ${variable} hold the same token: give each caller its own, so one can be revoked alone`);
+      if (other)
+        problems.push(
+          `${other} and ${variable} hold the same token: give each caller its own, so one can be revoked alone`,
+        );
       seen.set(token, variable);
     }
     const checks = [...byName].map(([name, { token }]) => [name, new SecretCheck(token)] as const);

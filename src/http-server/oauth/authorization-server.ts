@@ -15,7 +15,10 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 /**
@@ -27,7 +30,11 @@ export async function discover(issuer: string, fetchImpl: typeof fetch = fetch):
   const problems: string[] = [];
   for (const url of metadataUrls(issuer)) {
     try {
-      const response = await fetchImpl(url, { redirect: 'manual', signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), headers: { accept: 'application/json' } });
+      const response = await fetchImpl(url, {
+        redirect: 'manual',
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
       if (!response.ok) {
         problems.push(`${url}: HTTP ${response.status}`);
         await response.body?.cancel();
@@ -36,10 +43,12 @@ export async function discover(issuer: string, fetchImpl: typeof fetch = fetch):
       const text = await response.text();
       if (text.length > MAX_METADATA_BYTES) throw new Error(`larger than ${MAX_METADATA_BYTES} bytes`);
       const document = JSON.parse(text) as { issuer?: unknown; jwks_uri?: unknown };
-      if (document.issuer !== issuer) throw new Error(`it names the issuer ${JSON.stringify(String(document.issuer).slice(0, 80))}, not ${issuer}`);
+      if (document.issuer !== issuer)
+        throw new Error(`it names the issuer ${JSON.stringify(String(document.issuer).slice(0, 80))}, not ${issuer}`);
       if (typeof document.jwks_uri !== 'string') throw new Error('it has no jwks_uri');
       const jwks = new URL(document.jwks_uri);
-      if (jwks.protocol !== 'https:' && jwks.protocol !== 'http:') throw new Error('its jwks_uri is not an http(s) URL');
+      if (jwks.protocol !== 'https:' && jwks.protocol !== 'http:')
+        throw new Error('its jwks_uri is not an http(s) URL');
       return { issuer, jwksUri: jwks.href };
     } catch (error) {
       problems.push(`${url}: ${error instanceof Error ? error.message : String(error)}`);

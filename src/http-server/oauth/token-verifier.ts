@@ -55,7 +55,10 @@ export class TokenVerifier {
     try {
       [jose, keys] = await Promise.all([(this.jose ??= import('jose')), this.keySet()]);
     } catch (error) {
-      return { ok: false, why: `this server cannot check tokens now: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        why: `this server cannot check tokens now: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     try {
       const { payload } = await jose.jwtVerify(token, keys, {
@@ -66,11 +69,15 @@ export class TokenVerifier {
         currentDate: new Date(this.now()),
       });
       const caller = payload[this.settings.caller_claim];
-      if (typeof caller !== 'string' || caller === '') return { ok: false, why: `the token has no ${this.settings.caller_claim} claim naming the caller` };
+      if (typeof caller !== 'string' || caller === '')
+        return { ok: false, why: `the token has no ${this.settings.caller_claim} claim naming the caller` };
       return { ok: true, caller, scopes: scopesOf(payload) };
     } catch (error) {
       const { code, claim } = error as { code?: string; claim?: string };
-      const why = (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && claim && CLAIM_REFUSALS[claim]) || (code && REFUSALS[code]) || 'the token is not valid';
+      const why =
+        (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && claim && CLAIM_REFUSALS[claim]) ||
+        (code && REFUSALS[code]) ||
+        'the token is not valid';
       return { ok: false, why };
     }
   }
@@ -78,9 +85,14 @@ export class TokenVerifier {
   /** The issuer's key set, found once; a failed discovery is retried after a pause, not per request. */
   private keySet(): Promise<KeySet> {
     if (this.keys) return this.keys;
-    if (this.now() - this.discoveryFailedAt < DISCOVERY_RETRY_MS) return Promise.reject(new Error('the authorization server could not be reached a moment ago'));
-    const keys = Promise.all([(this.jose ??= import('jose')), this.find(this.settings.issuer)]).then(([jose, metadata]) =>
-      jose.createRemoteJWKSet(new URL(metadata.jwksUri), { cooldownDuration: JWKS_REFETCH_MIN_MS, cacheMaxAge: JWKS_MAX_AGE_MS }),
+    if (this.now() - this.discoveryFailedAt < DISCOVERY_RETRY_MS)
+      return Promise.reject(new Error('the authorization server could not be reached a moment ago'));
+    const keys = Promise.all([(this.jose ??= import('jose')), this.find(this.settings.issuer)]).then(
+      ([jose, metadata]) =>
+        jose.createRemoteJWKSet(new URL(metadata.jwksUri), {
+          cooldownDuration: JWKS_REFETCH_MIN_MS,
+          cacheMaxAge: JWKS_MAX_AGE_MS,
+        }),
     );
     this.keys = keys;
     keys.catch(() => {

@@ -1,4 +1,15 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsPositive,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { NestedDto } from '../../common/dto-check';
 import { MAX_TIMER_MS, QUESTIONS_MAX } from '../../common/limits';
@@ -7,7 +18,6 @@ import { idProblem, IsState, overCap, valueCheck } from '../../decisions/dto/jso
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { questionDtoFor } from '../../decisions/dto/question.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
-
 
 /** The questions of a call: at least one, keyed by a usable id, each of a known type. */
 const IsQuestionMap = () => valueCheck('isQuestionMap', questionMapProblem);
@@ -20,8 +30,10 @@ function questionMapProblem(value: unknown): string | undefined {
   for (const [id, question] of Object.entries(value)) {
     const wrongId = idProblem(id, 'id');
     if (wrongId) return wrongId;
-    if (typeof question !== 'object' || question === null || Array.isArray(question)) return `.${id} must be an object with type and instructions`;
-    if (!questionDtoFor(question)) return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
+    if (typeof question !== 'object' || question === null || Array.isArray(question))
+      return `.${id} must be an object with type and instructions`;
+    if (!questionDtoFor(question))
+      return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
   }
   return undefined;
 }
@@ -33,7 +45,10 @@ function questionMapProblem(value: unknown): string | undefined {
 @JSONSchema({ title: 'createSystem1().decide request', description: 'Named typed questions about one state.' })
 export class LibraryDecideRequestDto {
   @IsState()
-  @JSONSchema(() => ({ anyOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }], description: 'The state the questions are about.' }))
+  @JSONSchema(() => ({
+    anyOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }],
+    description: 'The state the questions are about.',
+  }))
   state!: unknown;
 
   @IsQuestionMap()
@@ -42,7 +57,9 @@ export class LibraryDecideRequestDto {
     type: 'object',
     minProperties: 1,
     maxProperties: QUESTIONS_MAX,
-    additionalProperties: { oneOf: ['Choice', 'Noul', 'Score', 'Box'].map((type) => ({ $ref: `#/$defs/${type}QuestionDto` })) },
+    additionalProperties: {
+      oneOf: ['Choice', 'Noul', 'Score', 'Box'].map((type) => ({ $ref: `#/$defs/${type}QuestionDto` })),
+    },
     description: 'Questions keyed by id: the keys of the answers.',
   }))
   questions!: Record<string, unknown>;
@@ -73,7 +90,9 @@ export class LibraryDecideRequestDto {
   @Optional()
   @IsInt({ message: 'must be a positive whole number of milliseconds' })
   @IsPositive({ message: 'must be a positive whole number of milliseconds' })
-  @Max(MAX_TIMER_MS, { message: `must be at most ${MAX_TIMER_MS} milliseconds (about 24.8 days, the longest a timer waits)` })
+  @Max(MAX_TIMER_MS, {
+    message: `must be at most ${MAX_TIMER_MS} milliseconds (about 24.8 days, the longest a timer waits)`,
+  })
   timeoutMs?: number;
 
   @Optional()

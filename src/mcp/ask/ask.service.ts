@@ -26,14 +26,24 @@ export class AskService {
   ) {}
 
   /** `requestId`: the id the transport knows the call by (the HTTP request's), for the log lines; else a new one. */
-  async ask(raw: unknown, signal?: AbortSignal, requestId: string = randomUUID()): Promise<{ response: AskResponse; invalid: boolean }> {
+  async ask(
+    raw: unknown,
+    signal?: AbortSignal,
+    requestId: string = randomUUID(),
+  ): Promise<{ response: AskResponse; invalid: boolean }> {
     const problem = checkAsk(raw) ?? this.modelProblem(raw);
     if (problem) {
       this.logger.warn(`[${requestId}] ${problem}`);
       const error = { code: GatewayErrorCode.InvalidRequest, message: problem };
       return { response: { status: 'error', error }, invalid: true };
     }
-    const request = raw as { state: DecisionState; questions: ({ id: string } & Question)[]; images?: ImageAttachment[]; longContext?: boolean; model?: { provider: string; model?: string } };
+    const request = raw as {
+      state: DecisionState;
+      questions: ({ id: string } & Question)[];
+      images?: ImageAttachment[];
+      longContext?: boolean;
+      model?: { provider: string; model?: string };
+    };
     const questions: Record<string, Question> = {};
     for (const { id, ...question } of request.questions) {
       Object.defineProperty(questions, id, { value: question, enumerable: true, writable: true, configurable: true });
@@ -51,10 +61,17 @@ export class AskService {
       { retryBadAnswers: false, surface: 'system1_ask' },
     );
     const { answers, meta } = questionResults(outcome);
-    this.logger.log(`[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`);
+    this.logger.log(
+      `[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`,
+    );
     return {
       response: {
-        answers: Object.fromEntries(Object.entries(answers).map(([id, result]) => [id, result.status === 'ok' ? { status: 'ok', answer: result.answer } : result])),
+        answers: Object.fromEntries(
+          Object.entries(answers).map(([id, result]) => [
+            id,
+            result.status === 'ok' ? { status: 'ok', answer: result.answer } : result,
+          ]),
+        ),
         ...(meta.executed && { model: meta.executed }),
         ...(meta.attempts && { fallbacks: meta.attempts }),
         ...(meta.approximate !== undefined && { approximate: meta.approximate }),
@@ -76,11 +93,13 @@ export class AskService {
 
 /** What is wrong with the arguments, naming the field; undefined when nothing is. */
 function checkAsk(raw: unknown): string | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'invalid request: the arguments must be a JSON object';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return 'invalid request: the arguments must be a JSON object';
   const [first] = checkDto(AskRequestDto, raw, '', 'the system1_ask arguments');
   if (first) return `invalid request: ${first.field} ${first.problem}`;
   const { questions, images } = raw as { questions: { id: string; type: string }[]; images?: unknown[] };
   const box = boxWithoutImage([...questions.entries()], images);
-  if (box !== undefined) return `invalid request: questions[${box}] is a box question, which needs at least one image in images`;
+  if (box !== undefined)
+    return `invalid request: questions[${box}] is a box question, which needs at least one image in images`;
   return undefined;
 }

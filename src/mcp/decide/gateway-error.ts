@@ -45,4 +45,7 @@ export const S1_CODES: Readonly<Record<DecisionErrorCode, { error: GatewayErrorC
 };
 
 /** Refused before anything was sent: the S1 attempt's detail says so. */
-export const REFUSALS: ReadonlySet<DecisionErrorCode> = new Set([DecisionErrorCode.Unsupported, DecisionErrorCode.LimitExceeded]);
+export const REFUSALS: ReadonlySet<DecisionErrorCode> = new Set([
+  DecisionErrorCode.Unsupported,
+  DecisionErrorCode.LimitExceeded,
+]);

@@ -1,4 +1,4 @@
-import { getMetadataStorage, ValidationError, validateSync } from 'class-validator';
+import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
 import { isRecord } from '../../common/is-record';
 import { DecideRequestDto } from '../dto/decide-request.dto';
 import { REQUEST_ID_MAX_CHARS } from '../../common/limits';
@@ -25,7 +25,10 @@ export function checkDecideRequest(raw: unknown): RequestCheck {
   const prototype = Object.getPrototypeOf(raw) as unknown;
   if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
   if (unknown.length > 0) {
-    return { ok: false, message: `invalid request: ${unknown.map((key) => `property ${JSON.stringify(key)} should not exist`).join('; ')}` };
+    return {
+      ok: false,
+      message: `invalid request: ${unknown.map((key) => `property ${JSON.stringify(key)} should not exist`).join('; ')}`,
+    };
   }
   // Copied with defineProperty, not Object.assign: an own "__proto__" key must stay a plain (rejected) field
   // instead of replacing the DTO's prototype.

@@ -4,11 +4,21 @@ import { NestedDto } from '../../common/dto-check';
 import { QUESTIONS_MAX } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
 import { idProblem, IsState, overCap, valueCheck } from '../../decisions/dto/json-value.decorators';
-import { BoxQuestionDto, ChoiceQuestionDto, NoulQuestionDto, questionDtoFor, ScoreQuestionDto } from '../../decisions/dto/question.dto';
+import {
+  BoxQuestionDto,
+  ChoiceQuestionDto,
+  NoulQuestionDto,
+  questionDtoFor,
+  ScoreQuestionDto,
+} from '../../decisions/dto/question.dto';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { QUESTION_TYPES } from '../../decisions/question.types';
 
-const ID = { type: 'string', minLength: 1, description: "The question's key in `answers`: unique, not empty, not __proto__, prototype or constructor." } as const;
+const ID = {
+  type: 'string',
+  minLength: 1,
+  description: "The question's key in `answers`: unique, not empty, not __proto__, prototype or constructor.",
+} as const;
 
 /** The typed questions of `system1_ask`: each one of `decide()`'s question shapes with its `id`. */
 @JSONSchema({ title: 'choice question' })
@@ -39,7 +49,12 @@ export class AskBoxQuestionDto extends BoxQuestionDto {
   id!: string;
 }
 
-const ASK_BY_TYPE = { choice: AskChoiceQuestionDto, noul: AskNoulQuestionDto, score: AskScoreQuestionDto, box: AskBoxQuestionDto } as const;
+const ASK_BY_TYPE = {
+  choice: AskChoiceQuestionDto,
+  noul: AskNoulQuestionDto,
+  score: AskScoreQuestionDto,
+  box: AskBoxQuestionDto,
+} as const;
 export const ASK_QUESTION_DTOS = Object.values(ASK_BY_TYPE);
 
 function askQuestionDtoFor(question: unknown): (new () => object) | undefined {
@@ -54,14 +69,16 @@ function askQuestionsProblem(value: unknown): string | undefined {
   if (value.length > QUESTIONS_MAX) return overCap(QUESTIONS_MAX, 'questions', value.length);
   const seen = new Set<string>();
   for (const [index, question] of value.entries()) {
-    if (typeof question !== 'object' || question === null || Array.isArray(question)) return `[${index}] must be an object with id, type and instructions`;
+    if (typeof question !== 'object' || question === null || Array.isArray(question))
+      return `[${index}] must be an object with id, type and instructions`;
     const { id, type } = question as { id?: unknown; type?: unknown };
     if (typeof id !== 'string' || id.trim() === '') return `[${index}].id must be a non-empty id`;
     const wrongId = idProblem(id, 'id');
     if (wrongId) return `[${index}].id ${wrongId}`;
     if (seen.has(id)) return `[${index}].id repeats ${JSON.stringify(id)}: ids are the keys of answers`;
     seen.add(id);
-    if (!questionDtoFor(question)) return `[${index}].type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify(type) ?? 'nothing'})`;
+    if (!questionDtoFor(question))
+      return `[${index}].type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify(type) ?? 'nothing'})`;
   }
   return undefined;
 }
@@ -72,11 +89,15 @@ function askQuestionsProblem(value: unknown): string | undefined {
  */
 @JSONSchema({
   title: 'system1_ask request',
-  description: 'Several typed questions (choice, yes/no, score, box) about one state, answered in one engine pass where the engine can.',
+  description:
+    'Several typed questions (choice, yes/no, score, box) about one state, answered in one engine pass where the engine can.',
 })
 export class AskRequestDto {
   @IsState()
-  @JSONSchema(() => ({ anyOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }], description: 'The text or JSON value to judge.' }))
+  @JSONSchema(() => ({
+    anyOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }],
+    description: 'The text or JSON value to judge.',
+  }))
   state!: unknown;
 
   @IsAskQuestions()
@@ -94,7 +115,12 @@ export class AskRequestDto {
   @IsArray({ message: 'must be a list of {mediaType, data}' })
   @ArrayMaxSize(MAX_IMAGES, { message: `may hold at most ${MAX_IMAGES} images` })
   @NestedDto(() => ImageDto, 'list', () => 'an image')
-  @JSONSchema(() => ({ type: 'array', maxItems: MAX_IMAGES, items: { $ref: '#/$defs/ImageDto' }, description: 'Images every question may look at; a box question needs one.' }))
+  @JSONSchema(() => ({
+    type: 'array',
+    maxItems: MAX_IMAGES,
+    items: { $ref: '#/$defs/ImageDto' },
+    description: 'Images every question may look at; a box question needs one.',
+  }))
   images?: unknown[];
 
   @Optional()
@@ -104,6 +130,9 @@ export class AskRequestDto {
 
   @Optional()
   @NestedDto(() => ModelRefDto, 'one', () => 'a model reference {provider, model?}')
-  @JSONSchema(() => ({ $ref: '#/$defs/ModelRefDto', description: 'Run this engine alone; the configured chain when left out.' }))
+  @JSONSchema(() => ({
+    $ref: '#/$defs/ModelRefDto',
+    description: 'Run this engine alone; the configured chain when left out.',
+  }))
   model?: unknown;
 }

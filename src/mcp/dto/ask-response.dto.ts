@@ -8,17 +8,69 @@ const rawSchema = (schema: object) => JSONSchema(schema as Parameters<typeof JSO
 const PROBABILITY = { type: 'number', minimum: 0, maximum: 1 } as const;
 const ERROR = {
   type: 'object',
-  properties: { code: { type: 'string', enum: [...QUESTION_ERROR_CODES] }, message: { type: 'string' }, httpStatus: { type: 'integer' } },
+  properties: {
+    code: { type: 'string', enum: [...QUESTION_ERROR_CODES] },
+    message: { type: 'string' },
+    httpStatus: { type: 'integer' },
+  },
   required: ['code', 'message'],
   additionalProperties: false,
 } as const;
-const MODEL = { type: 'object', properties: { provider: { type: 'string' }, model: { type: 'string' } }, required: ['provider'], additionalProperties: false } as const;
+const MODEL = {
+  type: 'object',
+  properties: { provider: { type: 'string' }, model: { type: 'string' } },
+  required: ['provider'],
+  additionalProperties: false,
+} as const;
 const ANSWER = {
   oneOf: [
-    { type: 'object', properties: { type: { const: 'choice' }, value: { type: 'string' }, probabilities: { type: 'object', additionalProperties: PROBABILITY }, confidence: PROBABILITY, calibrated: { type: 'boolean' } }, required: ['type', 'value', 'probabilities', 'confidence', 'calibrated'] },
-    { type: 'object', properties: { type: { const: 'noul' }, value: { type: 'boolean' }, probabilityTrue: PROBABILITY, confidence: PROBABILITY, calibrated: { type: 'boolean' } }, required: ['type', 'value', 'probabilityTrue', 'confidence', 'calibrated'] },
-    { type: 'object', properties: { type: { const: 'score' }, value: { type: 'number', minimum: 0 }, level: { type: 'integer', minimum: 0 }, distribution: { type: 'array', items: PROBABILITY }, confidence: PROBABILITY, calibrated: { type: 'boolean' } }, required: ['type', 'value', 'level', 'distribution', 'confidence', 'calibrated'] },
-    { type: 'object', properties: { type: { const: 'box' }, box: { type: 'object', properties: { top: PROBABILITY, bottom: PROBABILITY, left: PROBABILITY, right: PROBABILITY }, required: ['top', 'bottom', 'left', 'right'] }, confidence: PROBABILITY }, required: ['type', 'box'] },
+    {
+      type: 'object',
+      properties: {
+        type: { const: 'choice' },
+        value: { type: 'string' },
+        probabilities: { type: 'object', additionalProperties: PROBABILITY },
+        confidence: PROBABILITY,
+        calibrated: { type: 'boolean' },
+      },
+      required: ['type', 'value', 'probabilities', 'confidence', 'calibrated'],
+    },
+    {
+      type: 'object',
+      properties: {
+        type: { const: 'noul' },
+        value: { type: 'boolean' },
+        probabilityTrue: PROBABILITY,
+        confidence: PROBABILITY,
+        calibrated: { type: 'boolean' },
+      },
+      required: ['type', 'value', 'probabilityTrue', 'confidence', 'calibrated'],
+    },
+    {
+      type: 'object',
+      properties: {
+        type: { const: 'score' },
+        value: { type: 'number', minimum: 0 },
+        level: { type: 'integer', minimum: 0 },
+        distribution: { type: 'array', items: PROBABILITY },
+        confidence: PROBABILITY,
+        calibrated: { type: 'boolean' },
+      },
+      required: ['type', 'value', 'level', 'distribution', 'confidence', 'calibrated'],
+    },
+    {
+      type: 'object',
+      properties: {
+        type: { const: 'box' },
+        box: {
+          type: 'object',
+          properties: { top: PROBABILITY, bottom: PROBABILITY, left: PROBABILITY, right: PROBABILITY },
+          required: ['top', 'bottom', 'left', 'right'],
+        },
+        confidence: PROBABILITY,
+      },
+      required: ['type', 'box'],
+    },
   ],
 } as const;
 
@@ -31,32 +83,57 @@ const ANSWER = {
 @JSONSchema({ title: 'system1_ask response' })
 export class AskResponseDto {
   @Optional()
-  @rawSchema(({
+  @rawSchema({
     type: 'object',
     additionalProperties: {
       oneOf: [
-        { type: 'object', properties: { status: { const: 'ok' }, answer: ANSWER }, required: ['status', 'answer'], additionalProperties: false },
-        { type: 'object', properties: { status: { const: 'error' }, error: ERROR }, required: ['status', 'error'], additionalProperties: false },
+        {
+          type: 'object',
+          properties: { status: { const: 'ok' }, answer: ANSWER },
+          required: ['status', 'answer'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { status: { const: 'error' }, error: ERROR },
+          required: ['status', 'error'],
+          additionalProperties: false,
+        },
       ],
     },
     description: "Each question's id to its answer, or to the error that question alone met.",
-  }))
+  })
   answers?: unknown;
 
   @Optional()
-  @rawSchema(({ ...MODEL, description: 'The engine and model that answered; absent when none did.' }))
+  @rawSchema({ ...MODEL, description: 'The engine and model that answered; absent when none did.' })
   model?: unknown;
 
   @Optional()
-  @rawSchema(({
+  @rawSchema({
     type: 'array',
-    items: { type: 'object', properties: { provider: { type: 'string' }, model: { type: 'string' }, endpoint: { type: 'string', description: 'The replica asked, when the provider is a pool of several endpoints.' }, error: ERROR }, required: ['provider', 'error'] },
+    items: {
+      type: 'object',
+      properties: {
+        provider: { type: 'string' },
+        model: { type: 'string' },
+        endpoint: {
+          type: 'string',
+          description: 'The replica asked, when the provider is a pool of several endpoints.',
+        },
+        error: ERROR,
+      },
+      required: ['provider', 'error'],
+    },
     description: 'Engines that failed before one answered (or all of them), in order; a cancelled attempt is left out.',
-  }))
+  })
   fallbacks?: unknown;
 
   @Optional()
-  @rawSchema({ type: 'boolean', description: "True when probabilities were spread from an engine's single confidence." })
+  @rawSchema({
+    type: 'boolean',
+    description: "True when probabilities were spread from an engine's single confidence.",
+  })
   approximate?: boolean;
 
   @Optional()
@@ -64,18 +141,32 @@ export class AskResponseDto {
   degraded?: boolean;
 
   @Optional()
-  @rawSchema({ type: 'boolean', const: true, description: 'Present when the answers came from the decision cache (an identical request within cache_ttl_s): no engine was asked.' })
+  @rawSchema({
+    type: 'boolean',
+    const: true,
+    description:
+      'Present when the answers came from the decision cache (an identical request within cache_ttl_s): no engine was asked.',
+  })
   cached?: boolean;
 
   @Optional()
-  @rawSchema(({ type: 'array', items: { type: 'string' }, description: 'Things worth knowing that failed nothing.' }))
+  @rawSchema({ type: 'array', items: { type: 'string' }, description: 'Things worth knowing that failed nothing.' })
   warnings?: unknown;
 
   @Optional()
-  @rawSchema({ type: 'string', enum: ['error'], description: 'Only with invalid arguments: then `error` says what was wrong.' })
+  @rawSchema({
+    type: 'string',
+    enum: ['error'],
+    description: 'Only with invalid arguments: then `error` says what was wrong.',
+  })
   status?: string;
 
   @Optional()
-  @rawSchema(({ type: 'object', properties: { code: { const: 'invalid_request' }, message: { type: 'string' } }, required: ['code', 'message'], additionalProperties: false }))
+  @rawSchema({
+    type: 'object',
+    properties: { code: { const: 'invalid_request' }, message: { type: 'string' } },
+    required: ['code', 'message'],
+    additionalProperties: false,
+  })
   error?: unknown;
 }

@@ -1,14 +1,5 @@
 import { Type } from 'class-transformer';
-import {
-  Allow,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsNumber,
-  IsString,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsIn, IsNumber, IsString, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, ERROR_CODES, GatewayErrorCode } from '../decide/gateway-error';
 import { SCHEMA_VERSION } from '../../common/limits';
@@ -44,7 +35,10 @@ export class AttemptDto {
   latency_ms!: number;
 
   @Allow()
-  @nullable({ type: 'string' }, 'Why the attempt did not decide (status, timeout, what was malformed); null when it did.')
+  @nullable(
+    { type: 'string' },
+    'Why the attempt did not decide (status, timeout, what was malformed); null when it did.',
+  )
   detail!: string | null;
 
   @Optional()
@@ -79,7 +73,10 @@ export class DecideResponseDto {
   decision!: string | null;
 
   @Allow()
-  @nullable({ type: 'number', minimum: 0, maximum: 1 }, 'Probability of the decision, after calibration when a fit matches.')
+  @nullable(
+    { type: 'number', minimum: 0, maximum: 1 },
+    'Probability of the decision, after calibration when a fit matches.',
+  )
   confidence!: number | null;
 
   @Allow()
@@ -90,7 +87,10 @@ export class DecideResponseDto {
   probabilities!: Record<string, number> | null;
 
   @IsBoolean()
-  @JSONSchema({ description: 'True when a trusted fitted temperature was applied (fits under the trust floor are listed in system1_capabilities but not applied).' })
+  @JSONSchema({
+    description:
+      'True when a trusted fitted temperature was applied (fits under the trust floor are listed in system1_capabilities but not applied).',
+  })
   calibrated!: boolean;
 
   @Allow()
@@ -109,7 +109,11 @@ export class DecideResponseDto {
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => AttemptDto)
-  @JSONSchema(() => ({ type: 'array', items: { $ref: '#/$defs/AttemptDto' }, description: 'Every provider tried, in order.' }))
+  @JSONSchema(() => ({
+    type: 'array',
+    items: { $ref: '#/$defs/AttemptDto' },
+    description: 'Every provider tried, in order.',
+  }))
   attempts!: AttemptDto[];
 
   @Allow()

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments } from 'class-validator';
+import { registerDecorator, type ValidationArguments } from 'class-validator';
 import { jsonDepthExceeds } from '../../common/json-depth';
 
 export const CONTEXT_MAX_DEPTH = 32;
@@ -21,7 +21,8 @@ export function BoundedJson(maxDepth: number, maxBytes: number) {
       },
       validator: {
         validate: (value: unknown) =>
-          value === undefined || (!jsonDepthExceeds(value, maxDepth) && Buffer.byteLength(JSON.stringify(value)) <= maxBytes),
+          value === undefined ||
+          (!jsonDepthExceeds(value, maxDepth) && Buffer.byteLength(JSON.stringify(value)) <= maxBytes),
       },
     });
 }

@@ -16,7 +16,12 @@ const BASE_URL = 'https://system1-gateway.dev/schema';
  * Builds the published JSON Schemas from the DTO classes, so the schema and the validation are one rule.
  * Every object is closed (`additionalProperties: false`), because the gateway rejects unknown fields.
  */
-export function buildSchemas(): { request: JsonSchema; response: JsonSchema; askRequest: JsonSchema; askResponse: JsonSchema } {
+export function buildSchemas(): {
+  request: JsonSchema;
+  response: JsonSchema;
+  askRequest: JsonSchema;
+  askResponse: JsonSchema;
+} {
   const definitions = validationMetadatasToSchemas({
     refPointerPrefix: '#/$defs/',
     classValidatorMetadataStorage: getMetadataStorage(),
@@ -37,7 +42,9 @@ export function buildSchemas(): { request: JsonSchema; response: JsonSchema; ask
       $schema: DRAFT,
       $id: `${BASE_URL}/ask-request.json`,
       ...closed(AskRequestDto.name),
-      $defs: Object.fromEntries([...ASK_QUESTION_DTOS, NoulCriteriaDto, ImageDto, ModelRefDto].map((Dto) => [Dto.name, closed(Dto.name)])),
+      $defs: Object.fromEntries(
+        [...ASK_QUESTION_DTOS, NoulCriteriaDto, ImageDto, ModelRefDto].map((Dto) => [Dto.name, closed(Dto.name)]),
+      ),
     },
     askResponse: { $schema: DRAFT, $id: `${BASE_URL}/ask-response.json`, ...closed(AskResponseDto.name) },
   };

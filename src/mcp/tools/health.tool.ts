@@ -21,6 +21,13 @@ export class HealthTool implements McpTool {
   }
 
   async call() {
-    return { result: { ...(await this.health.health()), metrics: this.tally.summary(), mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS] }, isError: false };
+    return {
+      result: {
+        ...(await this.health.health()),
+        metrics: this.tally.summary(),
+        mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS],
+      },
+      isError: false,
+    };
   }
 }

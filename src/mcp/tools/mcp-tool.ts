@@ -13,7 +13,11 @@ export interface McpTool {
    * client's cancellation of the call; `requestId`, the id the transport knows the call by (an HTTP
    * request's), used when the arguments give none, so every log line of one call carries the same id.
    */
-  call(args: unknown, signal?: AbortSignal, requestId?: string): Promise<{ result: Record<string, unknown>; isError: boolean }>;
+  call(
+    args: unknown,
+    signal?: AbortSignal,
+    requestId?: string,
+  ): Promise<{ result: Record<string, unknown>; isError: boolean }>;
 }
 
 export const MCP_TOOLS = Symbol('MCP_TOOLS');

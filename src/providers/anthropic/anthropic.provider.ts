@@ -37,7 +37,8 @@ const MAX_OPTIONS = 256;
 export class AnthropicProviderDefinition implements ProviderDefinition<AnthropicSettings> {
   readonly keyVariable = API_KEY_VARIABLE;
   readonly name = 'anthropic';
-  readonly description = 'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
+  readonly description =
+    'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
   readonly settings: ProviderSettingSpecs<AnthropicSettings> = {
     endpoint: httpEngineSettings('https://api.anthropic.com').endpoint,
     model: { type: text({ nonEmpty: true }), default: 'claude-haiku-5-5', describe: 'the Claude model asked' },
@@ -81,7 +82,13 @@ class AnthropicProvider extends ChoiceEngine {
   }
 
   protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<ChoicePick> {
-    const { body } = await this.call(this.apiKey(), signal, 'POST', '/v1/messages', messagesRequest(question, state, this.settings));
+    const { body } = await this.call(
+      this.apiKey(),
+      signal,
+      'POST',
+      '/v1/messages',
+      messagesRequest(question, state, this.settings),
+    );
     return answerFromMessage(body, question, { model: this.settings.model, maxTokens: this.settings.max_tokens });
   }
 
@@ -90,10 +97,16 @@ class AnthropicProvider extends ChoiceEngine {
     try {
       const { body } = await this.call(this.apiKey(), signal, 'GET', `/v1/models/${encodeURIComponent(model)}`);
       if (!isRecord(body) || typeof body.id !== 'string') {
-        return { ok: false, detail: `GET /v1/models/${model} did not answer with a model: is ${this.endpoint.host} the Anthropic API?` };
+        return {
+          ok: false,
+          detail: `GET /v1/models/${model} did not answer with a model: is ${this.endpoint.host} the Anthropic API?`,
+        };
       }
       const name = typeof body.display_name === 'string' ? ` (${body.display_name})` : '';
-      return { ok: true, detail: `model ${body.id}${name} is available at ${this.endpoint.host}; every request leaves this machine` };
+      return {
+        ok: true,
+        detail: `model ${body.id}${name} is available at ${this.endpoint.host}; every request leaves this machine`,
+      };
     } catch (error) {
       if (error instanceof ProviderError) return { ok: false, detail: error.message };
       throw error;

@@ -22,9 +22,14 @@ export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, m
   }
   const stopReason = body.stop_reason;
   if (stopReason === 'refusal') {
-    return { abstain: true, rationale: `anthropic ${model} declined to answer (stop_reason refusal); reason it through yourself` };
+    return {
+      abstain: true,
+      rationale: `anthropic ${model} declined to answer (stop_reason refusal); reason it through yourself`,
+    };
   }
-  const call = body.content.find((block) => isRecord(block) && block.type === 'tool_use' && block.name === CHOOSE_TOOL);
+  const call: unknown = body.content.find(
+    (block) => isRecord(block) && block.type === 'tool_use' && block.name === CHOOSE_TOOL,
+  );
   const input = isRecord(call) && isRecord(call.input) ? call.input : undefined;
   const problem = input ? choiceProblem(input, question) : `the reply has no \`${CHOOSE_TOOL}\` tool call`;
   if (problem !== undefined) {
@@ -47,9 +52,11 @@ export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, m
 /** What breaks the `choose` tool's schema, or undefined when the input keeps it. */
 function choiceProblem(input: Record<string, unknown>, question: ChoiceAsk): string | undefined {
   const { ranking, confidence } = input;
-  if (!Array.isArray(ranking) || ranking.length === 0) return `the \`${CHOOSE_TOOL}\` call has no ranking (got ${shown(ranking)})`;
-  if (ranking.length > RANKING_MAX) return `the \`${CHOOSE_TOOL}\` call ranks ${ranking.length} names, more than ${RANKING_MAX}`;
-  const outside = ranking.find((name) => typeof name !== 'string' || !question.options.includes(name));
+  if (!Array.isArray(ranking) || ranking.length === 0)
+    return `the \`${CHOOSE_TOOL}\` call has no ranking (got ${shown(ranking)})`;
+  if (ranking.length > RANKING_MAX)
+    return `the \`${CHOOSE_TOOL}\` call ranks ${ranking.length} names, more than ${RANKING_MAX}`;
+  const outside: unknown = ranking.find((name) => typeof name !== 'string' || !question.options.includes(name));
   if (outside !== undefined) return `the model ranked ${shown(outside)}, which is not one of the options`;
   if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
     return `the \`${CHOOSE_TOOL}\` call's confidence ${confidence === undefined ? 'is missing' : `${shown(confidence)} is not a number in [0, 1]`}`;

@@ -24,7 +24,11 @@ export interface MessagesRequestSettings {
  * cached system block, and one forced tool call whose enum holds the exact option names, so the model can
  * only answer with an option. No `thinking`: the API refuses it together with a forced tool.
  */
-export function messagesRequest(question: ChoiceAsk, state: Record<string, unknown> | undefined, settings: MessagesRequestSettings) {
+export function messagesRequest(
+  question: ChoiceAsk,
+  state: Record<string, unknown> | undefined,
+  settings: MessagesRequestSettings,
+) {
   return {
     model: settings.model,
     max_tokens: settings.max_tokens,
@@ -43,7 +47,12 @@ export function messagesRequest(question: ChoiceAsk, state: Record<string, unkno
         input_schema: {
           type: 'object',
           properties: {
-            ranking: { type: 'array', minItems: 1, maxItems: RANKING_MAX, items: { type: 'string', enum: question.options } },
+            ranking: {
+              type: 'array',
+              minItems: 1,
+              maxItems: RANKING_MAX,
+              items: { type: 'string', enum: question.options },
+            },
             confidence: { type: 'number', minimum: 0, maximum: 1 },
           },
           required: ['ranking', 'confidence'],

@@ -75,7 +75,10 @@ export abstract class ChoiceEngine implements System1Provider {
 }
 
 /** What choices can carry: scores only with probabilities (a score is a distribution over its levels). */
-export function choiceQuestionCapabilities({ max_options: limit, probabilities }: ChoiceCapabilities): QuestionCapabilities {
+export function choiceQuestionCapabilities({
+  max_options: limit,
+  probabilities,
+}: ChoiceCapabilities): QuestionCapabilities {
   return {
     types: probabilities ? ['choice', 'noul', 'score'] : ['choice', 'noul'],
     ...(limit !== undefined && { max_options: limit }),
@@ -107,7 +110,11 @@ export async function evaluateByPicks(
     const shape = systemOneShape(question, asks[index].options, read.decision, read.probabilities);
     answers[id] = read.rationale === undefined ? shape : { ...shape, rationale: read.rationale };
   });
-  return { answers, ...(Object.keys(errors).length > 0 ? { errors } : {}), ...(approximate ? { approximate: true } : {}) };
+  return {
+    answers,
+    ...(Object.keys(errors).length > 0 ? { errors } : {}),
+    ...(approximate ? { approximate: true } : {}),
+  };
 }
 
 /** Engines take a state object; text or a list becomes `{state}` so it reaches them whole. */
@@ -125,10 +132,13 @@ type ReadPick =
  * or probabilities that are not per-option numbers in [0, 1] make the answer invalid.
  */
 function readPick(pick: unknown, ask: ChoiceAsk): ReadPick {
-  const invalid = (detail: string): ReadPick => ({ error: { code: DecisionErrorCode.InvalidResponse, message: detail } });
+  const invalid = (detail: string): ReadPick => ({
+    error: { code: DecisionErrorCode.InvalidResponse, message: detail },
+  });
   if (!isRecord(pick)) return invalid(`the answer is not an object (got ${kindOf(pick)})`);
   const rationale = typeof pick.rationale === 'string' ? pick.rationale : undefined;
-  if (pick.abstain === true) return { error: { code: DecisionErrorCode.Abstained, message: rationale ?? 'the engine declined to answer' } };
+  if (pick.abstain === true)
+    return { error: { code: DecisionErrorCode.Abstained, message: rationale ?? 'the engine declined to answer' } };
 
   const { decision, confidence, probabilities } = pick;
   if (typeof decision !== 'string') return invalid(`the answer has no decision (got ${kindOf(decision)})`);
@@ -154,7 +164,9 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
       return {
         id,
         text,
-        options: Object.entries(question.criteria).map(([key, description]) => (isBare(key, description) ? key : `${key}: ${render(description!)}`)),
+        options: Object.entries(question.criteria).map(([key, description]) =>
+          isBare(key, description) ? key : `${key}: ${render(description!)}`,
+        ),
         yesNo: isYesNo(question.criteria),
       };
     case 'noul': {
@@ -165,7 +177,12 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
       return { id, text: [text, ...meaning].join(' '), options: ['yes', 'no'], yesNo: true };
     }
     case 'score':
-      return { id, text: `${text} (levels from lowest to highest)`, options: question.criteria.map((level, i) => `${i}: ${render(level)}`), yesNo: false };
+      return {
+        id,
+        text: `${text} (levels from lowest to highest)`,
+        options: question.criteria.map((level, i) => `${i}: ${render(level)}`),
+        yesNo: false,
+      };
     case 'box':
       // The capability check stops box questions before they get here.
       throw new Error('a box question cannot be asked as a choice');
@@ -175,11 +192,22 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
 /** A choice between the bare candidates yes and no, as `system1_decide` asks a question without options. */
 function isYesNo(criteria: Record<string, unknown>): boolean {
   const keys = Object.keys(criteria);
-  return keys.length === 2 && keys[0] === 'yes' && keys[1] === 'no' && isBare('yes', criteria.yes) && isBare('no', criteria.no);
+  return (
+    keys.length === 2 &&
+    keys[0] === 'yes' &&
+    keys[1] === 'no' &&
+    isBare('yes', criteria.yes) &&
+    isBare('no', criteria.no)
+  );
 }
 
 /** The answer in the System One shape, so one reader checks every engine's answers. */
-function systemOneShape(question: Question, options: string[], decision: string, probabilities: Record<string, number>) {
+function systemOneShape(
+  question: Question,
+  options: string[],
+  decision: string,
+  probabilities: Record<string, number>,
+) {
   const byOption = options.map((option) => (Object.hasOwn(probabilities, option) ? probabilities[option] : 0));
   switch (question.type) {
     case 'choice': {

@@ -1,5 +1,5 @@
 import { CloudflareProviderDefinition } from '../system-one/cloudflare.provider';
-import { ProviderFactoryOptions, providerFrom } from './provider-factory';
+import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
 export interface CloudflareProviderOptions extends ProviderFactoryOptions {
   /** The Cloudflare account that runs Workers AI. */
@@ -11,5 +11,8 @@ export interface CloudflareProviderOptions extends ProviderFactoryOptions {
  * `CLOUDFLARE_API_TOKEN`) at each call, or given as `apiKey`.
  */
 export function createCloudflareProvider(options: CloudflareProviderOptions) {
-  return providerFrom(CloudflareProviderDefinition, options, { defaultKeyEnv: 'CLOUDFLARE_API_TOKEN', extra: { account_id: options?.accountId } });
+  return providerFrom(CloudflareProviderDefinition, options, {
+    defaultKeyEnv: 'CLOUDFLARE_API_TOKEN',
+    extra: { account_id: options?.accountId },
+  });
 }

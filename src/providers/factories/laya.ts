@@ -1,5 +1,5 @@
 import { LayaProviderDefinition } from '../system-one/laya.provider';
-import { ProviderFactoryOptions, providerFrom } from './provider-factory';
+import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
 export type { ProviderFactoryOptions };
 

@@ -40,10 +40,13 @@ export function providerFrom(
     ...extra,
   };
   const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
-  const env = new Proxy({} as Record<string, string | undefined>, {
-    // Read at each call, so a rotated key needs no new provider.
-    get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
-  });
+  const env = new Proxy(
+    {},
+    {
+      // Read at each call, so a rotated key needs no new provider.
+      get: (_target, name) => (name === definition.keyVariable ? (options.apiKey ?? process.env[keyEnv]) : undefined),
+    },
+  );
   const build = (settings: Readonly<Record<string, unknown>>) => {
     const created = createProvider(definition, settings, { env });
     if ('provider' in created) return created.provider;
@@ -81,8 +84,14 @@ function inputError(definition: ProviderDefinition, problem: SettingProblem): un
  * capabilities are that model's (Jev 1.14 takes boxes, jev-latest does not) and the request carries it.
  * Built at each such call, so a caller's model names are never kept.
  */
-function modelPerCall(definition: ProviderDefinition, configured: System1Provider, configuredModel: unknown, withModel: (model: string) => System1Provider): System1Provider {
-  const engineFor = (model: string | undefined): System1Provider => (model === undefined || model === configuredModel ? configured : withModel(model));
+function modelPerCall(
+  definition: ProviderDefinition,
+  configured: System1Provider,
+  configuredModel: unknown,
+  withModel: (model: string) => System1Provider,
+): System1Provider {
+  const engineFor = (model: string | undefined): System1Provider =>
+    model === undefined || model === configuredModel ? configured : withModel(model);
   return {
     capabilities: () => configured.capabilities(),
     modelCapabilities: (model) => {
@@ -98,7 +107,12 @@ function modelPerCall(definition: ProviderDefinition, configured: System1Provide
         engine = engineFor(request.model);
       } catch (error) {
         const problem = error instanceof Error ? error.message : 'is not usable';
-        return Promise.reject(new System1ProviderError(DecisionErrorCode.Unavailable, `${definition.name} cannot ask model ${shown(request.model)}: ${problem}`));
+        return Promise.reject(
+          new System1ProviderError(
+            DecisionErrorCode.Unavailable,
+            `${definition.name} cannot ask model ${shown(request.model)}: ${problem}`,
+          ),
+        );
       }
       return engine.evaluate(request, context);
     },

@@ -1,5 +1,5 @@
 import { TypeSafeProviderDefinition } from '../system-one/typesafe.provider';
-import { ProviderFactoryOptions, providerFrom } from './provider-factory';
+import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
 export type { ProviderFactoryOptions };
 

@@ -39,9 +39,13 @@ export const localhostLookup: LookupFunction = (hostname, options, callback) => 
       callback(Object.assign(new Error(`${hostname} is not localhost`), { code: 'ENOTFOUND' }), '', 0);
       return;
     }
-    const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
-    const addresses = LOCALHOST_ADDRESSES.filter((entry) => family === 0 || entry.family === family).map((entry) => ({ ...entry }));
-    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, addresses);
+    const family =
+      options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+    const addresses = LOCALHOST_ADDRESSES.filter((entry) => family === 0 || entry.family === family).map((entry) => ({
+      ...entry,
+    }));
+    if (options.all)
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, addresses);
     else callback(null, addresses[0].address, addresses[0].family);
   });
 };
@@ -70,10 +74,13 @@ export function parseEndpoint(raw: string, { allowRemote, httpsUnlessLoopback = 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new EndpointError(`must use http or https, got ${url.protocol.replace(':', '')}`);
   }
-  if (url.username || url.password) throw new EndpointError('must not carry credentials; keys come from environment variables');
+  if (url.username || url.password)
+    throw new EndpointError('must not carry credentials; keys come from environment variables');
   const loopback = isLoopbackHost(url.hostname);
   if (!loopback && !allowRemote) {
-    throw new EndpointError(`points at ${url.hostname}, which is not this machine${dottedNameHint(url.hostname)}; set allow_remote = true to allow it`);
+    throw new EndpointError(
+      `points at ${url.hostname}, which is not this machine${dottedNameHint(url.hostname)}; set allow_remote = true to allow it`,
+    );
   }
   if (!loopback && httpsUnlessLoopback && url.protocol !== 'https:') {
     throw new EndpointError('must use https unless it is on this machine (the key would travel in clear text)');
@@ -83,7 +90,9 @@ export function parseEndpoint(raw: string, { allowRemote, httpsUnlessLoopback = 
 
 /** Why `localhost.` is not this machine, for the one spelling that surprises people. */
 function dottedNameHint(hostname: string): string {
-  return hostname.endsWith('.') ? ' (a name ending in a dot is looked up in DNS; write localhost or 127.0.0.1 for this machine)' : '';
+  return hostname.endsWith('.')
+    ? ' (a name ending in a dot is looked up in DNS; write localhost or 127.0.0.1 for this machine)'
+    : '';
 }
 
 /** Joins an endpoint and an API path, keeping any path prefix the endpoint has (`/proxy/laya` + `/health`). */

@@ -49,9 +49,20 @@ export interface EngineResponse {
 export class EngineHttpClient {
   // Keep-alive: an engine on this machine answers in milliseconds, and a new connection per decision costs
   // more than the rest of the gateway's work (node:http with a kept-alive socket is ~0.14 ms a call).
-  private readonly agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true }),
+    'https:': new https.Agent({ keepAlive: true }),
+  };
 
-  async request({ method, url, body, headers = {}, signal, allowRemote, secrets = [] }: EngineRequest): Promise<EngineResponse> {
+  async request({
+    method,
+    url,
+    body,
+    headers = {},
+    signal,
+    allowRemote,
+    secrets = [],
+  }: EngineRequest): Promise<EngineResponse> {
     const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
     if (!isLoopbackHost(url.hostname) && !allowRemote) {
       throw new EngineTransportError(`refused to call ${url.hostname}: not this machine and allow_remote is off`);
@@ -60,7 +71,9 @@ export class EngineHttpClient {
     const requestHeaders = {
       accept: 'application/json',
       'user-agent': `system1-gateway/${GATEWAY_VERSION}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+      ...(payload === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
       ...headers,
     };
 
@@ -68,7 +81,11 @@ export class EngineHttpClient {
     try {
       const agent = proxyTunnelFor(url) ?? this.agents[url.protocol as 'http:' | 'https:'];
       const lookup = connectLookup(url);
-      reply = await this.exchange(url, { method, headers: requestHeaders, signal, agent, ...(lookup && { lookup }) }, payload);
+      reply = await this.exchange(
+        url,
+        { method, headers: requestHeaders, signal, agent, ...(lookup && { lookup }) },
+        payload,
+      );
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       // The proxy's own words already name it and the target: the engine was never reached.
@@ -78,14 +95,21 @@ export class EngineHttpClient {
 
     const { status, headers: responseHeaders, text } = reply;
     if (status >= 300 && status < 400) {
-      throw new EngineStatusError(status, `redirect refused: HTTP ${status} from ${where} (the gateway follows no redirects)`);
+      throw new EngineStatusError(
+        status,
+        `redirect refused: HTTP ${status} from ${where} (the gateway follows no redirects)`,
+      );
     }
     const parsed = parseJson(text);
     if (status < 200 || status >= 300) {
       const retryAfterS = retryAfter(responseHeaders['retry-after']);
       const detail = engineDetail(parsed, secrets);
       const retry = retryAfterS === undefined ? '' : ` (retry after ${retryAfterS} s)`;
-      throw new EngineStatusError(status, `HTTP ${status} from ${where}${detail ? `: ${detail}` : ''}${retry}`, retryAfterS);
+      throw new EngineStatusError(
+        status,
+        `HTTP ${status} from ${where}${detail ? `: ${detail}` : ''}${retry}`,
+        retryAfterS,
+      );
     }
     if (parsed === NOT_JSON) {
       const type = responseHeaders['content-type']?.split(';')[0] || 'no content type';
@@ -99,7 +123,11 @@ export class EngineHttpClient {
    * A request lost on a kept-alive socket the engine had closed (see {@link watchForStaleSocket}) never
    * reached it, so it is sent once more on a fresh connection, under the same signal (within the deadline).
    */
-  protected async exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+  protected async exchange(
+    url: URL,
+    options: http.RequestOptions & { signal: AbortSignal },
+    payload: string | undefined,
+  ): Promise<EngineReplyText> {
     try {
       return await this.exchangeOnce(url, options, payload);
     } catch (error) {
@@ -110,7 +138,11 @@ export class EngineHttpClient {
     }
   }
 
-  private exchangeOnce(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+  private exchangeOnce(
+    url: URL,
+    options: http.RequestOptions & { signal: AbortSignal },
+    payload: string | undefined,
+  ): Promise<EngineReplyText> {
     return new Promise<EngineReplyText>((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
       const request = transport.request(url, options, (response) => {
@@ -127,8 +159,13 @@ export class EngineHttpClient {
         response.on('end', () => {
           if (!response.complete) return reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
           const responseHeaders: Record<string, string> = {};
-          for (const [key, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[key] = String(value);
-          resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8') });
+          for (const [key, value] of Object.entries(response.headers))
+            if (value !== undefined) responseHeaders[key] = String(value);
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: responseHeaders,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
         });
         response.on('error', reject);
         response.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: CUT_OFF })));
@@ -182,10 +219,10 @@ function retryAfter(value: string | undefined): number | undefined {
 function engineDetail(body: unknown, secrets: readonly string[]): string {
   if (!isRecord(body)) return '';
   const error = body.error;
-  const firstOfErrors = Array.isArray(body.errors) ? body.errors[0] : undefined;
+  const firstOfErrors: unknown = Array.isArray(body.errors) ? body.errors[0] : undefined;
   const candidates = [
     body.detail,
-    isRecord(body.detail) ? body.detail.message ?? body.detail.error_type : undefined,
+    isRecord(body.detail) ? (body.detail.message ?? body.detail.error_type) : undefined,
     isRecord(error) ? error.message : error,
     isRecord(firstOfErrors) ? firstOfErrors.message : undefined,
     body.message,

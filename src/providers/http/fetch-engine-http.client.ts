@@ -1,5 +1,5 @@
 import type * as http from 'node:http';
-import { EngineHttpClient, EngineReplyText, MAX_RESPONSE_BYTES, TOO_LARGE } from './engine-http.client';
+import { EngineHttpClient, type EngineReplyText, MAX_RESPONSE_BYTES, TOO_LARGE } from './engine-http.client';
 
 /**
  * The engine client over a `fetch` the embedding application gives (a fixture, an instrumented fetch): the
@@ -12,7 +12,11 @@ export class FetchEngineHttpClient extends EngineHttpClient {
 
   // No retry after a closed kept-alive connection (EngineHttpClient.exchange): only node:http shows whether a
   // socket was reused; this fetch keeps its own connections.
-  protected override async exchange(url: URL, options: http.RequestOptions & { signal: AbortSignal }, payload: string | undefined): Promise<EngineReplyText> {
+  protected override async exchange(
+    url: URL,
+    options: http.RequestOptions & { signal: AbortSignal },
+    payload: string | undefined,
+  ): Promise<EngineReplyText> {
     const response = await this.fetchImpl(url, {
       method: options.method,
       headers: options.headers as Record<string, string>,

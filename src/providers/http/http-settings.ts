@@ -1,6 +1,6 @@
 import { flag, text } from '../../config/setting-types';
-import { ProviderSettingError, ProviderSettingSpecs } from '../../decisions/provider.interface';
-import { EndpointError, EndpointRules, parseEndpoint } from './endpoint';
+import { ProviderSettingError, type ProviderSettingSpecs } from '../../decisions/provider.interface';
+import { EndpointError, type EndpointRules, parseEndpoint } from './endpoint';
 
 /** The settings every HTTP engine shares: where it listens, and the opt-in for another machine. */
 export type HttpEngineSettings = { endpoint: string; allow_remote: boolean };

@@ -58,13 +58,16 @@ function textForms(key: string): RegExp {
 
 /** `%2F` or `%2f` (or `%252F`, encoded twice); every UTF-8 byte of the character. */
 function percentEncoded(character: string): string {
-  return [...Buffer.from(character, 'utf8')].map((byte) => `%(?:25){0,3}${anyCaseHex(byte.toString(16).padStart(2, '0'))}`).join('');
+  return [...Buffer.from(character, 'utf8')]
+    .map((byte) => `%(?:25){0,3}${anyCaseHex(byte.toString(16).padStart(2, '0'))}`)
+    .join('');
 }
 
 /** `\u002f` or `\u002F` (behind any number of backslashes); a surrogate pair beyond the BMP. */
 function jsonUnicodeEscaped(character: string): string {
   const units: string[] = [];
-  for (let index = 0; index < character.length; index++) units.push(character.charCodeAt(index).toString(16).padStart(4, '0'));
+  for (let index = 0; index < character.length; index++)
+    units.push(character.charCodeAt(index).toString(16).padStart(4, '0'));
   return units.map((unit) => `\\\\${ESCAPE_DEPTH}u${anyCaseHex(unit)}`).join('');
 }
 

@@ -19,7 +19,12 @@ export function watchForStaleSocket(request: ClientRequest): (error: unknown) =>
   });
   return (error) => {
     const code = (error as { code?: unknown } | undefined)?.code;
-    return request.reusedSocket && socket !== undefined && socket.bytesRead === readBefore && (code === 'ECONNRESET' || code === 'EPIPE');
+    return (
+      request.reusedSocket &&
+      socket !== undefined &&
+      socket.bytesRead === readBefore &&
+      (code === 'ECONNRESET' || code === 'EPIPE')
+    );
   };
 }
 

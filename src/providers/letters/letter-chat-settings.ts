@@ -1,6 +1,10 @@
 import { text } from '../../config/setting-types';
-import { HttpEngineSettings, httpEngineSettings } from '../http/http-settings';
-import { ProviderCapabilities, ProviderSettingError, ProviderSettingSpecs } from '../../decisions/provider.interface';
+import { type HttpEngineSettings, httpEngineSettings } from '../http/http-settings';
+import {
+  type ProviderCapabilities,
+  ProviderSettingError,
+  type ProviderSettingSpecs,
+} from '../../decisions/provider.interface';
 import { MAX_LETTER_OPTIONS } from './letter-choice';
 
 /** The settings of a chat-model adapter: where the server listens, and which model to ask (no default). */

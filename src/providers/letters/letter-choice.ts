@@ -39,7 +39,9 @@ export function letterMessages(question: ChoiceAsk, state: ChoiceState): ChatMes
   const lines = [question.text];
   if (state !== undefined) lines.push(`Context: ${JSON.stringify(state)}`);
   // An option spanning lines would read as several options, so each is kept on its own line.
-  question.options.forEach((option, index) => lines.push(`${letterOf(index)}) ${option.replace(/\s*[\r\n]+\s*/g, ' ')}`));
+  question.options.forEach((option, index) =>
+    lines.push(`${letterOf(index)}) ${option.replace(/\s*[\r\n]+\s*/g, ' ')}`),
+  );
   lines.push('Answer:');
   return [
     { role: 'system', content: LETTER_SYSTEM_PROMPT },
@@ -66,7 +68,7 @@ interface TokenLogprob {
  * `choices[0].logprobs.content`: one `{token, logprob, top_logprobs}` per token) into an answer.
  */
 export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: LetterReading): ChoicePick {
-  const first = Array.isArray(generated) ? generated[0] : undefined;
+  const first: unknown = Array.isArray(generated) ? generated[0] : undefined;
   if (first === undefined || first === null) {
     throw new MalformedResponseError(`the server returned no logprobs: ${reading.noLogprobsHint}`);
   }
@@ -92,7 +94,9 @@ export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: L
   }
   const total = mass.reduce((sum, value) => sum + value, 0);
   if (!(total > 0)) {
-    throw new MalformedResponseError(`the logprobs give every option letter probability 0 (the model answered ${letters[chosenIndex]})`);
+    throw new MalformedResponseError(
+      `the logprobs give every option letter probability 0 (the model answered ${letters[chosenIndex]})`,
+    );
   }
   const shares = mass.map((value) => value / total);
   const best = shares.reduce((top, share, index) => (share > shares[top] ? index : top), chosenIndex);
@@ -106,7 +110,12 @@ export function letterAnswer(question: ChoiceAsk, generated: unknown, reading: L
 }
 
 function tokenLogprob(entry: unknown, what: string): TokenLogprob {
-  if (!isRecord(entry) || typeof entry.token !== 'string' || typeof entry.logprob !== 'number' || Number.isNaN(entry.logprob)) {
+  if (
+    !isRecord(entry) ||
+    typeof entry.token !== 'string' ||
+    typeof entry.logprob !== 'number' ||
+    Number.isNaN(entry.logprob)
+  ) {
     throw new MalformedResponseError(`${what} in the logprobs has no token and numeric logprob`);
   }
   return { token: entry.token, logprob: Math.min(entry.logprob, 0) };

@@ -11,7 +11,12 @@ import {
   requiredModel,
 } from '../letters/letter-chat-settings';
 import { letterAnswer, letterMessages, TOP_LOGPROBS } from '../letters/letter-choice';
-import { AttemptContext, HealthProbeResult, ProviderDefinition, System1Provider } from '../../decisions/provider.interface';
+import {
+  AttemptContext,
+  HealthProbeResult,
+  ProviderDefinition,
+  System1Provider,
+} from '../../decisions/provider.interface';
 import { MalformedResponseError } from '../../decisions/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
 import { System1Engine } from '../../decisions/providers.token';
@@ -65,25 +70,34 @@ class OllamaProvider extends ChoiceEngine {
     ]);
     const version = versionReply.body;
     if (!isRecord(version) || typeof version.version !== 'string') {
-      throw new MalformedResponseError(`GET /api/version at ${this.endpoint.host} did not answer {"version": ...}: is this Ollama?`);
+      throw new MalformedResponseError(
+        `GET /api/version at ${this.endpoint.host} did not answer {"version": ...}: is this Ollama?`,
+      );
     }
     const installed = installedModels(tagsReply.body);
     if (!installed) {
-      throw new MalformedResponseError(`GET /api/tags at ${this.endpoint.host} did not answer {"models": [...]}: is this Ollama?`);
+      throw new MalformedResponseError(
+        `GET /api/tags at ${this.endpoint.host} did not answer {"models": [...]}: is this Ollama?`,
+      );
     }
 
     const problems: string[] = [];
     const current = hasLogprobs(version.version);
     if (current === false) {
-      problems.push(`Ollama ${version.version} is too old: logprobs need ${OLLAMA_MIN_VERSION} or later, upgrade Ollama`);
+      problems.push(
+        `Ollama ${version.version} is too old: logprobs need ${OLLAMA_MIN_VERSION} or later, upgrade Ollama`,
+      );
     }
     const pulled = installed.some((name) => withTag(name) === withTag(this.model));
     if (!pulled) {
       const listed = installed.slice(0, LISTED_MODELS).join(', ') + (installed.length > LISTED_MODELS ? ', ...' : '');
-      problems.push(`model "${this.model}" is not pulled (installed: ${listed || 'none'}); run \`ollama pull ${this.model}\``);
+      problems.push(
+        `model "${this.model}" is not pulled (installed: ${listed || 'none'}); run \`ollama pull ${this.model}\``,
+      );
     }
     if (problems.length > 0) return { ok: false, detail: `Ollama at ${this.endpoint.host}: ${problems.join('; ')}` };
-    const versionNote = current === undefined ? `version ${version.version} (logprobs support not checked)` : version.version;
+    const versionNote =
+      current === undefined ? `version ${version.version} (logprobs support not checked)` : version.version;
     return { ok: true, detail: `Ollama ${versionNote} at ${this.endpoint.host}, model "${this.model}" installed` };
   }
 
@@ -101,7 +115,9 @@ class OllamaProvider extends ChoiceEngine {
       throw this.explained(error);
     });
     if (!isRecord(body) || !isRecord(body.message)) {
-      throw new MalformedResponseError(`the reply from ${this.endpoint.host} is not an Ollama chat response (no message)`);
+      throw new MalformedResponseError(
+        `the reply from ${this.endpoint.host} is not an Ollama chat response (no message)`,
+      );
     }
     return letterAnswer(question, body.logprobs, {
       label: `ollama ${this.model}`,
@@ -112,13 +128,22 @@ class OllamaProvider extends ChoiceEngine {
   /** Ollama's 404 for a chat names a model that is not pulled; say so and how to fix it. */
   private explained(error: unknown): unknown {
     if (error instanceof EngineStatusError && error.status === 404 && /model .*not found/i.test(error.message)) {
-      return new EngineStatusError(404, `model "${this.model}" is not pulled into Ollama: run \`ollama pull ${this.model}\` (${error.message})`);
+      return new EngineStatusError(
+        404,
+        `model "${this.model}" is not pulled into Ollama: run \`ollama pull ${this.model}\` (${error.message})`,
+      );
     }
     return error;
   }
 
   private call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<EngineResponse> {
-    return this.http.request({ method, url: endpointUrl(this.endpoint, path), body, signal, allowRemote: this.allowRemote });
+    return this.http.request({
+      method,
+      url: endpointUrl(this.endpoint, path),
+      body,
+      signal,
+      allowRemote: this.allowRemote,
+    });
   }
 }
 

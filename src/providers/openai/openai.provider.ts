@@ -41,7 +41,8 @@ type OpenAiSettings = LetterChatSettings & { disable_thinking: boolean };
 export class OpenAiProviderDefinition implements ProviderDefinition<OpenAiSettings> {
   readonly keyVariable = OPENAI_KEY_VARIABLE;
   readonly name = 'openai';
-  readonly description = 'an OpenAI-compatible chat server with logprobs (vLLM, SGLang, llama-server): options as letters';
+  readonly description =
+    'an OpenAI-compatible chat server with logprobs (vLLM, SGLang, llama-server): options as letters';
   readonly settings: ProviderSettingSpecs<OpenAiSettings> = {
     ...letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT),
     disable_thinking: {
@@ -96,13 +97,18 @@ class OpenAiProvider extends ChoiceEngine {
     }
     const body = reply.body;
     if (!isRecord(body) || !Array.isArray(body.data)) {
-      throw new MalformedResponseError(`GET /v1/models at ${this.endpoint.host} did not answer {"data": [...]}: is this an OpenAI-compatible server?`);
+      throw new MalformedResponseError(
+        `GET /v1/models at ${this.endpoint.host} did not answer {"data": [...]}: is this an OpenAI-compatible server?`,
+      );
     }
     const served = body.data.flatMap((entry) => (isRecord(entry) && typeof entry.id === 'string' ? [entry.id] : []));
     const where = `OpenAI-compatible server at ${this.endpoint.host}`;
     if (served.includes(this.model)) return { ok: true, detail: `${where}, model "${this.model}" listed` };
     const listed = served.slice(0, LISTED_MODELS).join(', ') + (served.length > LISTED_MODELS ? ', ...' : '');
-    return { ok: true, detail: `${where} is up, but model "${this.model}" is not listed (serves: ${listed || 'none'})` };
+    return {
+      ok: true,
+      detail: `${where} is up, but model "${this.model}" is not listed (serves: ${listed || 'none'})`,
+    };
   }
 
   protected async pick(question: ChoiceAsk, state: ChoiceState, { signal }: AttemptContext): Promise<ChoicePick> {
@@ -123,19 +129,22 @@ class OpenAiProvider extends ChoiceEngine {
       throw isKeyRefusal(error) ? new EngineStatusError(error.status, this.keyRefused(error)) : error;
     }
     const body = reply.body;
-    const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+    const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
     if (!isRecord(choice)) {
       throw new MalformedResponseError(`the reply from ${this.endpoint.host} is not a chat completion (no choices)`);
     }
     return letterAnswer(question, isRecord(choice.logprobs) ? choice.logprobs.content : undefined, {
       label: `openai ${this.model}`,
-      noLogprobsHint: 'LM Studio and Ollama\'s /v1 layer return none; use vLLM, SGLang or llama-server, or the ollama provider',
+      noLogprobsHint:
+        "LM Studio and Ollama's /v1 layer return none; use vLLM, SGLang or llama-server, or the ollama provider",
       notALetterHint: this.options.disableThinking ? undefined : 'a reasoning model? set disable_thinking = true',
     });
   }
 
   private keyRefused(error: EngineStatusError): string {
-    const problem = this.key() ? `the server refused the key in ${OPENAI_KEY_VARIABLE}` : `the server wants a key: set ${OPENAI_KEY_VARIABLE}`;
+    const problem = this.key()
+      ? `the server refused the key in ${OPENAI_KEY_VARIABLE}`
+      : `the server wants a key: set ${OPENAI_KEY_VARIABLE}`;
     return `${problem} (${error.message})`;
   }
 

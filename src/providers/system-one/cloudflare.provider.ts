@@ -15,8 +15,7 @@ export const CLOUDFLARE_MAX_OPTIONS = 255;
 /** Workers AI refuses a request with more questions than this. */
 export const CLOUDFLARE_MAX_QUESTIONS = 64;
 const KEY_VARIABLE = 'SYSTEM1_CLOUDFLARE_API_TOKEN';
-const MISSING_KEY =
-  `Cloudflare Workers AI needs an API token: set ${KEY_VARIABLE} (requests are billed to its account)`;
+const MISSING_KEY = `Cloudflare Workers AI needs an API token: set ${KEY_VARIABLE} (requests are billed to its account)`;
 
 /** `model` is one of {@link CLOUDFLARE_MODELS}: its setting type allows no other. */
 type CloudflareSettings = { account_id?: string; endpoint: string; model: string };
@@ -83,7 +82,7 @@ export const CLOUDFLARE: SystemOneDialect<CloudflareSettings> = {
 
 /** `: error 5006: Bad input` from the envelope's first error, made safe to show. */
 function firstError(errors: unknown, key: string | undefined): string {
-  const first = Array.isArray(errors) ? errors[0] : undefined;
+  const first: unknown = Array.isArray(errors) ? errors[0] : undefined;
   if (!isRecord(first)) return ' with no error listed';
   const code = typeof first.code === 'number' || typeof first.code === 'string' ? `error ${first.code}` : 'an error';
   const message = typeof first.message === 'string' && first.message.trim() !== '' ? `: ${first.message}` : '';

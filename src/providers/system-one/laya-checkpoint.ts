@@ -31,7 +31,9 @@ export function pinnedCheckpoint(model: string): string | null {
 /** A `model` that names no checkpoint is refused: laya-serve would answer from another one. */
 export function checkCheckpointName(model: string): void {
   if (model === '' || Object.hasOwn(CHECKPOINTS, model)) return;
-  const known = Object.keys(CHECKPOINTS).map((name) => JSON.stringify(name)).join(', ');
+  const known = Object.keys(CHECKPOINTS)
+    .map((name) => JSON.stringify(name))
+    .join(', ');
   throw new ProviderSettingError(
     'model',
     `names no Laya checkpoint (got ${shown(model)}); laya-serve would silently auto-route it to another checkpoint. ` +

@@ -71,7 +71,10 @@ export const LAYA: SystemOneDialect<LayaSettings> = {
   health: async (engine, { signal }) => {
     const { body } = await engine.get('/health', signal);
     if (!isRecord(body) || body.status !== 'ok') {
-      return { ok: false, detail: `laya-serve /health answered status ${shown(isRecord(body) ? body.status : body)}, not "ok"` };
+      return {
+        ok: false,
+        detail: `laya-serve /health answered status ${shown(isRecord(body) ? body.status : body)}, not "ok"`,
+      };
     }
     const loaded = body.loaded;
     if (!Array.isArray(loaded)) {

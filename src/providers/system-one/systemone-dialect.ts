@@ -94,7 +94,7 @@ export interface SystemOneDialect<S extends SystemOneSettings> {
      * (default: the reply's model, and `<name> <model>`). May throw `MalformedResponseError` for a reply from
      * the wrong model.
      */
-    answeredBy?(body: Record<string, unknown>, model: string | undefined, settings: S): AnsweredBy;
+    answeredBy?: (body: Record<string, unknown>, model: string | undefined, settings: S) => AnsweredBy;
   };
 
   /** The typed questions taken and the published limits; default choice, yes/no and score, 2 to 10 levels. */

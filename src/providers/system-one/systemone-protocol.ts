@@ -36,12 +36,23 @@ export function typedSystemOneRequest(
   request: EvaluateRequest,
   { model, noulAsChoice, bareCandidates }: { model?: string; noulAsChoice: boolean; bareCandidates: BareCandidates },
 ): Record<string, unknown> {
-  const questions = Object.fromEntries(
+  const questions: Record<string, unknown> = Object.fromEntries<unknown>(
     Object.entries(request.questions).map(([id, question]) => {
       if (question.type === 'noul' && noulAsChoice) {
-        return [id, { type: 'choice', instructions: question.instructions, criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null } }];
+        return [
+          id,
+          {
+            type: 'choice',
+            instructions: question.instructions,
+            criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null },
+          },
+        ];
       }
-      if (question.type === 'choice' && bareCandidates === 'labels' && Object.entries(question.criteria).every(([key, d]) => isBare(key, d))) {
+      if (
+        question.type === 'choice' &&
+        bareCandidates === 'labels' &&
+        Object.entries(question.criteria).every(([key, d]) => isBare(key, d))
+      ) {
         return [id, { ...question, criteria: Object.keys(question.criteria) }];
       }
       return [id, question];
@@ -69,9 +80,12 @@ export function noulFromChoice(answer: unknown): unknown {
  * question by the gateway), the answering `model` and `usage` when the engine sends them.
  */
 export function readSystemOneEnvelope(body: unknown, engine: string): EvaluateReply {
-  if (!isRecord(body)) throw new MalformedResponseError(`${engine} answered ${kindOf(body)} instead of a System One reply object`);
+  if (!isRecord(body))
+    throw new MalformedResponseError(`${engine} answered ${kindOf(body)} instead of a System One reply object`);
   if (!isRecord(body.answers)) {
-    throw new MalformedResponseError(`${engine} answered without an "answers" object (got ${kindOf(body.answers)}): not a System One reply`);
+    throw new MalformedResponseError(
+      `${engine} answered without an "answers" object (got ${kindOf(body.answers)}): not a System One reply`,
+    );
   }
   const usage = isRecord(body.usage) ? body.usage : {};
   const count = (value: unknown) => (isTokenCount(value) ? value : undefined);

@@ -21,7 +21,10 @@ export const SYSTEMONE: SystemOneDialect<SystemOneServerSettings> = {
   keyVariable: 'SYSTEM1_SYSTEMONE_API_KEY',
   settings: {
     ...httpEngineSettings('http://127.0.0.1:8790'),
-    model: { type: text({ nonEmpty: true }), describe: 'model to request (unset: not sent; the server answers with its own)' },
+    model: {
+      type: text({ nonEmpty: true }),
+      describe: 'model to request (unset: not sent; the server answers with its own)',
+    },
   },
   reach: 'local',
   statusAdvice: {
@@ -33,11 +36,15 @@ export const SYSTEMONE: SystemOneDialect<SystemOneServerSettings> = {
     try {
       const { body } = await engine.get('/health', signal);
       const status = isRecord(body) ? body.status : undefined;
-      if (status !== 'ok') return { ok: false, detail: `the server's /health answered status ${shown(status)}, not "ok"` };
+      if (status !== 'ok')
+        return { ok: false, detail: `the server's /health answered status ${shown(status)}, not "ok"` };
       return { ok: true, detail: 'System One server up with its model loaded' };
     } catch (error) {
       if (error instanceof EngineStatusError && error.status === 503) {
-        return { ok: false, detail: `the server is still loading its model (${error.message}); try again once it has loaded` };
+        return {
+          ok: false,
+          detail: `the server is still loading its model (${error.message}); try again once it has loaded`,
+        };
       }
       throw error;
     }

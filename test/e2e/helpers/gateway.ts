@@ -9,14 +9,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { isBuildCurrent } = require('../../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
 
 export type Env = Record<string, string>;
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
 
 /** Fails loudly (instead of with a spawn error per test) when the server was not built. */
 export function requireBuild(): void {
@@ -24,7 +24,8 @@ export function requireBuild(): void {
     throw new Error(`${MAIN} does not exist: build first (cd ${ROOT} && npm run build)`);
   }
   // A stale dist/ tests old code, and the installer would rebuild it under the suites still running.
-  if (!isBuildCurrent(ROOT)) throw new Error(`${path.join(ROOT, 'dist')} is older than the sources: build first (cd ${ROOT} && npm run build)`);
+  if (!isBuildCurrent(ROOT))
+    throw new Error(`${path.join(ROOT, 'dist')} is older than the sources: build first (cd ${ROOT} && npm run build)`);
 }
 
 /** A fresh set of temp dirs standing in for HOME, XDG_CONFIG_HOME and the install dir. */
@@ -117,7 +118,8 @@ export class GatewaySession {
       isError?: boolean;
     };
     const body = result.structuredContent;
-    if (!body || typeof body !== 'object') throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
+    if (!body || typeof body !== 'object')
+      throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
     const first = result.content?.[0];
     expect(first?.type).toBe('text');
     expect(JSON.parse(first?.text ?? 'null')).toStrictEqual(body);

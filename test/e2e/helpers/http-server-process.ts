@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Env, Json, MAIN, Sandbox } from './gateway';
+import { type Env, type Json, MAIN, type Sandbox } from './gateway';
 
 /**
  * `system1 serve-http` as a user (or a load balancer's supervisor) starts it, in a sandbox, on a port the
@@ -25,11 +25,18 @@ export class HttpServerProcess {
   ) {
     this.stderrText = stderr;
     child.stderr!.on('data', (more: Buffer) => (this.stderrText += more.toString('utf8')));
-    this.exited = child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.exited =
+      child.exitCode !== null
+        ? Promise.resolve(child.exitCode)
+        : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
   static start(sandbox: Sandbox, env: Env, args: string[] = [], timeoutMs = 20_000): Promise<HttpServerProcess> {
-    const child = spawn(process.execPath, [MAIN, 'serve-http', '--port', '0', ...args], { env: sandbox.env(env), cwd: sandbox.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, 'serve-http', '--port', '0', ...args], {
+      env: sandbox.env(env),
+      cwd: sandbox.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -70,7 +77,8 @@ export class HttpServerProcess {
   /** Waits for a log line: the server logs a request after answering it, so the caller may be faster. */
   async waitForStderr(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.stderrText) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!pattern.test(this.stderrText) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     if (!pattern.test(this.stderrText)) throw new Error(`serve-http never logged ${pattern}:\n${this.stderrText}`);
     return this.stderrText;
   }
@@ -102,7 +110,11 @@ export class HttpServerProcess {
 
 /** The structured object of a tool result, after the checks every result must pass (as over stdio). */
 export function structured(result: unknown): Json {
-  const { structuredContent, content, isError } = result as { structuredContent?: Json; content?: { type: string; text?: string }[]; isError?: boolean };
+  const { structuredContent, content, isError } = result as {
+    structuredContent?: Json;
+    content?: { type: string; text?: string }[];
+    isError?: boolean;
+  };
   if (!structuredContent) throw new Error(`no structuredContent: ${JSON.stringify(result)}`);
   expect(content?.[0]?.type).toBe('text');
   expect(JSON.parse(content?.[0]?.text ?? 'null')).toStrictEqual(structuredContent);

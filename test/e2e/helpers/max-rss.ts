@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Env, MAIN } from './gateway';
+import { type Env, MAIN } from './gateway';
 
 /**
  * Memory is asserted from the child's own peak RSS, printed by a preload on exit (no timing, no polling of
  * /proc): `process.resourceUsage().maxRSS` is in KiB.
  */
-const PRELOAD = "process.on('exit', () => require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'));\n";
+const PRELOAD =
+  "process.on('exit', () => require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'));\n";
 
 export interface MeasuredRun {
   /** null when the kill timer ended it. */
@@ -22,7 +23,13 @@ export interface MeasuredRun {
  * Runs `node dist/main.js <args>` with the peak-RSS preload and a kill timer, `stdin` written as it is (a
  * child that stops reading early closes the pipe: that is not an error here).
  */
-export function runMeasured(dir: string, args: string[], env: Env, stdin = '', timeoutMs = 20_000): Promise<MeasuredRun> {
+export function runMeasured(
+  dir: string,
+  args: string[],
+  env: Env,
+  stdin = '',
+  timeoutMs = 20_000,
+): Promise<MeasuredRun> {
   const preload = path.join(dir, 'max-rss-preload.js');
   writeFileSync(preload, PRELOAD);
   return new Promise((resolve) => {

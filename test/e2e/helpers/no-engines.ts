@@ -17,5 +17,10 @@ export function closedPort(): Promise<number> {
  */
 export async function noEngines(extra: Env = {}): Promise<Env> {
   const closed = `http://127.0.0.1:${await closedPort()}`;
-  return { SYSTEM1_SYSTEMONE_ENDPOINT: closed, SYSTEM1_LAYA_ENDPOINT: closed, SYSTEM1_OLLAMA_ENDPOINT: closed, ...extra };
+  return {
+    SYSTEM1_SYSTEMONE_ENDPOINT: closed,
+    SYSTEM1_LAYA_ENDPOINT: closed,
+    SYSTEM1_OLLAMA_ENDPOINT: closed,
+    ...extra,
+  };
 }

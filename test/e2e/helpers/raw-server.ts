@@ -2,8 +2,8 @@
  * One built server (`node dist/main.js mcp`) driven over raw stdio lines, without the SDK client: what a
  * hostile or broken client writes, and exactly what comes back.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Env, Json, MAIN, Sandbox } from './gateway';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type Env, type Json, MAIN, type Sandbox } from './gateway';
 
 export class RawServer {
   readonly proc: ChildProcessWithoutNullStreams;
@@ -71,7 +71,11 @@ export class RawServer {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}\nstdout:\n${JSON.stringify(this.parsed).slice(0, 4000)}\nstderr:\n${this.stderrText.slice(-4000)}`));
+        reject(
+          new Error(
+            `timed out waiting for ${what}\nstdout:\n${JSON.stringify(this.parsed).slice(0, 4000)}\nstderr:\n${this.stderrText.slice(-4000)}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();
@@ -95,7 +99,10 @@ export class RawServer {
 /** Waits for the process to exit, or reports that it is still running after `timeoutMs`. */
 export async function exitOf(server: RawServer, timeoutMs = 20_000) {
   let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([server.exited, new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), timeoutMs)))]);
+  const outcome = await Promise.race([
+    server.exited,
+    new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), timeoutMs))),
+  ]);
   clearTimeout(timer);
   return outcome;
 }

@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { Env, MAIN, Sandbox } from './gateway';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type Env, MAIN, type Sandbox } from './gateway';
 
 /** `system1 serve-openai` as a user starts it, in a sandbox; resolves once it says where it listens. */
 export class RouterProcess {
@@ -11,7 +11,11 @@ export class RouterProcess {
   ) {}
 
   static start(sandbox: Sandbox, args: string[], env: Env, timeoutMs = 15_000): Promise<RouterProcess> {
-    const child = spawn(process.execPath, [MAIN, 'serve-openai', '--port', '0', ...args], { env: sandbox.env(env), cwd: sandbox.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, 'serve-openai', '--port', '0', ...args], {
+      env: sandbox.env(env),
+      cwd: sandbox.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -44,7 +48,8 @@ export class RouterProcess {
   /** Waits for a log line: the router logs a request after answering it, so the caller may be faster. */
   async waitForStderr(pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
-    const found = () => (typeof pattern === 'string' ? this.stderrText.includes(pattern) : pattern.test(this.stderrText));
+    const found = () =>
+      typeof pattern === 'string' ? this.stderrText.includes(pattern) : pattern.test(this.stderrText);
     while (!found() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     return this.stderrText;
   }

@@ -5,7 +5,6 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { sourcesDigest, isBuildCurrent, writeBuildStamp } = require('../../../scripts/build-stamp') as {
   sourcesDigest(root: string): string;
   isBuildCurrent(root: string): boolean;

@@ -1,9 +1,9 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CalibrationService } from '../../../src/calibration/calibration.service';
-import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
+import { readFitFile, saveFits, type StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
@@ -50,35 +50,68 @@ describe('the fit store', () => {
     saveFits(userFile(), [fit({ option_count: 3, temperature: 0.5 })]);
     const gateway = await start();
     expect(await gateway.decide({ question: 'Which?', options: ['a', 'b', 'c'] })).toMatchObject({ calibrated: true });
-    expect(await gateway.decide({ question: 'Which?', options: ['a', 'b'] })).toMatchObject({ calibrated: false, confidence: 0.9 });
+    expect(await gateway.decide({ question: 'Which?', options: ['a', 'b'] })).toMatchObject({
+      calibrated: false,
+      confidence: 0.9,
+    });
   });
 
-  it("ignores a fit for another provider or model", async () => {
-    saveFits(userFile(), [fit({ question: QUESTION, model: 'other-checkpoint' }), fit({ question: QUESTION, provider: 'laya' })]);
+  it('ignores a fit for another provider or model', async () => {
+    saveFits(userFile(), [
+      fit({ question: QUESTION, model: 'other-checkpoint' }),
+      fit({ question: QUESTION, provider: 'laya' }),
+    ]);
     const reply = await (await start()).decide({ question: QUESTION, options: ['rerun', 'block'] });
     expect(reply).toMatchObject({ calibrated: false, confidence: 0.9 });
   });
 
   it('abstains on the calibrated confidence, not the raw one', async () => {
     saveFits(userFile(), [fit({ question: QUESTION, temperature: 4 })]);
-    const reply = await (await start('[gateway]\nprovider = "mock"\nmin_confidence = 0.7')).decide({ question: QUESTION, options: ['rerun', 'block'] });
+    const reply = await (
+      await start('[gateway]\nprovider = "mock"\nmin_confidence = 0.7')
+    ).decide({ question: QUESTION, options: ['rerun', 'block'] });
     expect(reply).toMatchObject({ status: 'abstained', calibrated: true });
     expect(reply.confidence).toBeLessThan(0.7);
   });
 
   it("puts the user's file before the shipped one, and replaces a fit with the same key when saving", () => {
-    saveFits(userFile(), [fit({ provider: 'laya', model: 'typed-decisions', question: 'Is this tool call destructive or hard to reverse?', temperature: 0.5 })]);
-    saveFits(userFile(), [fit({ provider: 'laya', model: 'typed-decisions', question: 'Is this tool call destructive or hard to reverse?', temperature: 0.6 }), fit({ option_count: 2 })]);
+    saveFits(userFile(), [
+      fit({
+        provider: 'laya',
+        model: 'typed-decisions',
+        question: 'Is this tool call destructive or hard to reverse?',
+        temperature: 0.5,
+      }),
+    ]);
+    saveFits(userFile(), [
+      fit({
+        provider: 'laya',
+        model: 'typed-decisions',
+        question: 'Is this tool call destructive or hard to reverse?',
+        temperature: 0.6,
+      }),
+      fit({ option_count: 2 }),
+    ]);
     expect(readFitFile(userFile()).fits.map((f) => f.temperature)).toEqual([0.6, 2]);
     const service = new CalibrationService({ installDir: dir } as never);
-    expect(service.find('laya', 'typed-decisions', 'Is this tool call destructive or hard to reverse?', 2)?.temperature).toBe(0.6);
-    expect(service.find('laya', 'typed-decisions', 'Which Claude model tier does this task need?', 3)?.temperature).toBe(0.31);
+    expect(
+      service.find('laya', 'typed-decisions', 'Is this tool call destructive or hard to reverse?', 2)?.temperature,
+    ).toBe(0.6);
+    expect(
+      service.find('laya', 'typed-decisions', 'Which Claude model tier does this task need?', 3)?.temperature,
+    ).toBe(0.31);
   });
 
   it('reports a broken fit file in capabilities instead of failing, and keeps deciding', async () => {
-    writeFileSync(userFile(), '{"version": 1, "fits": [{"provider": "mock", "model": null, "question": "q", "temperature": 500}, 3]}');
+    writeFileSync(
+      userFile(),
+      '{"version": 1, "fits": [{"provider": "mock", "model": null, "question": "q", "temperature": 500}, 3]}',
+    );
     const gateway = await start();
-    expect(await gateway.decide({ question: QUESTION, options: ['a', 'b'] })).toMatchObject({ status: 'decided', calibrated: false });
+    expect(await gateway.decide({ question: QUESTION, options: ['a', 'b'] })).toMatchObject({
+      status: 'decided',
+      calibrated: false,
+    });
     const { calibration } = app!.get(CapabilitiesService).capabilities();
     expect(calibration.problems).toEqual([
       expect.stringMatching(/fits\[0\] has a temperature outside \[0\.05, 20\]; ignored$/),
@@ -90,15 +123,27 @@ describe('the fit store', () => {
     expect(readFileSync(userFile(), 'utf8')).toBe('not json');
   });
 
-  fifoIt('reports a FIFO as the user fit file in capabilities instead of waiting on it, and keeps deciding', async () => {
-    const fifo = makeFifo(dir, 'calibration.json');
-    const feeder = feedFifo(fifo, JSON.stringify({ version: 1, fits: [fit({ question: QUESTION, temperature: 2 })] }));
-    try {
-      const gateway = await start();
-      expect(await gateway.decide({ question: QUESTION, options: ['rerun', 'block'] })).toMatchObject({ status: 'decided', calibrated: false, confidence: 0.9 });
-      expect(app!.get(CapabilitiesService).capabilities().calibration.problems).toEqual([`${fifo}: cannot be read (${fifo} is a FIFO, not a regular file)`]);
-    } finally {
-      feeder.stop();
-    }
-  });
+  fifoIt(
+    'reports a FIFO as the user fit file in capabilities instead of waiting on it, and keeps deciding',
+    async () => {
+      const fifo = makeFifo(dir, 'calibration.json');
+      const feeder = feedFifo(
+        fifo,
+        JSON.stringify({ version: 1, fits: [fit({ question: QUESTION, temperature: 2 })] }),
+      );
+      try {
+        const gateway = await start();
+        expect(await gateway.decide({ question: QUESTION, options: ['rerun', 'block'] })).toMatchObject({
+          status: 'decided',
+          calibrated: false,
+          confidence: 0.9,
+        });
+        expect(app!.get(CapabilitiesService).capabilities().calibration.problems).toEqual([
+          `${fifo}: cannot be read (${fifo} is a FIFO, not a regular file)`,
+        ]);
+      } finally {
+        feeder.stop();
+      }
+    },
+  );
 });

@@ -10,7 +10,6 @@ import type { DecisionService } from '../../../src/decisions/decision.service';
 import { seededRandom } from '../../../src/calibration/random';
 import { argmax, mlTemperature as fitByLikelihood, scaled, softmax } from '../../helpers/independent-calibration';
 
-
 interface Row {
   example: LabelledExample;
   /** What the engine reports: rounded to 4 decimals, as Laya does. */
@@ -32,12 +31,25 @@ function uniqueQuestionRows(n: number, trueT: number, seed: number): Row[] {
     const truth = softmax(logits.map((z) => z / trueT));
     let label = 0;
     for (let r = random(), acc = truth[0]; r > acc && label < options.length - 1; acc += truth[++label]);
-    return { reported, example: { line: i + 1, question: `Synthetic question ${i}: which option is right?`, options, yesNo: false, label } };
+    return {
+      reported,
+      example: {
+        line: i + 1,
+        question: `Synthetic question ${i}: which option is right?`,
+        options,
+        yesNo: false,
+        label,
+      },
+    };
   });
 }
 
 /** One maximum-likelihood temperature for these rows. */
-const mlTemperature = (rows: readonly Row[]) => fitByLikelihood(rows.map((row) => row.reported), rows.map((row) => row.example.label));
+const mlTemperature = (rows: readonly Row[]) =>
+  fitByLikelihood(
+    rows.map((row) => row.reported),
+    rows.map((row) => row.example.label),
+  );
 
 /** ECE in 10 equal-width bins, each row scaled by its own temperature. */
 function ece(rows: readonly Row[], temperatureOf: (row: Row) => number): number {
@@ -61,17 +73,39 @@ function engineAnswering(rows: readonly Row[]): DecisionService {
     decide: async (request: { requestId: string }) => {
       const { reported, example } = byLine.get(request.requestId)!;
       const probabilities = Object.fromEntries(example.options.map((option, i) => [option, reported[i]]));
-      return { answers: { decision: { status: 'ok', belowThreshold: false, answer: { type: 'choice', value: example.options[argmax(reported)], probabilities, confidence: Math.max(...reported), calibrated: false } } } };
+      return {
+        answers: {
+          decision: {
+            status: 'ok',
+            belowThreshold: false,
+            answer: {
+              type: 'choice',
+              value: example.options[argmax(reported)],
+              probabilities,
+              confidence: Math.max(...reported),
+              calibrated: false,
+            },
+          },
+        },
+      };
     },
   } as unknown as DecisionService;
 }
 
 const runOn = (rows: Row[]) =>
-  new CalibrationRunner(engineAnswering(rows)).run({ examples: rows.map((row) => row.example), problems: [], providerName: 'laya', data: 'unique.jsonl', targetAccuracy: 0.8 });
+  new CalibrationRunner(engineAnswering(rows)).run({
+    examples: rows.map((row) => row.example),
+    problems: [],
+    providerName: 'laya',
+    data: 'unique.jsonl',
+    targetAccuracy: 0.8,
+  });
 
 describe('the headline on 1,500 rows of 1,500 different questions from an engine whose true temperature is 0.40', () => {
   const rows = uniqueQuestionRows(1500, 0.4, 5);
-  const byCount = new Map([2, 3, 4].map((count) => [count, rows.filter((row) => row.example.options.length === count)]));
+  const byCount = new Map(
+    [2, 3, 4].map((count) => [count, rows.filter((row) => row.example.options.length === count)]),
+  );
   const temperatures = new Map([...byCount].map(([count, group]) => [count, mlTemperature(group)]));
   const perOptionCountEce = ece(rows, (row) => temperatures.get(row.example.options.length)!);
   let report: Awaited<ReturnType<typeof runOn>>;
@@ -109,7 +143,8 @@ describe('the headline on 1,500 rows of 1,500 different questions from an engine
 
   it('saves the three option-count fits and holds back every one-answer question fit, shown as untrusted', () => {
     expect(report.fits.map((fit) => fit.option_count).sort()).toEqual([2, 3, 4]);
-    for (const fit of report.fits) expect(Math.abs(fit.temperature - temperatures.get(fit.option_count!)!)).toBeLessThan(0.02);
+    for (const fit of report.fits)
+      expect(Math.abs(fit.temperature - temperatures.get(fit.option_count!)!)).toBeLessThan(0.02);
     expect(report.held_back).toHaveLength(1500);
     expect(report.questions.every((question) => question.trusted === false)).toBe(true);
   });

@@ -7,20 +7,26 @@
  */
 import { reportGroup } from '../../../src/calibration/calibration-report';
 import { seededRandom } from '../../../src/calibration/random';
-import { EngineSample, halfRightAtSeventy, syntheticEngine } from '../../helpers/synthetic-engine';
+import { type EngineSample, halfRightAtSeventy, syntheticEngine } from '../../helpers/synthetic-engine';
 import { heldOutScores, scores, scaled, mlTemperature } from '../../helpers/independent-calibration';
 
 /** The product's documented floor on probabilities before the log. */
 const FLOOR = 5e-5;
 
-const report = ({ probabilities, labels }: EngineSample) => reportGroup(probabilities.map((p, i) => ({ probabilities: p, label: labels[i] })), 0.8);
+const report = ({ probabilities, labels }: EngineSample) =>
+  reportGroup(
+    probabilities.map((p, i) => ({ probabilities: p, label: labels[i] })),
+    0.8,
+  );
 
 const ENGINES = { 'over-confident': 3, 'under-confident': 1 / 3, 'well-calibrated': 1 } as const;
 const SIZES = [40, 60, 120, 400];
 const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
 
 describe('held-out figures match an independent stratified 5-fold computation', () => {
-  const cases = Object.entries(ENGINES).flatMap(([name, distortion]) => SIZES.map((n) => [name, n, distortion] as const));
+  const cases = Object.entries(ENGINES).flatMap(([name, distortion]) =>
+    SIZES.map((n) => [name, n, distortion] as const),
+  );
   it.each(cases)('%s engine, n = %i: held-out ECE within 0.05, log loss within 0.02', (_, n, distortion) => {
     for (const seed of SEEDS.slice(0, 3)) {
       const sample = syntheticEngine(n, distortion, seed);
@@ -52,18 +58,23 @@ describe('the trust verdict rests on held-out log loss and Brier score', () => {
   it.each([
     ['over-confident', 3],
     ['under-confident', 1 / 3],
-  ] as const)('a plainly %s engine is trusted, held out beating the raw engine (9 seeds in 10 at n = 40, every seed from 60)', (_, distortion) => {
-    for (const n of SIZES) {
-      const reports = verdicts(distortion, n);
-      const trusted = reports.filter((r) => r.trusted);
-      expect(trusted.length).toBeGreaterThanOrEqual(n === 40 ? 9 : 10);
-      for (const r of trusted) {
-        expect(r.log_loss_held_out!).toBeLessThan(r.log_loss_before);
-        expect(r.brier_held_out!).toBeLessThan(r.brier_before);
-        expect(r.verdict).toMatch(/^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine, log loss /);
+  ] as const)(
+    'a plainly %s engine is trusted, held out beating the raw engine (9 seeds in 10 at n = 40, every seed from 60)',
+    (_, distortion) => {
+      for (const n of SIZES) {
+        const reports = verdicts(distortion, n);
+        const trusted = reports.filter((r) => r.trusted);
+        expect(trusted.length).toBeGreaterThanOrEqual(n === 40 ? 9 : 10);
+        for (const r of trusted) {
+          expect(r.log_loss_held_out!).toBeLessThan(r.log_loss_before);
+          expect(r.brier_held_out!).toBeLessThan(r.brier_before);
+          expect(r.verdict).toMatch(
+            /^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine, log loss /,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe("the issue's example: an engine that always says 0.7 for an answer right half the time", () => {
@@ -74,19 +85,30 @@ describe("the issue's example: an engine that always says 0.7 for an answer righ
     Array.from({ length: 60 }, (_, i) => [2, 1, 0, 0][i % 4]),
   ];
 
-  it.each(labelsInOrder.map((labels, i) => [i + 1, labels] as const))('order %i: trusted, T = 2.49, held-out ECE 0.015 as the independent folds give', (_, labels) => {
-    const sample = halfRightAtSeventy(labels);
-    const product = report(sample);
-    const t = mlTemperature(sample.probabilities, labels, FLOOR);
-    expect(t).toBeCloseTo(2.49, 2);
-    expect(product.temperature).toBeCloseTo(t, 3);
-    // Own data: confidence 0.4846 for answers right half the time.
-    expect(scores(sample.probabilities.map((p) => scaled(p, t, FLOOR)), labels, FLOOR).ece).toBeCloseTo(0.0154, 3);
-    const independent = heldOutScores(sample.probabilities, labels, seededRandom(13), 5, FLOOR);
-    expect(independent.ece).toBeCloseTo(0.0154, 3);
-    expect(Math.abs(product.ece_held_out! - 0.0154)).toBeLessThan(0.005);
-    expect(Math.abs(product.log_loss_held_out! - independent.logLoss)).toBeLessThan(0.005);
-    expect(product).toMatchObject({ trusted: true, warnings: [] });
-    expect(product.verdict).toMatch(/^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine, log loss 1\.156 -> 1\.04\d/);
-  });
+  it.each(labelsInOrder.map((labels, i) => [i + 1, labels] as const))(
+    'order %i: trusted, T = 2.49, held-out ECE 0.015 as the independent folds give',
+    (_, labels) => {
+      const sample = halfRightAtSeventy(labels);
+      const product = report(sample);
+      const t = mlTemperature(sample.probabilities, labels, FLOOR);
+      expect(t).toBeCloseTo(2.49, 2);
+      expect(product.temperature).toBeCloseTo(t, 3);
+      // Own data: confidence 0.4846 for answers right half the time.
+      expect(
+        scores(
+          sample.probabilities.map((p) => scaled(p, t, FLOOR)),
+          labels,
+          FLOOR,
+        ).ece,
+      ).toBeCloseTo(0.0154, 3);
+      const independent = heldOutScores(sample.probabilities, labels, seededRandom(13), 5, FLOOR);
+      expect(independent.ece).toBeCloseTo(0.0154, 3);
+      expect(Math.abs(product.ece_held_out! - 0.0154)).toBeLessThan(0.005);
+      expect(Math.abs(product.log_loss_held_out! - independent.logLoss)).toBeLessThan(0.005);
+      expect(product).toMatchObject({ trusted: true, warnings: [] });
+      expect(product.verdict).toMatch(
+        /^trusted: on held-out answers \(5 stratified folds\) it beats the raw engine, log loss 1\.156 -> 1\.04\d/,
+      );
+    },
+  );
 });

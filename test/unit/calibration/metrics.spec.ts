@@ -1,4 +1,4 @@
-import { fitTemperature, LabelledAnswer, logLoss, TEMPERATURE_BOUNDS } from '../../../src/calibration/fit';
+import { fitTemperature, type LabelledAnswer, logLoss, TEMPERATURE_BOUNDS } from '../../../src/calibration/fit';
 import {
   accuracy,
   auroc,
@@ -8,7 +8,7 @@ import {
   heldOutEce,
   meanLogLoss,
   predict,
-  Prediction,
+  type Prediction,
   recommendThreshold,
   thresholdTable,
 } from '../../../src/calibration/metrics';
@@ -63,8 +63,15 @@ describe('metrics on hand-computed inputs', () => {
   });
 
   it('the prediction is the most probable option, with its probability as confidence', () => {
-    expect(predict({ probabilities: [0.2, 0.7, 0.1], label: 1 })).toEqual({ confidence: 0.7, correct: true, labelProbability: 0.7 });
-    expect(predict({ probabilities: [0.2, 0.7, 0.1], label: 2 })).toMatchObject({ correct: false, labelProbability: 0.1 });
+    expect(predict({ probabilities: [0.2, 0.7, 0.1], label: 1 })).toEqual({
+      confidence: 0.7,
+      correct: true,
+      labelProbability: 0.7,
+    });
+    expect(predict({ probabilities: [0.2, 0.7, 0.1], label: 2 })).toMatchObject({
+      correct: false,
+      labelProbability: 0.1,
+    });
   });
 
   it('bootstrap intervals bracket the statistic and repeat run to run', () => {
@@ -149,14 +156,23 @@ describe('fitting on 2,000 synthetic answers from a miscalibrated engine', () =>
     if (distortion !== 1.1) expect(expectedCalibrationError(after)).toBeLessThan(expectedCalibrationError(before));
   });
 
-  it('is unbiased: over 20 independent sets of 2,000 the median error is under 3% (one set: about 4% standard error)', () => {
-    const errors = Array.from({ length: 20 }, (_, seed) => Math.abs(fitTemperature(syntheticEngine(2, 2000, seed + 100)).temperature / 2 - 1));
-    errors.sort((a, b) => a - b);
-    expect((errors[9] + errors[10]) / 2).toBeLessThan(0.03);
-  }, HEAVY_FITS_MS);
+  it(
+    'is unbiased: over 20 independent sets of 2,000 the median error is under 3% (one set: about 4% standard error)',
+    () => {
+      const errors = Array.from({ length: 20 }, (_, seed) =>
+        Math.abs(fitTemperature(syntheticEngine(2, 2000, seed + 100)).temperature / 2 - 1),
+      );
+      errors.sort((a, b) => a - b);
+      expect((errors[9] + errors[10]) / 2).toBeLessThan(0.03);
+    },
+    HEAVY_FITS_MS,
+  );
 
   it('flags a fit that lands on a bound: with every answer right no finite optimum exists', () => {
-    const allRight: LabelledAnswer[] = Array.from({ length: 30 }, (_, i) => ({ probabilities: [0.6 + (i % 3) * 0.1, 0.4 - (i % 3) * 0.1], label: 0 }));
+    const allRight: LabelledAnswer[] = Array.from({ length: 30 }, (_, i) => ({
+      probabilities: [0.6 + (i % 3) * 0.1, 0.4 - (i % 3) * 0.1],
+      label: 0,
+    }));
     const fit = fitTemperature(allRight);
     expect(fit.atBound).toBe(true);
     expect(fit.temperature).toBeCloseTo(TEMPERATURE_BOUNDS.min, 3);

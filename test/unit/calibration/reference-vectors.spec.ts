@@ -11,8 +11,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { reportGroup } from '../../../src/calibration/calibration-report';
-import { LabelledAnswer } from '../../../src/calibration/fit';
-import { accuracy, auroc, brierScore, expectedCalibrationError, meanLogLoss, ScoredPrediction } from '../../../src/calibration/metrics';
+import { type LabelledAnswer } from '../../../src/calibration/fit';
+import {
+  accuracy,
+  auroc,
+  brierScore,
+  expectedCalibrationError,
+  meanLogLoss,
+  type ScoredPrediction,
+} from '../../../src/calibration/metrics';
 import { PROBABILITY_FLOOR, scaleProbabilities } from '../../../src/calibration/temperature';
 import { scaled } from '../../helpers/independent-calibration';
 import { itUnless } from '../../helpers/skip-unless';
@@ -48,11 +55,15 @@ const ORIGIN = path.join(__dirname, '../../../../shared/reference/calibration-ve
 const vectors = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Vectors;
 const { temperature_relative: relative, other_absolute: absolute } = vectors.tolerance;
 
-
 /** A prediction from given probabilities: argmax (first on ties), its probability, the Brier term. */
 function scored(p: readonly number[], label: number): ScoredPrediction {
   const best = p.reduce((b, x, i) => (x > p[b] ? i : b), 0);
-  return { confidence: p[best], correct: best === label, labelProbability: p[label], squaredError: p.reduce((s, x, k) => s + (x - (k === label ? 1 : 0)) ** 2, 0) };
+  return {
+    confidence: p[best],
+    correct: best === label,
+    labelProbability: p[label],
+    squaredError: p.reduce((s, x, k) => s + (x - (k === label ? 1 : 0)) ** 2, 0),
+  };
 }
 
 const metricsOf = (predictions: ScoredPrediction[]) => ({
@@ -63,20 +74,25 @@ const metricsOf = (predictions: ScoredPrediction[]) => ({
   brier: brierScore(predictions),
 });
 
-const answersOf = (c: Case): LabelledAnswer[] => c.probabilities.map((probabilities, i) => ({ probabilities, label: c.labels[i] }));
+const answersOf = (c: Case): LabelledAnswer[] =>
+  c.probabilities.map((probabilities, i) => ({ probabilities, label: c.labels[i] }));
 /**
  * Whether the two floors give different fits on this case (the file's two temperatures differ beyond the
  * tolerance): then the figures after calibration differ too, and are checked under each convention.
  */
-const conventionsDiffer = (c: Case) => Math.abs(c.expected.temperature / c.expected['temperature_with_floor_5e-5'] - 1) > relative;
+const conventionsDiffer = (c: Case) =>
+  Math.abs(c.expected.temperature / c.expected['temperature_with_floor_5e-5'] - 1) > relative;
 const close = (actual: number | null, expected: number | null, tolerance = absolute) => {
   if (expected === null) expect(actual).toBeNull();
   else expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(tolerance);
 };
 
-itUnless(existsSync(ORIGIN) ? undefined : '../shared/reference/calibration-vectors.json is not beside the clone')('the fixture is the reference file, unchanged', () => {
-  expect(readFileSync(FIXTURE, 'utf8')).toBe(readFileSync(ORIGIN, 'utf8'));
-});
+itUnless(existsSync(ORIGIN) ? undefined : '../shared/reference/calibration-vectors.json is not beside the clone')(
+  'the fixture is the reference file, unchanged',
+  () => {
+    expect(readFileSync(FIXTURE, 'utf8')).toBe(readFileSync(ORIGIN, 'utf8'));
+  },
+);
 
 it('states the conventions the product follows', () => {
   expect(vectors.about).toMatch(/ECE: 10 equal-width bins, bin = min\(floor\(conf \* 10\), 9\)/);
@@ -131,14 +147,21 @@ describe.each(vectors.cases.map((c) => [c.name, c] as const))('%s', (_name, c) =
     it('the floor: its figures after calibration are the reference conventions with the 5e-5 floor and its fit', () => {
       // Engine zeros become 5e-5 before scaling, and the fit is the floored one: the same definitions,
       // computed here with the test's own softmax, give exactly what the product reports.
-      const floored = metricsOf(c.probabilities.map((p, i) => scored(scaled(p, report.temperature, PROBABILITY_FLOOR), c.labels[i])));
+      const floored = metricsOf(
+        c.probabilities.map((p, i) => scored(scaled(p, report.temperature, PROBABILITY_FLOOR), c.labels[i])),
+      );
       close(report.ece_after, floored.ece, 1e-12);
       close(report.auroc_after, floored.auroc, 1e-12);
       close(report.log_loss_after, floored.log_loss, 1e-12);
       close(report.brier_after, floored.brier, 1e-12);
       // ...and they stay near the clipped figures: the floor moves them by little (at most 0.0024 here, the
       // log loss of seed6), but by more than the tolerance, which is why this case is checked this way.
-      const gaps = [report.ece_after - e.ece_after, report.auroc_after! - e.auroc_after!, report.log_loss_after - e.log_loss_after, report.brier_after - e.brier_after].map(Math.abs);
+      const gaps = [
+        report.ece_after - e.ece_after,
+        report.auroc_after! - e.auroc_after!,
+        report.log_loss_after - e.log_loss_after,
+        report.brier_after - e.brier_after,
+      ].map(Math.abs);
       expect(Math.max(...gaps)).toBeGreaterThan(absolute);
       expect(Math.max(...gaps)).toBeLessThan(0.005);
     });

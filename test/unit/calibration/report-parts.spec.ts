@@ -4,13 +4,24 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { calibrationFigures, FitsInPlace } from '../../../src/calibration/calibration-figures';
+import { calibrationFigures, type FitsInPlace } from '../../../src/calibration/calibration-figures';
 import { reportApplied, trustCaveats, trustVerdict, trustWarnings } from '../../../src/calibration/calibration-report';
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from '../../../src/calibration/fit-choice';
-import { accuracy, auroc, bootstrapInterval, eceNoiseFloor, Prediction, reliabilityBins } from '../../../src/calibration/metrics';
+import {
+  accuracy,
+  auroc,
+  bootstrapInterval,
+  eceNoiseFloor,
+  type Prediction,
+  reliabilityBins,
+} from '../../../src/calibration/metrics';
 import { seededRandom } from '../../../src/calibration/random';
 
-const p = (confidence: number, correct: boolean): Prediction => ({ confidence, correct, labelProbability: correct ? confidence : 1 - confidence });
+const p = (confidence: number, correct: boolean): Prediction => ({
+  confidence,
+  correct,
+  labelProbability: correct ? confidence : 1 - confidence,
+});
 
 /** P(K = k) for K ~ Binomial(n, q), in log space so n = 2,000 does not underflow. */
 function binomialPmf(n: number, q: number): number[] {
@@ -32,7 +43,15 @@ function quantile(atoms: readonly [number, number][], level: number): number {
 
 describe('reliabilityBins', () => {
   it('puts each answer in its equal-width bin (1.0 in the top one) with the mean confidence and accuracy there', () => {
-    const bins = reliabilityBins([p(0.95, true), p(0.85, false), p(0.62, true), p(0.65, true), p(0.3, false), p(1, true), p(0.05, false)]);
+    const bins = reliabilityBins([
+      p(0.95, true),
+      p(0.85, false),
+      p(0.62, true),
+      p(0.65, true),
+      p(0.3, false),
+      p(1, true),
+      p(0.05, false),
+    ]);
     expect(bins.map((b) => [b.from, b.to])).toEqual(Array.from({ length: 10 }, (_, i) => [i / 10, (i + 1) / 10]));
     expect(bins.map((b) => b.n)).toEqual([1, 0, 0, 1, 0, 0, 2, 0, 1, 2]);
     expect(bins[9]).toMatchObject({ confidence: 0.975, accuracy: 1 });
@@ -44,13 +63,20 @@ describe('reliabilityBins', () => {
 
   it("sums to the reference ECE: sum over bins of n_bin / n * |accuracy - confidence| (numpy's figure)", () => {
     const vectors = JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/calibration-vectors.json'), 'utf8'));
-    for (const c of vectors.cases as { probabilities: number[][]; labels: number[]; expected: { ece_before: number } }[]) {
+    for (const c of vectors.cases as {
+      probabilities: number[][];
+      labels: number[];
+      expected: { ece_before: number };
+    }[]) {
       const predictions = c.probabilities.map((row, i) => {
         const best = row.indexOf(Math.max(...row));
         return { confidence: row[best], correct: best === c.labels[i], labelProbability: row[c.labels[i]] };
       });
       const bins = reliabilityBins(predictions);
-      const ece = bins.reduce((sum, b) => (b.n ? sum + (b.n / predictions.length) * Math.abs(b.accuracy! - b.confidence!) : sum), 0);
+      const ece = bins.reduce(
+        (sum, b) => (b.n ? sum + (b.n / predictions.length) * Math.abs(b.accuracy! - b.confidence!) : sum),
+        0,
+      );
       expect(ece).toBeCloseTo(c.expected.ece_before, 9);
       expect(bins.reduce((sum, b) => sum + b.n, 0)).toBe(predictions.length);
     }
@@ -85,9 +111,17 @@ describe('reportApplied: each answer scaled by its own temperature', () => {
 
   it('has no one temperature, takes the thresholds from the scaled answers, and says why not to trust two answers', () => {
     expect(report).toMatchObject({ temperature: 1, at_bound: false, ece_held_out: null, trusted: false });
-    expect(report.thresholds.find((row) => row.threshold === 0.9)).toEqual({ threshold: 0.9, coverage: 0.5, n: 1, accuracy: 1 });
+    expect(report.thresholds.find((row) => row.threshold === 0.9)).toEqual({
+      threshold: 0.9,
+      coverage: 0.5,
+      n: 1,
+      accuracy: 1,
+    });
     expect(report.recommended_threshold).toEqual({ threshold: 0.65, coverage: 0.5, n: 1, accuracy: 1 });
-    expect(report.warnings).toEqual([`only 2 labelled answers: too few to trust a fit (${MIN_TRUSTED_N} or more)`, 'too few answers for a held-out check']);
+    expect(report.warnings).toEqual([
+      `only 2 labelled answers: too few to trust a fit (${MIN_TRUSTED_N} or more)`,
+      'too few answers for a held-out check',
+    ]);
   });
 });
 
@@ -117,27 +151,44 @@ describe('trustWarnings', () => {
       'trusted: on held-out answers (5 stratified folds) it beats the raw engine, log loss 0.600 -> 0.550 and Brier 0.400 -> 0.380 (log-loss noise 0.020)',
     );
   });
-  it('too few answers', () => expect(trustWarnings({ ...sound, n: 29 })).toEqual(['only 29 labelled answers: too few to trust a fit (30 or more)']));
+  it('too few answers', () =>
+    expect(trustWarnings({ ...sound, n: 29 })).toEqual([
+      'only 29 labelled answers: too few to trust a fit (30 or more)',
+    ]));
   it('a temperature on a bound', () =>
     expect(trustWarnings({ ...sound, at_bound: true, temperature: 0.05 })).toEqual([
       'the temperature landed on a bound (0.050): with (almost) every answer right or wrong there is no finite optimum',
     ]));
   it('no held-out check', () =>
-    expect(trustWarnings({ ...sound, ece_held_out: null, log_loss_held_out: null, brier_held_out: null, log_loss_gain_se: null })).toEqual([
-      'too few answers for a held-out check',
-    ]));
+    expect(
+      trustWarnings({
+        ...sound,
+        ece_held_out: null,
+        log_loss_held_out: null,
+        brier_held_out: null,
+        log_loss_gain_se: null,
+      }),
+    ).toEqual(['too few answers for a held-out check']));
   it('a held-out log loss or Brier score no better than the raw engine: not needed', () => {
     const notNeeded = 'not needed: on held-out answers the fit does not beat the raw engine';
-    expect(trustWarnings({ ...sound, log_loss_held_out: 0.6 })).toEqual([`${notNeeded} (log loss 0.600 -> 0.600 and Brier 0.400 -> 0.380)`]);
-    expect(trustWarnings({ ...sound, brier_held_out: 0.41 })).toEqual([`${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`]);
-    expect(trustVerdict({ ...sound, brier_held_out: 0.41 })).toBe(`not trusted: ${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`);
+    expect(trustWarnings({ ...sound, log_loss_held_out: 0.6 })).toEqual([
+      `${notNeeded} (log loss 0.600 -> 0.600 and Brier 0.400 -> 0.380)`,
+    ]);
+    expect(trustWarnings({ ...sound, brier_held_out: 0.41 })).toEqual([
+      `${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`,
+    ]);
+    expect(trustVerdict({ ...sound, brier_held_out: 0.41 })).toBe(
+      `not trusted: ${notNeeded} (log loss 0.600 -> 0.550 and Brier 0.400 -> 0.410)`,
+    );
   });
   it('a gain within its noise: harmless, not trusted as an improvement', () =>
     expect(trustWarnings({ ...sound, log_loss_gain_se: 0.06 })).toEqual([
       'harmless but not shown to help: on held-out answers log loss 0.600 -> 0.550 and Brier 0.400 -> 0.380, a log-loss gain within its noise (0.060)',
     ]));
-  it('held-out ECE above the ECE before does not judge', () => expect(trustWarnings({ ...sound, ece_held_out: 0.13 })).toEqual([]));
-  it('every reason at once', () => expect(trustWarnings({ ...sound, n: 3, at_bound: true, log_loss_held_out: null })).toHaveLength(3));
+  it('held-out ECE above the ECE before does not judge', () =>
+    expect(trustWarnings({ ...sound, ece_held_out: 0.13 })).toEqual([]));
+  it('every reason at once', () =>
+    expect(trustWarnings({ ...sound, n: 3, at_bound: true, log_loss_held_out: null })).toHaveLength(3));
 });
 
 describe('trustCaveats', () => {
@@ -148,7 +199,8 @@ describe('trustCaveats', () => {
     expect(trustCaveats({ ...sound, ece_held_out: 0.05 })).toEqual([OWN_DATA_ONLY]);
     expect(trustWarnings({ ...sound, ece_held_out: 0.05 })).toEqual([]);
   });
-  it("none when even the fit's own data is above the noise floor", () => expect(trustCaveats({ ...sound, ece_after: 0.045, ece_held_out: 0.05 })).toEqual([]));
+  it("none when even the fit's own data is above the noise floor", () =>
+    expect(trustCaveats({ ...sound, ece_after: 0.045, ece_held_out: 0.05 })).toEqual([]));
   it('none when the fit is not trusted anyway', () => {
     expect(trustCaveats({ ...sound, ece_held_out: 0.05, log_loss_held_out: 0.7 })).toEqual([]);
     expect(trustCaveats({ ...sound, ece_held_out: null })).toEqual([]);
@@ -204,13 +256,21 @@ describe('auroc', () => {
     const right = predictions.filter((x) => x.correct);
     const wrong = predictions.filter((x) => !x.correct);
     let wins = 0;
-    for (const r of right) for (const w of wrong) wins += r.confidence > w.confidence ? 1 : r.confidence === w.confidence ? 0.5 : 0;
+    for (const r of right)
+      for (const w of wrong) wins += r.confidence > w.confidence ? 1 : r.confidence === w.confidence ? 0.5 : 0;
     expect(auroc(predictions)).toBeCloseTo(wins / (right.length * wrong.length), 12);
   });
 });
 
 describe('the rule that picks a fit', () => {
-  const fit = (fields: object) => ({ provider: 'laya', model: 'm', temperature: 1, n: 100, at_bound: false, ...fields });
+  const fit = (fields: object) => ({
+    provider: 'laya',
+    model: 'm',
+    temperature: 1,
+    n: 100,
+    at_bound: false,
+    ...fields,
+  });
   const target = { provider: 'laya', model: 'm', question: 'Q?', optionCount: 3 };
 
   it('the trust floor: 30 answers, off the bounds, not called untrusted by its run', () => {
@@ -238,18 +298,50 @@ describe('the rule that picks a fit', () => {
 
 describe('the headline counts the fits already in place, in the order decisions see them', () => {
   const Q = 'Rerun or block?';
-  const answers = (n: number, top = 0.7) => Array.from({ length: n }, (_, i) => ({ question: Q, optionCount: 2, probabilities: [top, 1 - top], label: i % 4 === 0 ? 1 : 0 }));
-  const inPlaceFit = (fields: object) => ({ provider: 'mock', model: null, temperature: 2, n: 100, at_bound: false, source: 'test', fitted_at: '2026-12-01', file: '/home/me/.system1-gateway/calibration.json', ...fields });
+  const answers = (n: number, top = 0.7) =>
+    Array.from({ length: n }, (_, i) => ({
+      question: Q,
+      optionCount: 2,
+      probabilities: [top, 1 - top],
+      label: i % 4 === 0 ? 1 : 0,
+    }));
+  const inPlaceFit = (fields: object) => ({
+    provider: 'mock',
+    model: null,
+    temperature: 2,
+    n: 100,
+    at_bound: false,
+    source: 'test',
+    fitted_at: '2026-12-01',
+    file: '/home/me/.system1-gateway/calibration.json',
+    ...fields,
+  });
   const run = (rows: ReturnType<typeof answers>, inPlace: FitsInPlace) =>
-    calibrationFigures(rows, { provider: 'mock', model: null, targetAccuracy: 0.8, source: 'test', fittedAt: 'now', inPlace });
+    calibrationFigures(rows, {
+      provider: 'mock',
+      model: null,
+      targetAccuracy: 0.8,
+      source: 'test',
+      fittedAt: 'now',
+      inPlace,
+    });
 
   it("the user's trusted fit for the question when this run's is too small to save", () => {
-    const figures = run(answers(8), { user: [inPlaceFit({ question: Q, temperature: 2 })], shipped: [], saveInto: 'user' });
+    const figures = run(answers(8), {
+      user: [inPlaceFit({ question: Q, temperature: 2 })],
+      shipped: [],
+      saveInto: 'user',
+    });
     expect(figures.fits).toEqual([]);
-    expect(figures.overall_fits.fits).toEqual([{ question: Q, temperature: 2, n: 100, from: '/home/me/.system1-gateway/calibration.json', answers: 8 }]);
+    expect(figures.overall_fits.fits).toEqual([
+      { question: Q, temperature: 2, n: 100, from: '/home/me/.system1-gateway/calibration.json', answers: 8 },
+    ]);
     // [0.7, 0.3] at T = 2 is sqrt-scaled: 0.7^0.5 / (0.7^0.5 + 0.3^0.5).
     expect(figures.overall!.thresholds[0]).toMatchObject({ n: 8, accuracy: 0.75 });
-    expect(figures.overall!.ece_after).toBeCloseTo(Math.abs(0.75 - Math.sqrt(0.7) / (Math.sqrt(0.7) + Math.sqrt(0.3))), 12);
+    expect(figures.overall!.ece_after).toBeCloseTo(
+      Math.abs(0.75 - Math.sqrt(0.7) / (Math.sqrt(0.7) + Math.sqrt(0.3))),
+      12,
+    );
   });
 
   it("this run's trusted fit replaces the user's under --write, but not under --ship (the user's file comes first)", () => {
@@ -257,8 +349,12 @@ describe('the headline counts the fits already in place, in the order decisions 
     // An engine plainly over-confident (0.95 for answers right 3 times in 4), so this run's fit is trusted.
     const written = run(answers(80, 0.95), { user, shipped: [], saveInto: 'user' });
     expect(written.fits.map((fit) => fit.question ?? fit.option_count)).toEqual([Q, 2]);
-    expect(written.overall_fits.fits).toEqual([expect.objectContaining({ question: Q, from: 'this run', answers: 80 })]);
+    expect(written.overall_fits.fits).toEqual([
+      expect.objectContaining({ question: Q, from: 'this run', answers: 80 }),
+    ]);
     const shipped = run(answers(80, 0.95), { user, shipped: [], saveInto: 'shipped' });
-    expect(shipped.overall_fits.fits).toEqual([expect.objectContaining({ question: Q, temperature: 2, from: '/home/me/.system1-gateway/calibration.json' })]);
+    expect(shipped.overall_fits.fits).toEqual([
+      expect.objectContaining({ question: Q, temperature: 2, from: '/home/me/.system1-gateway/calibration.json' }),
+    ]);
   });
 });

@@ -2,12 +2,12 @@
  * The fits that ship with the package: each carries its sample size, whether it clears the trust floor, and
  * provenance a reader can check; a fit under the floor is listed as untrusted and not applied.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CalibrationService, SHIPPED_FITS } from '../../../src/calibration/calibration.service';
-import { readFitFile, saveFits, StoredFit } from '../../../src/calibration/fit-store';
+import { readFitFile, saveFits, type StoredFit } from '../../../src/calibration/fit-store';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 
@@ -54,7 +54,12 @@ describe('shipped fits and the trust floor', () => {
     ]);
     const service = new CalibrationService({ installDir: dir } as never);
     expect(service.find('mock', null, 'Rerun or block?', 2)?.temperature).toBe(0.5);
-    const answer = service.apply('mock', null, { text: 'Rerun or block?', options: ['rerun', 'block'] }, { decision: 'rerun', confidence: 0.8, probabilities: { rerun: 0.8, block: 0.2 } });
+    const answer = service.apply(
+      'mock',
+      null,
+      { text: 'Rerun or block?', options: ['rerun', 'block'] },
+      { decision: 'rerun', confidence: 0.8, probabilities: { rerun: 0.8, block: 0.2 } },
+    );
     expect(answer).toMatchObject({ calibrated: true });
     expect(answer.confidence).toBeCloseTo(0.64 / 0.68, 12);
   });
@@ -62,7 +67,13 @@ describe('shipped fits and the trust floor', () => {
   it('system1_capabilities says which fits are trusted', async () => {
     app = await gatewayApp({ toml: '[gateway]\nprovider = "mock"', env: { SYSTEM1_INSTALL_DIR: dir } });
     const { fits } = app.get(CapabilitiesService).capabilities().calibration;
-    expect(fits.map((fit) => ['question' in fit ? fit.question : fit.option_count, fit.n, (fit as { trusted?: unknown }).trusted])).toEqual([
+    expect(
+      fits.map((fit) => [
+        'question' in fit ? fit.question : fit.option_count,
+        fit.n,
+        (fit as { trusted?: unknown }).trusted,
+      ]),
+    ).toEqual([
       [ROUTING, 45, true],
       [DESTRUCTIVE, 24, false],
     ]);

@@ -17,7 +17,10 @@ const CHOICE = [
 describe('editConfigText', () => {
   it('sets keys in the shipped example under their tables and keeps every comment line of it', () => {
     const edited = editConfigText(EXAMPLE, CHOICE);
-    expect(parse(edited)).toMatchObject({ gateway: { provider: 'systemone' }, providers: { systemone: { endpoint: 'http://127.0.0.1:8790' } } });
+    expect(parse(edited)).toMatchObject({
+      gateway: { provider: 'systemone' },
+      providers: { systemone: { endpoint: 'http://127.0.0.1:8790' } },
+    });
     const commentsBefore = EXAMPLE.split('\n').filter((line) => line.trim().startsWith('#'));
     const commentsAfter = edited.split('\n').filter((line) => line.trim().startsWith('#'));
     expect(commentsAfter).toEqual(commentsBefore);
@@ -31,20 +34,35 @@ describe('editConfigText', () => {
   });
 
   it('adds a missing table at the end, and writes an empty file as just the tables', () => {
-    expect(editConfigText('[gateway]\ntimeout_s = 2\n', [CHOICE[1]])).toBe('[gateway]\ntimeout_s = 2\n\n[providers.systemone]\nendpoint = "http://127.0.0.1:8790"\n');
-    expect(parse(editConfigText('', CHOICE))).toEqual({ gateway: { provider: 'systemone' }, providers: { systemone: { endpoint: 'http://127.0.0.1:8790' } } });
+    expect(editConfigText('[gateway]\ntimeout_s = 2\n', [CHOICE[1]])).toBe(
+      '[gateway]\ntimeout_s = 2\n\n[providers.systemone]\nendpoint = "http://127.0.0.1:8790"\n',
+    );
+    expect(parse(editConfigText('', CHOICE))).toEqual({
+      gateway: { provider: 'systemone' },
+      providers: { systemone: { endpoint: 'http://127.0.0.1:8790' } },
+    });
   });
 
   it('keeps Windows line ends, and quotes a value TOML would misread', () => {
-    const edited = editConfigText('[gateway]\r\ntimeout_s = 2\r\n', [{ table: 'gateway', key: 'provider', value: 'a "quoted" # name' }]);
+    const edited = editConfigText('[gateway]\r\ntimeout_s = 2\r\n', [
+      { table: 'gateway', key: 'provider', value: 'a "quoted" # name' },
+    ]);
     expect(edited).toBe('[gateway]\r\nprovider = "a \\"quoted\\" # name"\r\ntimeout_s = 2\r\n');
     expect(parse(edited)).toEqual({ gateway: { provider: 'a "quoted" # name', timeout_s: 2 } });
   });
 
   it('refuses a key set in another form (dotted, inline table) and a file that is not TOML, naming the key or the reason', () => {
-    expect(() => editConfigText('gateway.provider = "mock"\n', [CHOICE[0]])).toThrow(new ConfigEditError('could not set gateway.provider by a line edit (the config sets it in another form); set it by hand: [gateway] provider = "systemone"'));
-    expect(() => editConfigText('providers = { systemone = { model = "x" } }\n', [CHOICE[1]])).toThrow(/could not set providers\.systemone\.endpoint/);
-    expect(() => editConfigText('[gateway\nprovider = 1\n', [CHOICE[0]])).toThrow(/^the config is not valid TOML, so it was left as it is/);
+    expect(() => editConfigText('gateway.provider = "mock"\n', [CHOICE[0]])).toThrow(
+      new ConfigEditError(
+        'could not set gateway.provider by a line edit (the config sets it in another form); set it by hand: [gateway] provider = "systemone"',
+      ),
+    );
+    expect(() => editConfigText('providers = { systemone = { model = "x" } }\n', [CHOICE[1]])).toThrow(
+      /could not set providers\.systemone\.endpoint/,
+    );
+    expect(() => editConfigText('[gateway\nprovider = 1\n', [CHOICE[0]])).toThrow(
+      /^the config is not valid TOML, so it was left as it is/,
+    );
   });
 });
 

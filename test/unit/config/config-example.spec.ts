@@ -54,12 +54,17 @@ describe('config.example.toml', () => {
     expect(sorted(shown.get(table) ?? [])).toEqual(sorted(Object.keys(keys)));
   });
 
-  it.each(providers.map((provider) => [provider.name, provider] as const))('[providers.%s] shows every setting of the provider, and no other', (name, provider) => {
-    expect(sorted(shown.get(`providers.${name}`) ?? [])).toEqual(sorted(Object.keys(provider.settings)));
-  });
+  it.each(providers.map((provider) => [provider.name, provider] as const))(
+    '[providers.%s] shows every setting of the provider, and no other',
+    (name, provider) => {
+      expect(sorted(shown.get(`providers.${name}`) ?? [])).toEqual(sorted(Object.keys(provider.settings)));
+    },
+  );
 
   it('reads commented-out keys and tables, and finds a schema key missing from the text', () => {
-    const keys = exampleKeys('[gateway]\n# provider = "laya"   # the primary engine\n#                  # a continuation, not a key\n# [providers.extra]\n# type = "ollama"\n');
+    const keys = exampleKeys(
+      '[gateway]\n# provider = "laya"   # the primary engine\n#                  # a continuation, not a key\n# [providers.extra]\n# type = "ollama"\n',
+    );
     expect(Object.fromEntries(keys)).toEqual({ gateway: ['provider'], 'providers.extra': ['type'] });
     expect(sorted(keys.get('gateway')!)).not.toEqual(sorted(Object.keys(SECTIONS.gateway)));
   });

@@ -16,7 +16,9 @@ const collectGarbage = runInNewContext('gc') as () => void;
 let gateway: TestingModule;
 let registry: ProviderRegistry;
 beforeAll(async () => {
-  gateway = await gatewayApp({ toml: '[gateway]\nprovider = "ollama"\n[providers.ollama]\nendpoint = "http://127.0.0.1:9"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n' });
+  gateway = await gatewayApp({
+    toml: '[gateway]\nprovider = "ollama"\n[providers.ollama]\nendpoint = "http://127.0.0.1:9"\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n',
+  });
   registry = gateway.get(ProviderRegistry);
 });
 afterAll(() => gateway.close());
@@ -31,7 +33,8 @@ describe('providers built for chosen models', () => {
   it('forgets the least recently used once many distinct models were asked, however long their names', () => {
     const first = registry.instanceWithModel('ollama', 'model-0');
     expect(first).not.toBeNull();
-    for (let i = 1; i <= 2_000; i++) expect(registry.instanceWithModel('ollama', `model-${i}-${'x'.repeat(200)}`)).not.toBeNull();
+    for (let i = 1; i <= 2_000; i++)
+      expect(registry.instanceWithModel('ollama', `model-${i}-${'x'.repeat(200)}`)).not.toBeNull();
     const again = registry.instanceWithModel('ollama', 'model-0');
     expect(again).not.toBeNull();
     expect(again).not.toBe(first);
@@ -50,7 +53,8 @@ describe('providers built for chosen models', () => {
     };
     for (let i = 0; i < 2_000; i++) registry.instanceWithModel(provider, `warm-${name(i)}`.slice(0, 256));
     const before = measure();
-    for (let i = 0; i < 20_000; i++) expect(registry.instanceWithModel(provider, name(i)) === null).toBe(outcome === 'refused');
+    for (let i = 0; i < 20_000; i++)
+      expect(registry.instanceWithModel(provider, name(i)) === null).toBe(outcome === 'refused');
     // Kept, 20,000 providers (or reasons) and their keys hold well over 20 MB; bounded, what is kept is under 1 MB.
     expect(measure() - before).toBeLessThan(16 * 1024 * 1024);
   });

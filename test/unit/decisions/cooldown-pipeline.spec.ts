@@ -38,7 +38,8 @@ describe('a primary that times out', () => {
     const decide = (await app(SLOW_FIRST())).get(DecideService);
     const replies = await decideMany(decide, 100);
 
-    for (const reply of replies) expect(reply).toMatchObject({ status: 'decided', decision: 'rerun', provider: 'mock', error: null });
+    for (const reply of replies)
+      expect(reply).toMatchObject({ status: 'decided', decision: 'rerun', provider: 'mock', error: null });
     const [first, ...rest] = replies;
     expect(first.attempts).toEqual([
       { provider: 'slow', outcome: 'timeout', latency_ms: expect.any(Number), detail: expect.any(String) },
@@ -51,7 +52,9 @@ describe('a primary that times out', () => {
         { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
       ]);
     }
-    const timeouts = replies.flatMap((reply) => reply.attempts).filter((attempt) => attempt.provider === 'slow' && attempt.outcome === 'timeout');
+    const timeouts = replies
+      .flatMap((reply) => reply.attempts)
+      .filter((attempt) => attempt.provider === 'slow' && attempt.outcome === 'timeout');
     expect(timeouts).toHaveLength(1);
   });
 
@@ -78,18 +81,27 @@ describe('a primary that times out', () => {
   });
 
   it('fails the decision without waiting when the only engine is cooling', async () => {
-    const decide = (await app('[gateway]\nprovider = "slow"\ntimeout_s = 0.2\n[providers.slow]\ntype = "mock"\ndelay_s = 10\n')).get(DecideService);
+    const decide = (
+      await app('[gateway]\nprovider = "slow"\ntimeout_s = 0.2\n[providers.slow]\ntype = "mock"\ndelay_s = 10\n')
+    ).get(DecideService);
     const [first, second] = await decideMany(decide, 2);
     expect(first).toMatchObject({ status: 'error', error: { code: 'provider_timeout' } });
-    expect(second).toMatchObject({ status: 'error', error: { code: 'provider_error', message: expect.stringContaining('cooling down') } });
-    expect(second.attempts).toEqual([{ provider: 'slow', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(COOLING) }]);
+    expect(second).toMatchObject({
+      status: 'error',
+      error: { code: 'provider_error', message: expect.stringContaining('cooling down') },
+    });
+    expect(second.attempts).toEqual([
+      { provider: 'slow', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(COOLING) },
+    ]);
   });
 });
 
 describe('system1_health and a cooling provider', () => {
   it('shows a failing probe of a cooling provider with what is left of its cooldown', async () => {
     // Three errors in a row cool `broken`; its probe fails too, so the cooldown stands and is shown.
-    const gateway = await app('[gateway]\nprovider = "broken"\nfallback = ["mock"]\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n');
+    const gateway = await app(
+      '[gateway]\nprovider = "broken"\nfallback = ["mock"]\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n',
+    );
     const replies = await decideMany(gateway.get(DecideService), 4);
     expect(replies.map((reply) => reply.attempts[0].outcome)).toEqual(['error', 'error', 'error', 'error']);
     expect(replies[3].attempts[0].detail).toMatch(COOLING);
@@ -115,7 +127,9 @@ describe('system1_health and a cooling provider', () => {
     const report = await gateway.get(HealthService).health();
     const slow = report.providers.find((probe) => probe.name === 'slow')!;
     expect(slow.ok).toBe(true);
-    expect(slow.detail).toMatch(/^mock provider: deterministic stand-in, no engine behind it; cooling down: \d+ s left$/);
+    expect(slow.detail).toMatch(
+      /^mock provider: deterministic stand-in, no engine behind it; cooling down: \d+ s left$/,
+    );
 
     const [third] = await decideMany(decide, 1);
     expect(third.attempts.map((attempt) => [attempt.provider, attempt.outcome])).toEqual([
@@ -130,11 +144,18 @@ describe('system1_health and a cooling provider', () => {
     const { origin } = await fake.start();
     try {
       fake.fault = 'hang'; // decision route only; /health still answers
-      const gateway = await app(`[gateway]\nprovider = "laya"\nfallback = ["mock"]\ntimeout_s = 0.2\n[providers.laya]\nendpoint = "${origin}"\n`);
+      const gateway = await app(
+        `[gateway]\nprovider = "laya"\nfallback = ["mock"]\ntimeout_s = 0.2\n[providers.laya]\nendpoint = "${origin}"\n`,
+      );
       const decide = gateway.get(DecideService);
       const [first, second] = await decideMany(decide, 2);
       expect(first.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'timeout' });
-      expect(second.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(COOLING) });
+      expect(second.attempts[0]).toMatchObject({
+        provider: 'laya',
+        outcome: 'error',
+        latency_ms: 0,
+        detail: expect.stringMatching(COOLING),
+      });
       expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
 
       for (let i = 0; i < 3; i++) {
@@ -144,7 +165,12 @@ describe('system1_health and a cooling provider', () => {
       }
 
       const [third] = await decideMany(decide, 1);
-      expect(third.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(COOLING) });
+      expect(third.attempts[0]).toMatchObject({
+        provider: 'laya',
+        outcome: 'error',
+        latency_ms: 0,
+        detail: expect.stringMatching(COOLING),
+      });
       expect(third).toMatchObject({ status: 'decided', provider: 'mock' });
       expect(fake.requestsTo('/v1/systemone')).toHaveLength(1);
     } finally {
@@ -155,12 +181,21 @@ describe('system1_health and a cooling provider', () => {
 
 describe('a refused connection', () => {
   it('does not start a cooldown on its own: the next decision asks the engine again', async () => {
-    const decide = (await app('[gateway]\nprovider = "laya"\nfallback = ["mock"]\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n')).get(DecideService);
+    const decide = (
+      await app(
+        '[gateway]\nprovider = "laya"\nfallback = ["mock"]\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n',
+      )
+    ).get(DecideService);
     const replies = await decideMany(decide, 2);
     for (const reply of replies) {
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
       expect(reply.attempts).toEqual([
-        { provider: 'laya', outcome: 'error', latency_ms: expect.any(Number), detail: expect.stringContaining('connection refused') },
+        {
+          provider: 'laya',
+          outcome: 'error',
+          latency_ms: expect.any(Number),
+          detail: expect.stringContaining('connection refused'),
+        },
         { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
       ]);
       expect(reply.attempts[0].detail).not.toMatch(/cooling down/);
@@ -168,12 +203,25 @@ describe('a refused connection', () => {
   });
 
   it('cools the engine at the third refusal in a row', async () => {
-    const decide = (await app('[gateway]\nprovider = "laya"\nfallback = ["mock"]\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n')).get(DecideService);
+    const decide = (
+      await app(
+        '[gateway]\nprovider = "laya"\nfallback = ["mock"]\n[providers.laya]\nendpoint = "http://127.0.0.1:9"\n',
+      )
+    ).get(DecideService);
     const replies = await decideMany(decide, 4);
     for (const reply of replies.slice(0, 3)) {
-      expect(reply.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: expect.stringContaining('connection refused') });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'laya',
+        outcome: 'error',
+        detail: expect.stringContaining('connection refused'),
+      });
     }
-    expect(replies[3].attempts[0]).toEqual({ provider: 'laya', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(COOLING) });
+    expect(replies[3].attempts[0]).toEqual({
+      provider: 'laya',
+      outcome: 'error',
+      latency_ms: 0,
+      detail: expect.stringMatching(COOLING),
+    });
   });
 });
 
@@ -184,10 +232,18 @@ describe('what does not cool, and the one trial after a window', () => {
   // refusals (limit_exceeded, unsupported) that never reach the engine; cooldown.service.ts excludes only
   // 'cancelled'. Three over-limit requests in a row cool an engine that is perfectly well.
   it('a refusal of the gateway itself (too many options) never cools the engine', async () => {
-    const decide = (await app('[gateway]\nprovider = "small"\nfallback = ["mock"]\n[providers.small]\ntype = "mock"\nmax_options = 2\n')).get(DecideService);
+    const decide = (
+      await app(
+        '[gateway]\nprovider = "small"\nfallback = ["mock"]\n[providers.small]\ntype = "mock"\nmax_options = 2\n',
+      )
+    ).get(DecideService);
     for (let i = 0; i < 3; i++) {
       const reply = await decide.decide({ question: 'Which one?', options: ['a', 'b', 'c'] });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'small', outcome: 'error', detail: expect.stringMatching(/^refused: /) });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'small',
+        outcome: 'error',
+        detail: expect.stringMatching(/^refused: /),
+      });
     }
     const fits = await decide.decide({ question: 'Which one?', options: ['a', 'b'] });
     expect(fits).toMatchObject({ status: 'decided', provider: 'small' });
@@ -199,8 +255,14 @@ describe('what does not cool, and the one trial after a window', () => {
     const decisions = gateway.get(DecisionService);
     const chosen = { provider: 'mock', model: 'no-such-checkpoint' };
     for (let i = 0; i < 4; i++) {
-      const { answers, attempts } = await decisions.decide({ questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } }, model: chosen });
-      expect(answers.q).toMatchObject({ status: 'error', error: { code: 'unavailable', message: expect.stringContaining('is not usable') } });
+      const { answers, attempts } = await decisions.decide({
+        questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } },
+        model: chosen,
+      });
+      expect(answers.q).toMatchObject({
+        status: 'error',
+        error: { code: 'unavailable', message: expect.stringContaining('is not usable') },
+      });
       expect(attempts).toHaveLength(1);
     }
     const cooldown = gateway.get(CooldownService);

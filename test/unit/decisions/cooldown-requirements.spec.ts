@@ -28,7 +28,8 @@ beforeEach(() => {
   ScriptedEngine.script = (batch, { signal }) => {
     engineCalls++;
     if (behaviour === 'fail') return Promise.reject(new ProviderError('engine down'));
-    if (behaviour === 'hang') return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+    if (behaviour === 'hang')
+      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
     return Promise.resolve(answer(batch, { decision: batch.questions[0].options[0], confidence: 0.9 }));
   };
 });
@@ -37,8 +38,13 @@ afterEach(async () => {
   ScriptedEngine.script = async () => ({});
 });
 
-async function gateway(gatewayKeys = ''): Promise<{ decisions: DecisionService; cooldown: CooldownService; app: TestingModule }> {
-  const app = await gatewayApp({ toml: `[gateway]\nprovider = "scripted"\n${gatewayKeys}\n`, imports: [ScriptedEngineModule] });
+async function gateway(
+  gatewayKeys = '',
+): Promise<{ decisions: DecisionService; cooldown: CooldownService; app: TestingModule }> {
+  const app = await gatewayApp({
+    toml: `[gateway]\nprovider = "scripted"\n${gatewayKeys}\n`,
+    imports: [ScriptedEngineModule],
+  });
   apps.push(app);
   return { app, decisions: app.get(DecisionService), cooldown: app.get(CooldownService) };
 }
@@ -50,7 +56,9 @@ function movableClock(cooldown: CooldownService): { advance(ms: number): void } 
   return { advance: (ms) => (now += ms) };
 }
 
-const QUESTION: DecisionRequest = { questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } } };
+const QUESTION: DecisionRequest = {
+  questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } },
+};
 
 /** Three errors in a row: the engine cools for its first window. */
 async function coolWithErrors(decisions: DecisionService): Promise<void> {
@@ -83,7 +91,7 @@ describe('the trial after a window', () => {
     expect(cooldown.state('scripted').state).toBe('ok');
   });
 
-  it("is handed back when the caller cancels the trial call: the engine is asked again at once, and the cancel cools nothing", async () => {
+  it('is handed back when the caller cancels the trial call: the engine is asked again at once, and the cancel cools nothing', async () => {
     const { decisions, cooldown } = await gateway();
     const clock = movableClock(cooldown);
     await coolWithErrors(decisions);
@@ -108,18 +116,24 @@ describe('the trial after a window', () => {
 
 describe("a caller's cancel", () => {
   // Today's main drops system1_decide's cancel signal: the engine is left working, and its timeout then cools it.
-  it('over MCP ends system1_decide\'s engine call (its connection closes) and never counts against the engine', async () => {
+  it("over MCP ends system1_decide's engine call (its connection closes) and never counts against the engine", async () => {
     const fake = new LayaFake();
     const { origin } = await fake.start();
     try {
       fake.fault = 'hang';
-      const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\ntimeout_s = 30\n[providers.laya]\nendpoint = "${origin}"\n` });
+      const app = await gatewayApp({
+        toml: `[gateway]\nprovider = "laya"\ntimeout_s = 30\n[providers.laya]\nendpoint = "${origin}"\n`,
+      });
       apps.push(app);
       const server = app.get(McpServerService);
       const cooldown = app.get(CooldownService);
       for (let i = 1; i <= 3; i++) {
         const client = new AbortController();
-        const call = server.callTool('system1_decide', { question: 'Rerun or block?', options: ['rerun', 'block'] }, client.signal)!;
+        const call = server.callTool(
+          'system1_decide',
+          { question: 'Rerun or block?', options: ['rerun', 'block'] },
+          client.signal,
+        )!;
         await eventually(() => fake.requestsTo('/v1/systemone').length === i, 'the engine received the decision');
         client.abort();
         await call;

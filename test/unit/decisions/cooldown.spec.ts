@@ -5,7 +5,12 @@ import * as path from 'node:path';
 import type { LoadedConfig } from '../../../src/config/config.loader';
 import { CooldownFile } from '../../../src/decisions/cooldown-file';
 import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
-import { type CooldownEntry, cooldownKey, CooldownService, type CooldownStore } from '../../../src/decisions/cooldown.service';
+import {
+  type CooldownEntry,
+  cooldownKey,
+  CooldownService,
+  type CooldownStore,
+} from '../../../src/decisions/cooldown.service';
 import { DecisionErrorCode } from '../../../src/decisions/decision-error';
 
 /** A CooldownService whose clock stands still until the test moves it. */
@@ -123,7 +128,10 @@ describe('CooldownService', () => {
 
   it('clamps a window that ends further ahead than cooldown_s (the clock stepped back) and ends it on time', () => {
     const entries = new Map<string, CooldownEntry>();
-    const store: CooldownStore = { get: (key) => entries.get(key), set: (key, entry) => (entry ? entries.set(key, entry) : entries.delete(key)) };
+    const store: CooldownStore = {
+      get: (key) => entries.get(key),
+      set: (key, entry) => (entry ? entries.set(key, entry) : entries.delete(key)),
+    };
     const service = cooldown(30, store);
     service.failed('slow', Timeout);
     service.advance(-3_600_000);
@@ -182,7 +190,7 @@ describe('CooldownService', () => {
     expect(service.remainingMs(cooldownKey({ provider: 'laya' }))).toBe(0);
   });
 
-  it('keeps the records of chosen models bounded, and never drops the chain\'s for them', () => {
+  it("keeps the records of chosen models bounded, and never drops the chain's for them", () => {
     const service = cooldown(30);
     const first = cooldownKey({ provider: 'laya', model: 'invented-0' });
     service.failed('laya', Timeout);
@@ -229,7 +237,10 @@ describe('CooldownService', () => {
 
   it('keeps its record in the store it is given, so a second service over the same store sees it', () => {
     const saved = new Map<string, CooldownEntry>();
-    const store: CooldownStore = { get: (key) => saved.get(key), set: (key, entry) => (entry ? saved.set(key, entry) : saved.delete(key)) };
+    const store: CooldownStore = {
+      get: (key) => saved.get(key),
+      set: (key, entry) => (entry ? saved.set(key, entry) : saved.delete(key)),
+    };
     const first = cooldown(30, store);
     first.failed('slow', Timeout);
     expect(saved.get('slow')).toEqual({ failures: 0, until: first.clock + W1 });
@@ -382,7 +393,13 @@ describe('CooldownFile', () => {
     const file = path.join(dir, 'cooldown.json');
     writeFileSync(
       file,
-      JSON.stringify({ good: { failures: 1, until: 2 }, text: { failures: '1', until: 2 }, missing: { until: 2 }, flat: 7, nulls: null }),
+      JSON.stringify({
+        good: { failures: 1, until: 2 },
+        text: { failures: '1', until: 2 },
+        missing: { until: 2 },
+        flat: 7,
+        nulls: null,
+      }),
     );
     expect(new CooldownFile(file).read()).toEqual({ good: { failures: 1, until: 2 } });
   });
@@ -404,11 +421,14 @@ describe('CooldownFile', () => {
   });
 
   // A directory no one may create in, root included (CI runs as root, and chmod 0o500 does not stop root).
-  (process.platform === 'linux' ? it : it.skip)('does not throw when it cannot write (a directory under /proc, unwritable even for root)', () => {
-    const store = new CooldownFile(path.join('/proc', `system1-cooldown-${process.pid}`, 'cooldown.json'));
-    expect(() => store.write({ laya: { failures: 0, until: 1 } })).not.toThrow();
-    expect(store.read()).toEqual({});
-  });
+  (process.platform === 'linux' ? it : it.skip)(
+    'does not throw when it cannot write (a directory under /proc, unwritable even for root)',
+    () => {
+      const store = new CooldownFile(path.join('/proc', `system1-cooldown-${process.pid}`, 'cooldown.json'));
+      expect(() => store.write({ laya: { failures: 0, until: 1 } })).not.toThrow();
+      expect(store.read()).toEqual({});
+    },
+  );
 
   it('keeps the trial mark and the step of backoff, so a hook process whose trial fails cools the engine again at once, for longer', () => {
     const file = path.join(dir, 'cooldown.json');

@@ -15,12 +15,14 @@ import type { DecisionPolicy, DecisionRequest } from '../../../src/decisions/dec
 import { questionResults } from '../../../src/decisions/question-results';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { gatewayApp } from '../../helpers/gateway-app';
-import { DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
+import { type DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
 
 let calls: DecisionBatch[] = [];
 /** What the engine answers: by default the first option at 0.9, or as the state says. */
 let answerWith: (batch: DecisionBatch) => Record<string, unknown> = (batch) =>
-  Object.fromEntries(batch.questions.map((question) => [question.id, { decision: question.options[0], confidence: 0.9 }]));
+  Object.fromEntries(
+    batch.questions.map((question) => [question.id, { decision: question.options[0], confidence: 0.9 }]),
+  );
 const apps: TestingModule[] = [];
 let install: string;
 
@@ -35,12 +37,19 @@ beforeEach(() => {
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
   ScriptedEngine.script = async () => ({});
-  answerWith = (batch) => Object.fromEntries(batch.questions.map((question) => [question.id, { decision: question.options[0], confidence: 0.9 }]));
+  answerWith = (batch) =>
+    Object.fromEntries(
+      batch.questions.map((question) => [question.id, { decision: question.options[0], confidence: 0.9 }]),
+    );
   rmSync(install, { recursive: true, force: true });
 });
 
 async function gateway(gatewayKeys: string): Promise<TestingModule> {
-  const app = await gatewayApp({ toml: `[gateway]\nprovider = "scripted"\n${gatewayKeys}\n`, imports: [ScriptedEngineModule], env: { SYSTEM1_INSTALL_DIR: install } });
+  const app = await gatewayApp({
+    toml: `[gateway]\nprovider = "scripted"\n${gatewayKeys}\n`,
+    imports: [ScriptedEngineModule],
+    env: { SYSTEM1_INSTALL_DIR: install },
+  });
   apps.push(app);
   return app;
 }
@@ -107,8 +116,12 @@ describe('the decision cache', () => {
 
   it('applies the threshold of each call to a cached answer', async () => {
     const decisions = (await gateway('cache_ttl_s = 60')).get(DecisionService);
-    expect((await decisions.decide({ ...REQUEST, minConfidence: 0.5 })).answers.q).toMatchObject({ belowThreshold: false });
-    expect((await decisions.decide({ ...REQUEST, minConfidence: 0.95 })).answers.q).toMatchObject({ belowThreshold: true });
+    expect((await decisions.decide({ ...REQUEST, minConfidence: 0.5 })).answers.q).toMatchObject({
+      belowThreshold: false,
+    });
+    expect((await decisions.decide({ ...REQUEST, minConfidence: 0.95 })).answers.q).toMatchObject({
+      belowThreshold: true,
+    });
     expect(calls).toHaveLength(1);
   });
 
@@ -152,19 +165,23 @@ describe('the decision cache', () => {
     const decisions = (await gateway('cache_ttl_s = 60\ncache_max_bytes = 65536')).get(DecisionService);
     const cache = apps[0].get(DecisionCache);
     // Rationales of 3 KiB: each reply is a few KiB, the bound holds a handful, and no more are kept.
-    answerWith = (batch) => ({ q: { decision: batch.questions[0].options[0], confidence: 0.9, rationale: 'x'.repeat(3_000) } });
+    answerWith = (batch) => ({
+      q: { decision: batch.questions[0].options[0], confidence: 0.9, rationale: 'x'.repeat(3_000) },
+    });
     for (let n = 0; n < 200; n++) await decisions.decide({ ...REQUEST, state: { ticket: n } });
     expect(cache.size).toBeGreaterThan(0);
     expect(cache.size).toBeLessThan(40);
     // One reply larger than a sixteenth of the bound is not kept at all.
-    answerWith = (batch) => ({ q: { decision: batch.questions[0].options[0], confidence: 0.9, rationale: 'x'.repeat(8_000) } });
+    answerWith = (batch) => ({
+      q: { decision: batch.questions[0].options[0], confidence: 0.9, rationale: 'x'.repeat(8_000) },
+    });
     await decisions.decide({ ...REQUEST, state: { big: true } });
     await decisions.decide({ ...REQUEST, state: { big: true } });
     expect(calls.filter((batch) => (batch.state as { big?: boolean }).big)).toHaveLength(2);
   });
 
   // serve-http's authenticated callers: a scope each, set by the server, never by the request.
-  it('keeps the answers of each caller scope apart: no caller is answered from, or can probe, another\'s', async () => {
+  it("keeps the answers of each caller scope apart: no caller is answered from, or can probe, another's", async () => {
     const decisions = (await gateway('cache_ttl_s = 60')).get(DecisionService);
     await decisions.decide(REQUEST, { cacheScope: 'alice' });
     await decisions.decide(REQUEST, { cacheScope: 'bob' });
@@ -176,7 +193,7 @@ describe('the decision cache', () => {
     expect(calls).toHaveLength(3);
   });
 
-  it('lets no caller scope flush out another\'s answers: past half the entries, a scope loses its own oldest', async () => {
+  it("lets no caller scope flush out another's answers: past half the entries, a scope loses its own oldest", async () => {
     const app = await gateway('cache_ttl_s = 60\ncache_max_entries = 10');
     const decisions = app.get(DecisionService);
     const cache = app.get(DecisionCache);
@@ -186,7 +203,8 @@ describe('the decision cache', () => {
     expect(cache.heldBy('runaway')).toBe(5);
     expect(cache.heldBy('quiet')).toBe(3);
     const asked = calls.length;
-    for (const n of [1, 2, 3]) expect((await decisions.decide(ticket(n), { cacheScope: 'quiet' })).attempts[0].outcome).toBe('cached');
+    for (const n of [1, 2, 3])
+      expect((await decisions.decide(ticket(n), { cacheScope: 'quiet' })).attempts[0].outcome).toBe('cached');
     // The runaway's most recent answers are its own to use.
     expect((await decisions.decide(ticket(399), { cacheScope: 'runaway' })).attempts[0].outcome).toBe('cached');
     expect(calls.length).toBe(asked);
@@ -211,7 +229,17 @@ describe('the decision cache', () => {
     await decisions.decide(REQUEST);
     await decisions.decide(REQUEST);
     expect(calls).toHaveLength(1);
-    const fit = { provider: 'scripted', model: null, option_count: 2, temperature: 2, n: 500, at_bound: false, trusted: true, source: 'test', fitted_at: '2026-01-01T00:00:00Z' };
+    const fit = {
+      provider: 'scripted',
+      model: null,
+      option_count: 2,
+      temperature: 2,
+      n: 500,
+      at_bound: false,
+      trusted: true,
+      source: 'test',
+      fitted_at: '2026-01-01T00:00:00Z',
+    };
     writeFileSync(path.join(install, 'calibration.json'), JSON.stringify({ version: 1, fits: [fit] }));
     // What calibrate --write waits for after saving, so that every decision after it sees the new fits.
     await apps[0].get(CalibrationService).settled();

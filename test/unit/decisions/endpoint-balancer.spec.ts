@@ -1,6 +1,10 @@
 /** The balancer's rule and the load it reads, without sockets. */
 import { pickEndpoint } from '../../../src/decisions/endpoint-balancer';
-import { EndpointLoad, LATENCY_HALF_LIFE_MS, MIN_PERCENTILE_SAMPLES } from '../../../src/decisions/endpoint-load.service';
+import {
+  EndpointLoad,
+  LATENCY_HALF_LIFE_MS,
+  MIN_PERCENTILE_SAMPLES,
+} from '../../../src/decisions/endpoint-load.service';
 import type { PoolMember } from '../../../src/decisions/engine-pool';
 
 const member = (url: string, weight = 1): PoolMember => ({ url, weight, provider: {} as PoolMember['provider'] });
@@ -8,20 +12,63 @@ const [a, b, c] = [member('a'), member('b'), member('c')];
 
 describe('pickEndpoint', () => {
   it('takes the replica with the fewest requests in flight', () => {
-    expect(pickEndpoint([{ member: a, inFlight: 3 }, { member: b, inFlight: 1 }, { member: c, inFlight: 2 }], 0)!.member).toBe(b);
+    expect(
+      pickEndpoint(
+        [
+          { member: a, inFlight: 3 },
+          { member: b, inFlight: 1 },
+          { member: c, inFlight: 2 },
+        ],
+        0,
+      )!.member,
+    ).toBe(b);
   });
 
   it('counts in flight against weight: 3 in flight at weight 2 is less load than 2 at weight 1', () => {
-    expect(pickEndpoint([{ member: member('heavy', 2), inFlight: 3 }, { member: a, inFlight: 2 }], 0)!.member.url).toBe('heavy');
+    expect(
+      pickEndpoint(
+        [
+          { member: member('heavy', 2), inFlight: 3 },
+          { member: a, inFlight: 2 },
+        ],
+        0,
+      )!.member.url,
+    ).toBe('heavy');
   });
 
   it('breaks ties by the lower moving average of latency, and gives an unmeasured replica its first sample', () => {
-    expect(pickEndpoint([{ member: a, inFlight: 1, ewmaMs: 30 }, { member: b, inFlight: 1, ewmaMs: 12 }], 0)!.member).toBe(b);
-    expect(pickEndpoint([{ member: a, inFlight: 1, ewmaMs: 30 }, { member: b, inFlight: 1 }], 0)!.member).toBe(b);
+    expect(
+      pickEndpoint(
+        [
+          { member: a, inFlight: 1, ewmaMs: 30 },
+          { member: b, inFlight: 1, ewmaMs: 12 },
+        ],
+        0,
+      )!.member,
+    ).toBe(b);
+    expect(
+      pickEndpoint(
+        [
+          { member: a, inFlight: 1, ewmaMs: 30 },
+          { member: b, inFlight: 1 },
+        ],
+        0,
+      )!.member,
+    ).toBe(b);
   });
 
   it('shares exact ties in turn', () => {
-    const picks = [0, 1, 2, 3, 4, 5].map((turn) => pickEndpoint([{ member: a, inFlight: 0 }, { member: b, inFlight: 0 }, { member: c, inFlight: 0 }], turn)!.member.url);
+    const picks = [0, 1, 2, 3, 4, 5].map(
+      (turn) =>
+        pickEndpoint(
+          [
+            { member: a, inFlight: 0 },
+            { member: b, inFlight: 0 },
+            { member: c, inFlight: 0 },
+          ],
+          turn,
+        )!.member.url,
+    );
     expect(picks).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
   });
 

@@ -1,10 +1,13 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { LayaFake } from '../../fakes/laya.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 const SECRET = 'sk-test-LAYA-SECRET-42';
-const ASK = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun the pipeline', 'block the merge'] };
+const ASK = {
+  question: 'Rerun the flaky pipeline or block the merge?',
+  options: ['rerun the pipeline', 'block the merge'],
+};
 
 describe('an engine that dies mid-run and comes back', () => {
   let app: TestingModule;
@@ -27,12 +30,20 @@ describe('an engine that dies mid-run and comes back', () => {
     const gone = await gateway.decide(ASK);
     expect(gone).toMatchObject({ status: 'decided', provider: 'mock' });
     // The first call finds the kept-alive connection reset, later ones are refused: both say so.
-    expect(gone.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: expect.stringMatching(/connection refused|reset the connection/) });
+    expect(gone.attempts[0]).toMatchObject({
+      provider: 'laya',
+      outcome: 'error',
+      detail: expect.stringMatching(/connection refused|reset the connection/),
+    });
 
     const back = new LayaFake({ apiKey: SECRET });
     await back.start(port);
     try {
-      expect(await gateway.decide(ASK)).toMatchObject({ status: 'decided', provider: 'laya', attempts: [{ outcome: 'ok' }] });
+      expect(await gateway.decide(ASK)).toMatchObject({
+        status: 'decided',
+        provider: 'laya',
+        attempts: [{ outcome: 'ok' }],
+      });
     } finally {
       await back.stop();
     }
@@ -59,7 +70,12 @@ describe('an engine that dies mid-run and comes back', () => {
       // sent instead, this would have to check each request's headers: none has x-injected.)
       expect(fake.requests).toHaveLength(0);
       expect(reply.attempts).toEqual([
-        { provider: 'laya', outcome: 'error', latency_ms: expect.any(Number), detail: expect.stringMatching(/INVALID_CHAR|invalid|line break|newline/i) },
+        {
+          provider: 'laya',
+          outcome: 'error',
+          latency_ms: expect.any(Number),
+          detail: expect.stringMatching(/INVALID_CHAR|invalid|line break|newline/i),
+        },
         { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
       ]);
     } finally {

@@ -15,7 +15,9 @@ import { SYSTEMONE_ROUTE } from '../../fakes/systemone-answer';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
 
-const QUESTION: DecisionRequest = { questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } } };
+const QUESTION: DecisionRequest = {
+  questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } },
+};
 /** Far above a healthy answer (20 ms) on any machine, so a decision that took this long waited for a slow copy. */
 const SLOW_MS = 1_500;
 
@@ -52,7 +54,9 @@ afterEach(async () => {
 
 async function pooled(gatewayKeys: string): Promise<TestingModule> {
   const endpoints = urls.map((url) => JSON.stringify(url)).join(', ');
-  const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\ntimeout_s = 30\n${gatewayKeys}\n[providers.laya]\nendpoints = [${endpoints}]\n` });
+  const app = await gatewayApp({
+    toml: `[gateway]\nprovider = "laya"\ntimeout_s = 30\n${gatewayKeys}\n[providers.laya]\nendpoints = [${endpoints}]\n`,
+  });
   apps.push(app);
   expect(app.get(ConfigStatus).errors()).toEqual([]);
   return app;
@@ -74,7 +78,8 @@ async function decideMany(decisions: DecisionService, total: number, concurrency
 }
 
 const engineCalls = () => replicas.reduce((sum, replica) => sum + replica.requestsTo(SYSTEMONE_ROUTE).length, 0);
-const waitedForSlow = (outcomes: DecisionOutcome[]) => outcomes.filter((outcome) => outcome.durationMs >= SLOW_MS * 0.9).length;
+const waitedForSlow = (outcomes: DecisionOutcome[]) =>
+  outcomes.filter((outcome) => outcome.durationMs >= SLOW_MS * 0.9).length;
 
 describe('hedge_after_ms = "auto" over three replicas, one slow for one request in ten', () => {
   // How many there are depends on how far the balancer already steers away from the slow replica (its latency
@@ -82,7 +87,9 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
   it('without hedging, every decision that meets a slow request waits for it', async () => {
     const decisions = (await pooled('')).get(DecisionService);
     const outcomes = await decideMany(decisions, 300, 8);
-    expect(outcomes.flatMap((outcome) => outcome.attempts).every((attempt) => attempt.outcome === 'answered')).toBe(true);
+    expect(outcomes.flatMap((outcome) => outcome.attempts).every((attempt) => attempt.outcome === 'answered')).toBe(
+      true,
+    );
     expect(slowSent).toBeGreaterThan(0);
     expect(waitedForSlow(outcomes)).toBe(slowSent);
     expect(replicas[0].abandoned).toBe(0);
@@ -118,9 +125,14 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
     // (a copy that lost by a hair may have been answered already: only the slow ones are sure to be cut off).
     const slowMeasured = [...slowRequests].slice(slowBefore);
     const slowClosed = () => replicas[0].abandonedRequests.filter((request) => slowMeasured.includes(request)).length;
-    await eventually(() => slowClosed() + waitedForSlow(outcomes) >= slowMeasured.length, 'every slow copy that lost had its connection closed');
+    await eventually(
+      () => slowClosed() + waitedForSlow(outcomes) >= slowMeasured.length,
+      'every slow copy that lost had its connection closed',
+    );
     // Nothing but a lost race closes a connection here.
-    const everyCancel = [...warmUp, ...outcomes].flatMap((outcome) => outcome.attempts).filter((attempt) => attempt.outcome === 'cancelled');
+    const everyCancel = [...warmUp, ...outcomes]
+      .flatMap((outcome) => outcome.attempts)
+      .filter((attempt) => attempt.outcome === 'cancelled');
     expect(replicas.reduce((sum, replica) => sum + replica.abandoned, 0)).toBeLessThanOrEqual(everyCancel.length);
 
     // The budget: at most 10% of requests hedged, so at most 12% more engine calls than decisions.
@@ -128,7 +140,7 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
     expect(engineCalls()).toBeLessThanOrEqual(1.12 * (outcomes.length + 60));
   });
 
-  it('shows the two copies in system1_decide\'s attempts: hedged and cancelled, each with its replica', async () => {
+  it("shows the two copies in system1_decide's attempts: hedged and cancelled, each with its replica", async () => {
     // A fixed delay and a replica that is always slow: every request it gets is hedged to another.
     replicas[0].chooseFault = () => 'slow';
     const decide = (await pooled('hedge_after_ms = 50\nhedge_budget = 1')).get(DecideService);
@@ -139,8 +151,20 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
     }
     expect(reply).toMatchObject({ status: 'decided', provider: 'laya' });
     expect(reply!.attempts).toEqual([
-      { provider: 'laya', outcome: 'cancelled', latency_ms: expect.any(Number), detail: 'another replica answered first (a hedged request)', endpoint: urls[0] },
-      { provider: 'laya', outcome: 'hedged', latency_ms: expect.any(Number), detail: null, endpoint: expect.stringMatching(new RegExp(`${urls[1]}|${urls[2]}`)) },
+      {
+        provider: 'laya',
+        outcome: 'cancelled',
+        latency_ms: expect.any(Number),
+        detail: 'another replica answered first (a hedged request)',
+        endpoint: urls[0],
+      },
+      {
+        provider: 'laya',
+        outcome: 'hedged',
+        latency_ms: expect.any(Number),
+        detail: null,
+        endpoint: expect.stringMatching(new RegExp(`${urls[1]}|${urls[2]}`)),
+      },
     ]);
   });
 

@@ -17,7 +17,9 @@ import { SYSTEMONE_ROUTE } from '../../fakes/systemone-answer';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
 
-const QUESTION: DecisionRequest = { questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } } };
+const QUESTION: DecisionRequest = {
+  questions: { q: { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } } },
+};
 
 let replicas: LayaFake[] = [];
 let urls: string[] = [];
@@ -33,8 +35,13 @@ afterEach(async () => {
   await Promise.all(replicas.map((replica) => replica.stop()));
 });
 
-async function pooled(gatewayKeys = '', endpoints = urls.map((url) => JSON.stringify(url)).join(', ')): Promise<TestingModule> {
-  const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\n${gatewayKeys}\n[providers.laya]\nendpoints = [${endpoints}]\n` });
+async function pooled(
+  gatewayKeys = '',
+  endpoints = urls.map((url) => JSON.stringify(url)).join(', '),
+): Promise<TestingModule> {
+  const app = await gatewayApp({
+    toml: `[gateway]\nprovider = "laya"\n${gatewayKeys}\n[providers.laya]\nendpoints = [${endpoints}]\n`,
+  });
   apps.push(app);
   expect(app.get(ConfigStatus).errors()).toEqual([]);
   return app;
@@ -95,7 +102,10 @@ describe('a pool of three replicas', () => {
     for (const outcome of failing) {
       // No decision is lost to the failing replica: the next replica of the pool answers it.
       expect(outcome.answers.q).toMatchObject({ status: 'ok' });
-      expect(outcome.attempts.at(-1)).toMatchObject({ outcome: 'answered', endpoint: expect.not.stringMatching(urls[1]) });
+      expect(outcome.attempts.at(-1)).toMatchObject({
+        outcome: 'answered',
+        endpoint: expect.not.stringMatching(urls[1]),
+      });
     }
     // Three failures in a row cool it (calls already in flight to it may fail too, and extend the window).
     const failures = decisionsTo(b);
@@ -113,7 +123,13 @@ describe('a pool of three replicas', () => {
       [urls[2], 'ok'],
     ]);
     const chain = app.get(CapabilitiesService).capabilities().provider_chain;
-    expect(chain).toEqual([{ name: 'laya', role: 'primary', endpoints: urls.map((url, i) => ({ url, weight: 1, state: i === 1 ? 'cooling' : 'ok', in_flight: 0 })) }]);
+    expect(chain).toEqual([
+      {
+        name: 'laya',
+        role: 'primary',
+        endpoints: urls.map((url, i) => ({ url, weight: 1, state: i === 1 ? 'cooling' : 'ok', in_flight: 0 })),
+      },
+    ]);
 
     // It comes back; once its window is over one decision tries it, and its answer ends the cooldown.
     b.fault = 'none';
@@ -149,7 +165,9 @@ describe('a pool of three replicas', () => {
     // Each decision tries all three; three decisions cool all three.
     for (let i = 0; i < 3; i++) expect((await decisions.decide(QUESTION)).attempts).toHaveLength(3);
     const skipped = await decisions.decide(QUESTION);
-    expect(skipped.attempts).toEqual([{ provider: 'laya', outcome: 'skipped', error: expect.objectContaining({ code: 'cooling_down' }), latencyMs: 0 }]);
+    expect(skipped.attempts).toEqual([
+      { provider: 'laya', outcome: 'skipped', error: expect.objectContaining({ code: 'cooling_down' }), latencyMs: 0 },
+    ]);
   });
 
   it('counts requests in flight per replica while they run, and spreads them over the replicas', async () => {
@@ -172,24 +190,44 @@ describe('the endpoints key', () => {
   const errorsOf = async (table: string, env: Record<string, string> = {}) => {
     const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\n[providers.laya]\n${table}\n`, env });
     apps.push(app);
-    return app.get(ConfigStatus).errors().map((error) => [error.key, error.message.replace(/^.*?: (providers|SYSTEM1)/, '$1')]);
+    return app
+      .get(ConfigStatus)
+      .errors()
+      .map((error) => [error.key, error.message.replace(/^.*?: (providers|SYSTEM1)/, '$1')]);
   };
 
   it('names the bad entry of the list', async () => {
     expect(await errorsOf('endpoints = ["http://127.0.0.1:1", "http://10.0.0.7:8765"]')).toEqual([
       ['providers.laya.endpoints[1]', expect.stringContaining('not this machine')],
     ]);
-    expect(await errorsOf('endpoints = []')).toEqual([['providers.laya.endpoints', expect.stringContaining('non-empty list')]]);
-    expect(await errorsOf('endpoints = [{ url = "http://127.0.0.1:1", weight = 0 }]')).toEqual([['providers.laya.endpoints', expect.stringContaining('[0].weight must be')]]);
-    expect(await errorsOf('endpoints = [{ url = "http://127.0.0.1:1", port = 2 }]')).toEqual([['providers.laya.endpoints', expect.stringContaining('"port"')]]);
-    expect(await errorsOf('endpoints = ["http://127.0.0.1:1", "http://127.0.0.1:1/"]')).toEqual([['providers.laya.endpoints', expect.stringContaining('twice')]]);
+    expect(await errorsOf('endpoints = []')).toEqual([
+      ['providers.laya.endpoints', expect.stringContaining('non-empty list')],
+    ]);
+    expect(await errorsOf('endpoints = [{ url = "http://127.0.0.1:1", weight = 0 }]')).toEqual([
+      ['providers.laya.endpoints', expect.stringContaining('[0].weight must be')],
+    ]);
+    expect(await errorsOf('endpoints = [{ url = "http://127.0.0.1:1", port = 2 }]')).toEqual([
+      ['providers.laya.endpoints', expect.stringContaining('"port"')],
+    ]);
+    expect(await errorsOf('endpoints = ["http://127.0.0.1:1", "http://127.0.0.1:1/"]')).toEqual([
+      ['providers.laya.endpoints', expect.stringContaining('twice')],
+    ]);
   });
 
   it('refuses endpoint beside endpoints, and a provider without an endpoint setting', async () => {
-    expect(await errorsOf('endpoint = "http://127.0.0.1:1"\nendpoints = ["http://127.0.0.1:2"]')).toEqual([['providers.laya.endpoints', expect.stringContaining('beside endpoint')]]);
-    const app = await gatewayApp({ toml: '[gateway]\nprovider = "mock"\n[providers.mock]\nendpoints = ["http://127.0.0.1:2"]\n' });
+    expect(await errorsOf('endpoint = "http://127.0.0.1:1"\nendpoints = ["http://127.0.0.1:2"]')).toEqual([
+      ['providers.laya.endpoints', expect.stringContaining('beside endpoint')],
+    ]);
+    const app = await gatewayApp({
+      toml: '[gateway]\nprovider = "mock"\n[providers.mock]\nendpoints = ["http://127.0.0.1:2"]\n',
+    });
     apps.push(app);
-    expect(app.get(ConfigStatus).errors().map((error) => error.key)).toEqual(['providers.mock.endpoints']);
+    expect(
+      app
+        .get(ConfigStatus)
+        .errors()
+        .map((error) => error.key),
+    ).toEqual(['providers.mock.endpoints']);
   });
 
   it('reads SYSTEM1_<NAME>_ENDPOINTS as a comma-separated list, over the file', async () => {

@@ -18,7 +18,10 @@ class Front {
 }
 
 it('builds each service once, after its dependencies, whatever the order of the list', () => {
-  const resolved = resolveWiring([wire(Front, Greeter), wire(Greeter, NAME, Clock, NOTE), wire(Clock)], [supply(NAME, 'ada')]);
+  const resolved = resolveWiring(
+    [wire(Front, Greeter), wire(Greeter, NAME, Clock, NOTE), wire(Clock)],
+    [supply(NAME, 'ada')],
+  );
   const front = resolved.get(Front);
   expect(front.greeter).toBe(resolved.get(Greeter));
   expect(front.greeter).toMatchObject({ name: 'ada', note: undefined });
@@ -26,6 +29,8 @@ it('builds each service once, after its dependencies, whatever the order of the 
 });
 
 it('names what is missing', () => {
-  expect(() => resolveWiring([wire(Greeter, NAME, Clock, NOTE), wire(Clock)], [])).toThrow(/nothing supplies Symbol\(NAME\), and Greeter needs it/);
+  expect(() => resolveWiring([wire(Greeter, NAME, Clock, NOTE), wire(Clock)], [])).toThrow(
+    /nothing supplies Symbol\(NAME\), and Greeter needs it/,
+  );
   expect(() => resolveWiring([wire(Front, Greeter)], [])).toThrow(/Greeter is not in the list, and Front needs it/);
 });

@@ -22,11 +22,18 @@ describe('HubEndpoint', () => {
     expect(hub.fileUrl('o/n', 'main', 'config.json').href).toBe('http://127.0.0.1:9/hf/o/n/resolve/main/config.json');
   });
 
-  it('gives the token to the endpoint\'s origin only: not another host, port or scheme', () => {
+  it("gives the token to the endpoint's origin only: not another host, port or scheme", () => {
     const hub = HubEndpoint.fromEnv({ HF_ENDPOINT: 'https://hub.example', HF_TOKEN: ' hf_secret ' });
     expect(hub.hasToken).toBe(true);
-    expect(hub.headersFor(new URL('https://hub.example/o/n/resolve/main/x'))).toEqual({ authorization: 'Bearer hf_secret' });
-    for (const other of ['https://cdn-lfs.hub.example/x', 'https://hub.example:8443/x', 'http://hub.example/x', 'https://evil.example/x']) {
+    expect(hub.headersFor(new URL('https://hub.example/o/n/resolve/main/x'))).toEqual({
+      authorization: 'Bearer hf_secret',
+    });
+    for (const other of [
+      'https://cdn-lfs.hub.example/x',
+      'https://hub.example:8443/x',
+      'http://hub.example/x',
+      'https://evil.example/x',
+    ]) {
       expect(hub.headersFor(new URL(other))).toEqual({});
     }
   });
@@ -54,15 +61,24 @@ describe('HubEndpoint', () => {
 });
 
 describe('fileMetadataOf', () => {
-  it('reads an LFS file\'s redirect: the sha256 from X-Linked-Etag, the size from X-Linked-Size, not the redirect\'s own length', () => {
+  it("reads an LFS file's redirect: the sha256 from X-Linked-Etag, the size from X-Linked-Size, not the redirect's own length", () => {
     expect(
-      fileMetadataOf(302, { 'x-linked-etag': `"${SHA}"`, 'x-linked-size': '599000000', 'content-length': '1200', 'x-repo-commit': 'b'.repeat(40), location: 'https://cdn/x' }),
+      fileMetadataOf(302, {
+        'x-linked-etag': `"${SHA}"`,
+        'x-linked-size': '599000000',
+        'content-length': '1200',
+        'x-repo-commit': 'b'.repeat(40),
+        location: 'https://cdn/x',
+      }),
     ).toEqual({ sha256: SHA, size: 599000000, commit: 'b'.repeat(40), lfs: true });
     expect(fileMetadataOf(302, { 'content-length': '1200', location: 'https://cdn/x' })).toEqual({ lfs: false });
   });
 
   it('reads a regular file: its length, and no sha256 from its git blob id or a weak ETag', () => {
-    expect(fileMetadataOf(200, { etag: `"${'c'.repeat(40)}"`, 'content-length': '713' })).toEqual({ size: 713, lfs: false });
+    expect(fileMetadataOf(200, { etag: `"${'c'.repeat(40)}"`, 'content-length': '713' })).toEqual({
+      size: 713,
+      lfs: false,
+    });
     expect(fileMetadataOf(302, { 'x-linked-etag': `W/"${SHA.toUpperCase()}"` }).sha256).toBe(SHA);
     expect(fileMetadataOf(302, { 'x-linked-etag': '"not-a-sha"' })).toEqual({ lfs: true });
   });
@@ -73,9 +89,12 @@ describe('repo names and revisions', () => {
     expect(checkRepoName(repo)).toBe(repo);
   });
 
-  it.each(['../etc', 'o/../../x', 'o/n/extra', '/abs', 'o/', 'o/n.partial', 'o/n.old', '-o/n', 'o/n name', ''])('refuses %j before it names a folder', (repo) => {
-    expect(() => checkRepoName(repo)).toThrow(/is not a Hugging Face repo id/);
-  });
+  it.each(['../etc', 'o/../../x', 'o/n/extra', '/abs', 'o/', 'o/n.partial', 'o/n.old', '-o/n', 'o/n name', ''])(
+    'refuses %j before it names a folder',
+    (repo) => {
+      expect(() => checkRepoName(repo)).toThrow(/is not a Hugging Face repo id/);
+    },
+  );
 
   it('takes a branch with a slash and refuses spaces or control characters', () => {
     expect(checkRevision('refs/pr/1')).toBe('refs/pr/1');

@@ -4,13 +4,22 @@
  * host, the redirect limit and the Hub's errors worded for a user.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SilentProgress } from '../../../src/engines/hub/download-progress';
 import { FileDownloader } from '../../../src/engines/hub/file-download.service';
 import { HubHttpClient } from '../../../src/engines/hub/hub-http.client';
-import { ModelPuller, PullOptions } from '../../../src/engines/hub/model-pull.service';
+import { ModelPuller, type PullOptions } from '../../../src/engines/hub/model-pull.service';
 import { MANIFEST_FILE, readManifest } from '../../../src/engines/hub/pull-manifest';
 import { HfHubFake } from '../../fakes/hf-hub.fake';
 
@@ -58,7 +67,16 @@ function puller(): ModelPuller {
 }
 
 function options(extra: Partial<PullOptions> = {}): PullOptions {
-  return { repo: REPO, revision: 'main', variant: 'float32', maxFileBytes: 2 ** 31, modelsDir: models, env: { HF_ENDPOINT: hub.hub.href }, log: () => undefined, ...extra };
+  return {
+    repo: REPO,
+    revision: 'main',
+    variant: 'float32',
+    maxFileBytes: 2 ** 31,
+    modelsDir: models,
+    env: { HF_ENDPOINT: hub.hub.href },
+    log: () => undefined,
+    ...extra,
+  };
 }
 
 const folderOf = (repo = REPO) => path.join(models, ...repo.split('/'));
@@ -80,7 +98,9 @@ describe('a pull', () => {
       commit: hub.commitOf(REPO),
       endpoint: hub.hub.origin,
       variant: 'float32',
-      files: expect.arrayContaining([{ path: MODEL, bytes: MODEL_BYTES, sha256: hub.sha256Of(REPO, MODEL), sha256_from_hub: true }]),
+      files: expect.arrayContaining([
+        { path: MODEL, bytes: MODEL_BYTES, sha256: hub.sha256Of(REPO, MODEL), sha256_from_hub: true },
+      ]),
     });
     // The LFS files came through the CDN host, pinned to the commit the first answer named.
     expect(gets('cdn').map((hit) => hit.path)).toEqual(['/blobs/tokenizer.json', '/blobs/onnx--model.onnx']);
@@ -106,13 +126,19 @@ describe('a pull', () => {
     expect(existsSync(path.join(folderOf(), 'tokenizer_config.json'))).toBe(false);
     rmSync(folderOf(), { recursive: true });
     hub.missing.add(MODEL);
-    await expect(puller().pull(options())).rejects.toThrow(`the repo ${REPO} has no file ${MODEL} at revision main (404)`);
+    await expect(puller().pull(options())).rejects.toThrow(
+      `the repo ${REPO} has no file ${MODEL} at revision main (404)`,
+    );
     expect(existsSync(folderOf())).toBe(false);
   });
 
   it('names an unknown repo and an unknown revision', async () => {
-    await expect(puller().pull(options({ repo: 'tiny-org/nope' }))).rejects.toThrow(/the repo tiny-org\/nope does not exist, or is private or gated \(401\)/);
-    await expect(puller().pull(options({ revision: 'v9' }))).rejects.toThrow(`the repo ${REPO} has no revision v9 (404)`);
+    await expect(puller().pull(options({ repo: 'tiny-org/nope' }))).rejects.toThrow(
+      /the repo tiny-org\/nope does not exist, or is private or gated \(401\)/,
+    );
+    await expect(puller().pull(options({ revision: 'v9' }))).rejects.toThrow(
+      `the repo ${REPO} has no revision v9 (404)`,
+    );
   });
 });
 
@@ -120,7 +146,11 @@ describe('resume', () => {
   it('keeps the .part of an interrupted transfer and resumes it with a Range from where it stopped', async () => {
     hub.truncate = { file: MODEL, afterBytes: MODEL_BYTES / 2, times: 1 };
     const failed = puller().pull(options());
-    await expect(failed).rejects.toThrow(new RegExp(`the transfer of ${MODEL} of ${REPO} stopped after \\d+ of ${MODEL_BYTES} bytes .*run the same command again to resume it`));
+    await expect(failed).rejects.toThrow(
+      new RegExp(
+        `the transfer of ${MODEL} of ${REPO} stopped after \\d+ of ${MODEL_BYTES} bytes .*run the same command again to resume it`,
+      ),
+    );
     expect(existsSync(folderOf())).toBe(false);
     const part = path.join(stagingOf(), 'onnx', 'model.onnx.part');
     // Every byte that arrived was kept.
@@ -140,7 +170,10 @@ describe('resume', () => {
   it('starts a staging folder afresh when the repo moved to another commit meanwhile', async () => {
     hub.truncate = { file: MODEL, afterBytes: 1000, times: 1 };
     await expect(puller().pull(options())).rejects.toThrow(/stopped after/);
-    writeFileSync(path.join(stagingOf(), '.staging.json'), JSON.stringify({ repo: REPO, commit: 'f'.repeat(40), variant: 'float32' }));
+    writeFileSync(
+      path.join(stagingOf(), '.staging.json'),
+      JSON.stringify({ repo: REPO, commit: 'f'.repeat(40), variant: 'float32' }),
+    );
     hub.hits.length = 0;
     await puller().pull(options());
     expect(gets('cdn', MODEL)).toEqual([expect.not.objectContaining({ range: expect.anything() })]);
@@ -148,10 +181,12 @@ describe('resume', () => {
 });
 
 describe('checks', () => {
-  it('deletes a file whose bytes do not match the Hub\'s sha256, and leaves no model folder', async () => {
+  it("deletes a file whose bytes do not match the Hub's sha256, and leaves no model folder", async () => {
     hub.wrongBytes.add(MODEL);
     await expect(puller().pull(options())).rejects.toThrow(
-      new RegExp(`${MODEL} of ${REPO} does not match the sha256 the Hub gives for it \\(expected ${hub.sha256Of(REPO, MODEL)}, got [0-9a-f]{64}\\): deleted it`),
+      new RegExp(
+        `${MODEL} of ${REPO} does not match the sha256 the Hub gives for it \\(expected ${hub.sha256Of(REPO, MODEL)}, got [0-9a-f]{64}\\): deleted it`,
+      ),
     );
     expect(existsSync(folderOf())).toBe(false);
     expect(existsSync(path.join(stagingOf(), MODEL))).toBe(false);
@@ -178,7 +213,9 @@ describe('checks', () => {
 
   it('stops a file that grows past the cap while it arrives when the Hub did not give its size, and deletes it', async () => {
     hub.hideSize.add(MODEL);
-    await expect(puller().pull(options({ maxFileBytes: MODEL_BYTES / 2 }))).rejects.toThrow(`${MODEL} of ${REPO} grew past the 32.0 KiB cap for one file while arriving: refused and deleted`);
+    await expect(puller().pull(options({ maxFileBytes: MODEL_BYTES / 2 }))).rejects.toThrow(
+      `${MODEL} of ${REPO} grew past the 32.0 KiB cap for one file while arriving: refused and deleted`,
+    );
     expect(gets('cdn', MODEL)).toHaveLength(1);
     expect(existsSync(path.join(stagingOf(), `${MODEL}.part`))).toBe(false);
     expect(existsSync(folderOf())).toBe(false);
@@ -186,7 +223,7 @@ describe('checks', () => {
 });
 
 describe('the token and redirects', () => {
-  it('sends HF_TOKEN to the Hub\'s host for a gated repo and never to the CDN it redirects to', async () => {
+  it("sends HF_TOKEN to the Hub's host for a gated repo and never to the CDN it redirects to", async () => {
     await puller().pull(options({ repo: GATED, env: { HF_ENDPOINT: hub.hub.href, HF_TOKEN: TOKEN } }));
     expect(readFileSync(path.join(folderOf(GATED), MODEL))).toEqual(readFileSync(path.join(source, MODEL)));
     expect(hub.hitsOf('hub').length).toBeGreaterThan(0);
@@ -197,21 +234,29 @@ describe('the token and redirects', () => {
   });
 
   it('says a gated repo needs HF_TOKEN, and that a wrong one was refused, without printing it', async () => {
-    await expect(puller().pull(options({ repo: GATED }))).rejects.toThrow(`config.json of ${GATED} needs a token (401: the repo is gated or private): set HF_TOKEN`);
-    const wrong = puller().pull(options({ repo: GATED, env: { HF_ENDPOINT: hub.hub.href, HF_TOKEN: 'hf_wrong_token_1234' } }));
+    await expect(puller().pull(options({ repo: GATED }))).rejects.toThrow(
+      `config.json of ${GATED} needs a token (401: the repo is gated or private): set HF_TOKEN`,
+    );
+    const wrong = puller().pull(
+      options({ repo: GATED, env: { HF_ENDPOINT: hub.hub.href, HF_TOKEN: 'hf_wrong_token_1234' } }),
+    );
     await expect(wrong).rejects.toThrow(`the Hub refused HF_TOKEN for config.json of ${GATED} (401)`);
     await expect(wrong).rejects.not.toThrow(/hf_wrong_token_1234/);
   });
 
   it('stops a redirect loop after a few hops', async () => {
     hub.cdnRedirect = 'loop';
-    await expect(puller().pull(options())).rejects.toThrow(`tokenizer.json of ${REPO}: more than ${HubHttpClient.MAX_REDIRECTS} redirects starting at`);
+    await expect(puller().pull(options())).rejects.toThrow(
+      `tokenizer.json of ${REPO}: more than ${HubHttpClient.MAX_REDIRECTS} redirects starting at`,
+    );
     expect(gets('cdn')).toHaveLength(HubHttpClient.MAX_REDIRECTS);
   });
 
   it('refuses a redirect to a scheme other than http(s)', async () => {
     hub.cdnRedirect = 'file:///etc/passwd';
-    await expect(puller().pull(options())).rejects.toThrow(/a redirect from .* has the scheme file; only http and https are fetched/);
+    await expect(puller().pull(options())).rejects.toThrow(
+      /a redirect from .* has the scheme file; only http and https are fetched/,
+    );
     expect(existsSync(folderOf())).toBe(false);
   });
 });

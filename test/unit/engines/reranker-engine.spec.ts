@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { byteSize } from '../../../src/commands/option-parsers';
-import { MANIFEST_FILE, PullManifest } from '../../../src/engines/hub/pull-manifest';
-import { ProcessRunner, RunOptions, RunResult } from '../../../src/engines/process/process-runner';
+import { MANIFEST_FILE, type PullManifest } from '../../../src/engines/hub/pull-manifest';
+import { ProcessRunner, type RunOptions, type RunResult } from '../../../src/engines/process/process-runner';
 import { ProcessTable } from '../../../src/engines/process/process-table';
 import { EngineConfig } from '../../../src/engines/reranker/engine-config.service';
 import { EnginePackage } from '../../../src/engines/reranker/engine-package.service';
 import { latestPulledModel } from '../../../src/engines/reranker/pulled-models';
-import { RerankerHealth, RerankerHealthReport } from '../../../src/engines/reranker/reranker-health';
+import { RerankerHealth, type RerankerHealthReport } from '../../../src/engines/reranker/reranker-health';
 import { RerankerHome } from '../../../src/engines/reranker/reranker-home';
 import { RerankerProcesses } from '../../../src/engines/reranker/reranker-process.service';
 
@@ -34,7 +34,8 @@ function write(file: string, text: string): string {
 class RecordingRunner extends ProcessRunner {
   readonly runs: { command: string; args: readonly string[]; cwd: string }[] = [];
   reply: (options: RunOptions) => Partial<RunResult> = ({ cwd }) => {
-    for (const name of ['onnxruntime-node', '@huggingface/tokenizers']) mkdirSync(path.join(cwd, 'node_modules', name), { recursive: true });
+    for (const name of ['onnxruntime-node', '@huggingface/tokenizers'])
+      mkdirSync(path.join(cwd, 'node_modules', name), { recursive: true });
     return {};
   };
 
@@ -47,7 +48,10 @@ class RecordingRunner extends ProcessRunner {
 describe('the engine package in the install dir', () => {
   function appEngine(): string {
     const from = path.join(scratch, 'app', 'engines', 'reranker');
-    write(path.join(from, 'package.json'), JSON.stringify({ name: 'system1-reranker', files: ['.npmrc', 'start.js', 'serve.js', 'lib'] }));
+    write(
+      path.join(from, 'package.json'),
+      JSON.stringify({ name: 'system1-reranker', files: ['.npmrc', 'start.js', 'serve.js', 'lib'] }),
+    );
     write(path.join(from, 'package-lock.json'), '{"lockfileVersion":3}');
     write(path.join(from, '.npmrc'), 'onnxruntime-node-install=skip\n');
     write(path.join(from, 'start.js'), '// launcher');
@@ -66,11 +70,21 @@ describe('the engine package in the install dir', () => {
     const runner = new RecordingRunner();
     const lines: string[] = [];
     await new EnginePackage(runner).prepare(home, from, (line) => lines.push(line), {});
-    for (const file of ['package.json', 'package-lock.json', '.npmrc', 'start.js', 'serve.js', path.join('lib', 'reranker.js')]) {
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      '.npmrc',
+      'start.js',
+      'serve.js',
+      path.join('lib', 'reranker.js'),
+    ]) {
       expect(readFileSync(path.join(home.dir, file), 'utf8')).toBe(readFileSync(path.join(from, file), 'utf8'));
     }
-    for (const absent of [path.join('node_modules', 'onnxruntime-node', 'index.js'), 'model', 'reranker.log']) expect(existsSync(path.join(home.dir, absent))).toBe(false);
-    expect(runner.runs).toEqual([{ command: 'npm', args: expect.arrayContaining(['ci', '--omit=dev', '--no-audit', '--no-fund']), cwd: home.dir }]);
+    for (const absent of [path.join('node_modules', 'onnxruntime-node', 'index.js'), 'model', 'reranker.log'])
+      expect(existsSync(path.join(home.dir, absent))).toBe(false);
+    expect(runner.runs).toEqual([
+      { command: 'npm', args: expect.arrayContaining(['ci', '--omit=dev', '--no-audit', '--no-fund']), cwd: home.dir },
+    ]);
     expect(home.installed).toBe(true);
     expect(lines[0]).toBe(`Copied 6 of the reranker's files into ${home.dir}.`);
 
@@ -106,7 +120,14 @@ describe('the engine package in the install dir', () => {
 
 describe('the model engine start serves', () => {
   function pulled(folder: string, pulledAt: string): void {
-    const manifest: PullManifest = { repo: path.basename(folder), revision: 'main', endpoint: 'http://hub', variant: 'float32', files: [], pulled_at: pulledAt };
+    const manifest: PullManifest = {
+      repo: path.basename(folder),
+      revision: 'main',
+      endpoint: 'http://hub',
+      variant: 'float32',
+      files: [],
+      pulled_at: pulledAt,
+    };
     write(path.join(folder, MANIFEST_FILE), JSON.stringify(manifest));
   }
 
@@ -152,14 +173,17 @@ class FakeHealth extends RerankerHealth {
 
 describe('starting and stopping', () => {
   const home = () => new RerankerHome(path.join(scratch, 'engines', 'reranker'));
-  const record = (pid: number) => write(home().pidFile, JSON.stringify({ pid, port: 8790, model: '/m', started_at: 'now' }));
+  const record = (pid: number) =>
+    write(home().pidFile, JSON.stringify({ pid, port: 8790, model: '/m', started_at: 'now' }));
   const ours = (h: RerankerHome) => `${process.execPath} ${h.server} --model /m --port 8790 --device auto`;
 
   it('stops the server it started: SIGTERM to the pid in the pid file, which then goes', async () => {
     const h = home();
     record(4242);
     const table = new FakeTable(new Map([[4242, ours(h)]]));
-    expect(await new RerankerProcesses(new RecordingRunner(), table, new FakeHealth({ reranker: true })).stop(h)).toEqual({ kind: 'stopped', pid: 4242, forced: false });
+    expect(
+      await new RerankerProcesses(new RecordingRunner(), table, new FakeHealth({ reranker: true })).stop(h),
+    ).toEqual({ kind: 'stopped', pid: 4242, forced: false });
     expect(table.signals).toEqual([[4242, 'SIGTERM']]);
     expect(existsSync(h.pidFile)).toBe(false);
   });
@@ -168,16 +192,28 @@ describe('starting and stopping', () => {
     const h = home();
     record(4242);
     const table = new FakeTable(new Map([[4242, '/usr/bin/vim notes.txt']]));
-    expect(await new RerankerProcesses(new RecordingRunner(), table, new FakeHealth({ reranker: true })).stop(h)).toEqual({ kind: 'not-ours', pid: 4242 });
+    expect(
+      await new RerankerProcesses(new RecordingRunner(), table, new FakeHealth({ reranker: true })).stop(h),
+    ).toEqual({ kind: 'not-ours', pid: 4242 });
     expect(table.signals).toEqual([]);
     expect(existsSync(h.pidFile)).toBe(false);
   });
 
   it('says so when nothing it started runs', async () => {
-    const processes = new RerankerProcesses(new RecordingRunner(), new FakeTable(new Map()), new FakeHealth({ reranker: true }));
-    expect(await processes.stop(home())).toMatchObject({ kind: 'not-running', why: expect.stringContaining('no pid file') });
+    const processes = new RerankerProcesses(
+      new RecordingRunner(),
+      new FakeTable(new Map()),
+      new FakeHealth({ reranker: true }),
+    );
+    expect(await processes.stop(home())).toMatchObject({
+      kind: 'not-running',
+      why: expect.stringContaining('no pid file'),
+    });
     record(4242);
-    expect(await processes.stop(home())).toMatchObject({ kind: 'not-running', why: 'the server started as pid 4242 has already exited' });
+    expect(await processes.stop(home())).toMatchObject({
+      kind: 'not-running',
+      why: 'the server started as pid 4242 has already exited',
+    });
     expect(existsSync(home().pidFile)).toBe(false);
   });
 
@@ -186,14 +222,24 @@ describe('starting and stopping', () => {
     mkdirSync(h.dir, { recursive: true });
     const runner = new RecordingRunner();
     runner.reply = () => ({ stdout: `reranker serving m on http://127.0.0.1:8790 (pid 5150); log: ${h.log}\n` });
-    const started = await new RerankerProcesses(runner, new FakeTable(new Map()), new FakeHealth({ reranker: true })).start(h, { model: '/m', port: 8790, device: 'cpu', env: {} });
+    const started = await new RerankerProcesses(
+      runner,
+      new FakeTable(new Map()),
+      new FakeHealth({ reranker: true }),
+    ).start(h, { model: '/m', port: 8790, device: 'cpu', env: {} });
     expect(started).toEqual({ kind: 'started', pid: 5150, port: 8790 });
     expect(JSON.parse(readFileSync(h.pidFile, 'utf8'))).toMatchObject({ pid: 5150, port: 8790, model: '/m' });
-    expect(runner.runs[0]).toEqual({ command: process.execPath, args: [h.launcher, '--model', '/m', '--port', '8790', '--device', 'cpu'], cwd: h.dir });
+    expect(runner.runs[0]).toEqual({
+      command: process.execPath,
+      args: [h.launcher, '--model', '/m', '--port', '8790', '--device', 'cpu'],
+      cwd: h.dir,
+    });
 
     runner.reply = () => ({ stdout: 'Port 8790 on 127.0.0.1 is already in use: leaving the running engine alone.\n' });
     const processes = new RerankerProcesses(runner, new FakeTable(new Map()), new FakeHealth({ reranker: false }));
-    await expect(processes.start(h, { model: '/m', port: 8790, device: 'cpu', env: {} })).rejects.toThrow('port 8790 on 127.0.0.1 is taken by another program: pass --port N');
+    await expect(processes.start(h, { model: '/m', port: 8790, device: 'cpu', env: {} })).rejects.toThrow(
+      'port 8790 on 127.0.0.1 is taken by another program: pass --port N',
+    );
   });
 });
 
@@ -206,7 +252,10 @@ describe('pointing the config at the reranker', () => {
     expect(new EngineConfig().pointAt(ENDPOINT, env(file))).toEqual({ kind: 'set', file, before: undefined });
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('# mine');
-    expect(parse(text)).toEqual({ gateway: { provider: 'systemone', timeout_s: 2 }, providers: { systemone: { endpoint: ENDPOINT } } });
+    expect(parse(text)).toEqual({
+      gateway: { provider: 'systemone', timeout_s: 2 },
+      providers: { systemone: { endpoint: ENDPOINT } },
+    });
     expect(new EngineConfig().pointAt(ENDPOINT, env(file))).toEqual({ kind: 'already', file });
   });
 
@@ -222,10 +271,18 @@ describe('pointing the config at the reranker', () => {
     const text = '[gateway]\nprovider = "laya"\n';
     const file = write(path.join(scratch, 'config.toml'), text);
     const lines = ['[gateway]', 'provider = "systemone"', '[providers.systemone]', `endpoint = "${ENDPOINT}"`];
-    expect(new EngineConfig().pointAt(ENDPOINT, env(file))).toEqual({ kind: 'by-hand', file, why: 'it uses the provider "laya", your choice', lines });
+    expect(new EngineConfig().pointAt(ENDPOINT, env(file))).toEqual({
+      kind: 'by-hand',
+      file,
+      why: 'it uses the provider "laya", your choice',
+      lines,
+    });
     expect(readFileSync(file, 'utf8')).toBe(text);
     const broken = write(path.join(scratch, 'broken.toml'), '[gateway\nprovider = ');
-    expect(new EngineConfig().pointAt(ENDPOINT, env(broken))).toMatchObject({ kind: 'by-hand', why: expect.stringMatching(/^it could not be read as TOML/) });
+    expect(new EngineConfig().pointAt(ENDPOINT, env(broken))).toMatchObject({
+      kind: 'by-hand',
+      why: expect.stringMatching(/^it could not be read as TOML/),
+    });
     expect(readFileSync(broken, 'utf8')).toBe('[gateway\nprovider = ');
   });
 

@@ -4,43 +4,85 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { loadConfig } from '../../../src/config/config.loader';
-import { CallerAccess, type Caller, type OAuthAccess, type Refusal } from '../../../src/http-server/callers/caller-access';
+import {
+  CallerAccess,
+  type Caller,
+  type OAuthAccess,
+  type Refusal,
+} from '../../../src/http-server/callers/caller-access';
 import { CallerPolicies } from '../../../src/http-server/callers/caller-policy';
 import { CallerTokens } from '../../../src/http-server/callers/caller-tokens';
 import { RateLimiter } from '../../../src/http-server/callers/rate-limiter';
 import { ProtectedResource } from '../../../src/http-server/oauth/protected-resource';
 import type { TokenCheck } from '../../../src/http-server/oauth/token-verifier';
 
-const OAUTH = { issuer: 'https://idp.example/realms/team', audience: 'https://system1.example/mcp', caller_claim: 'sub', scope_prefix: 'system1:', clock_skew_s: 30 };
+const OAUTH = {
+  issuer: 'https://idp.example/realms/team',
+  audience: 'https://system1.example/mcp',
+  caller_claim: 'sub',
+  scope_prefix: 'system1:',
+  clock_skew_s: 30,
+};
 
 function configOf(toml: string) {
   return loadConfig({ env: { HOME: '/test/home', SYSTEM1_CONFIG: '/test/config.toml' }, readFile: () => toml });
 }
 
-function accessWith(env: Record<string, string>, toml = '', options: { now?: () => number; tokens?: Record<string, TokenCheck> } = {}) {
+function accessWith(
+  env: Record<string, string>,
+  toml = '',
+  options: { now?: () => number; tokens?: Record<string, TokenCheck> } = {},
+) {
   const config = configOf(toml);
-  const oauth: OAuthAccess | undefined = options.tokens && { verifier: { verify: async (token) => options.tokens![token] ?? { ok: false, why: 'the token is not valid' } }, resource: new ProtectedResource(OAUTH) };
-  return new CallerAccess(CallerTokens.fromEnv(env).tokens, new CallerPolicies(config.http, config.httpCallers), new RateLimiter(options.now ?? (() => 0)), oauth);
+  const oauth: OAuthAccess | undefined = options.tokens && {
+    verifier: { verify: async (token) => options.tokens![token] ?? { ok: false, why: 'the token is not valid' } },
+    resource: new ProtectedResource(OAUTH),
+  };
+  return new CallerAccess(
+    CallerTokens.fromEnv(env).tokens,
+    new CallerPolicies(config.http, config.httpCallers),
+    new RateLimiter(options.now ?? (() => 0)),
+    oauth,
+  );
 }
 
-const request = (...authorization: string[]) => ({ headersDistinct: authorization.length > 0 ? { authorization } : {} }) as unknown as IncomingMessage;
+const request = (...authorization: string[]) =>
+  ({ headersDistinct: authorization.length > 0 ? { authorization } : {} }) as unknown as IncomingMessage;
 const isRefusal = (value: Caller | Refusal): value is Refusal => 'status' in value;
 
 describe('CallerTokens', () => {
   it('names each caller by its variable, SYSTEM1_HTTP_TOKEN as default, and finds the caller of a token', () => {
-    const { tokens, problems } = CallerTokens.fromEnv({ SYSTEM1_HTTP_TOKEN: 'a1', SYSTEM1_HTTP_TOKEN_CI_BOT: 'b2', SYSTEM1_HTTP_TOKEN_lower: 'c3', PATH: '/bin' });
+    const { tokens, problems } = CallerTokens.fromEnv({
+      SYSTEM1_HTTP_TOKEN: 'a1',
+      SYSTEM1_HTTP_TOKEN_CI_BOT: 'b2',
+      SYSTEM1_HTTP_TOKEN_lower: 'c3',
+      PATH: '/bin',
+    });
     expect(problems).toEqual([]);
     expect(tokens.names.sort()).toEqual(['ci_bot', 'default']);
-    expect([tokens.identify('a1'), tokens.identify('b2'), tokens.identify('c3'), tokens.identify(undefined), tokens.identify('')]).toEqual(['default', 'ci_bot', undefined, undefined, undefined]);
+    expect([
+      tokens.identify('a1'),
+      tokens.identify('b2'),
+      tokens.identify('c3'),
+      tokens.identify(undefined),
+      tokens.identify(''),
+    ]).toEqual(['default', 'ci_bot', undefined, undefined, undefined]);
   });
 
   it('reports a blank token, a caller named twice and one token shared by two callers, never the token itself', () => {
-    const { problems } = CallerTokens.fromEnv({ SYSTEM1_HTTP_TOKEN: '  ', SYSTEM1_HTTP_TOKEN_DEFAULT: 'dup-9', SYSTEM1_HTTP_TOKEN_A: 'shared-7', SYSTEM1_HTTP_TOKEN_B: 'shared-7' });
+    const { problems } = CallerTokens.fromEnv({
+      SYSTEM1_HTTP_TOKEN: '  ',
+      SYSTEM1_HTTP_TOKEN_DEFAULT: 'dup-9',
+      SYSTEM1_HTTP_TOKEN_A: 'shared-7',
+      SYSTEM1_HTTP_TOKEN_B: 'shared-7',
+    });
     expect(problems).toEqual([
       'SYSTEM1_HTTP_TOKEN is set but blank; give it a token, or unset it to run on loopback without one',
       'SYSTEM1_HTTP_TOKEN_A and SYSTEM1_HTTP_TOKEN_B hold the same token: give each caller its own, so one can be revoked alone',
     ]);
-    expect(CallerTokens.fromEnv({ SYSTEM1_HTTP_TOKEN: 'x1', SYSTEM1_HTTP_TOKEN_DEFAULT: 'x2' }).problems).toEqual(['SYSTEM1_HTTP_TOKEN and SYSTEM1_HTTP_TOKEN_DEFAULT both name the caller "default"; keep one']);
+    expect(CallerTokens.fromEnv({ SYSTEM1_HTTP_TOKEN: 'x1', SYSTEM1_HTTP_TOKEN_DEFAULT: 'x2' }).problems).toEqual([
+      'SYSTEM1_HTTP_TOKEN and SYSTEM1_HTTP_TOKEN_DEFAULT both name the caller "default"; keep one',
+    ]);
   });
 });
 
@@ -73,7 +115,11 @@ describe('CallerAccess', () => {
     const missing = await access.identify(request());
     const wrong = await access.identify(request('Bearer tok-b'));
     const doubled = await access.identify(request('Bearer tok-a', 'Bearer tok-a'));
-    expect([missing, wrong, doubled].map((answer) => isRefusal(answer) && [answer.status, answer.headers?.['www-authenticate']])).toEqual([
+    expect(
+      [missing, wrong, doubled].map(
+        (answer) => isRefusal(answer) && [answer.status, answer.headers?.['www-authenticate']],
+      ),
+    ).toEqual([
       [401, 'Bearer realm="system1"'],
       [401, 'Bearer realm="system1", error="invalid_token"'],
       [401, 'Bearer realm="system1", error="invalid_token"'],
@@ -81,39 +127,83 @@ describe('CallerAccess', () => {
   });
 
   it("holds each caller to its own tools and rate, a table's missing keys taken from [http]", async () => {
-    const access = accessWith({ SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a', SYSTEM1_HTTP_TOKEN_BOB: 'tok-b' }, '[http]\nrate_per_minute = 60\nburst = 1\n[http.callers.bob]\ntools = ["system1_health", "system1_ask"]\n');
+    const access = accessWith(
+      { SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a', SYSTEM1_HTTP_TOKEN_BOB: 'tok-b' },
+      '[http]\nrate_per_minute = 60\nburst = 1\n[http.callers.bob]\ntools = ["system1_health", "system1_ask"]\n',
+    );
     const alice = (await access.identify(request('Bearer tok-a'))) as Caller;
     const bob = (await access.identify(request('Bearer tok-b'))) as Caller;
     expect([bob.policy.ratePerMinute, bob.policy.burst]).toEqual([60, 1]);
-    expect(access.permit(bob, 'system1_decide')).toMatchObject({ status: 403, message: expect.stringContaining('the caller "bob" may not use system1_decide (it may use: system1_health, system1_ask)') });
+    expect(access.permit(bob, 'system1_decide')).toMatchObject({
+      status: 403,
+      message: expect.stringContaining(
+        'the caller "bob" may not use system1_decide (it may use: system1_health, system1_ask)',
+      ),
+    });
     expect(access.permit(bob, 'system1_health')).toBeUndefined();
     expect(access.permit(bob, 'system1_ask')).toBeUndefined();
     // held until the next decision fits (1 s at 60 a minute), so nothing is left to wait after it
-    expect(access.permit(bob, 'system1_ask')).toMatchObject({ status: 429, holdMs: 1000, headers: { 'retry-after': '0' } });
+    expect(access.permit(bob, 'system1_ask')).toMatchObject({
+      status: 429,
+      holdMs: 1000,
+      headers: { 'retry-after': '0' },
+    });
     // health is not a decision; alice has a bucket of her own; an unknown tool is the MCP server's to refuse
-    expect([access.permit(bob, 'system1_health'), access.permit(alice, 'system1_decide'), access.permit(bob, 'no_such_tool'), access.permit(bob, undefined)]).toEqual([undefined, undefined, undefined, undefined]);
-    expect(access.scopeOf(bob)).toEqual({ name: 'bob', callerModels: [], widenedBy: '[http.callers.bob] caller_models' });
+    expect([
+      access.permit(bob, 'system1_health'),
+      access.permit(alice, 'system1_decide'),
+      access.permit(bob, 'no_such_tool'),
+      access.permit(bob, undefined),
+    ]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(access.scopeOf(bob)).toEqual({
+      name: 'bob',
+      callerModels: [],
+      widenedBy: '[http.callers.bob] caller_models',
+    });
     expect(access.scopeOf(alice).widenedBy).toBe('[http] caller_models');
   });
 
   it('labels the callers the config names by name and every other caller as other, so a claim cannot grow the metrics', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a' }, '[http.callers.team-agent]\nburst = 3\n');
-    expect(['alice', 'default', 'team-agent', 'someone-else'].map((name) => access.label(name))).toEqual(['alice', 'default', 'team-agent', 'other']);
+    expect(['alice', 'default', 'team-agent', 'someone-else'].map((name) => access.label(name))).toEqual([
+      'alice',
+      'default',
+      'team-agent',
+      'other',
+    ]);
   });
 
   it('takes an OAuth token beside the static ones, points a client without one at the metadata, and asks for the scope a tool needs', async () => {
-    const tokens: Record<string, TokenCheck> = { 'jwt-full': { ok: true, caller: 'agent-1', scopes: new Set(['system1:decide', 'system1:read']) } };
+    const tokens: Record<string, TokenCheck> = {
+      'jwt-full': { ok: true, caller: 'agent-1', scopes: new Set(['system1:decide', 'system1:read']) },
+    };
     const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, '', { tokens });
     expect(await access.identify(request('Bearer tok-static'))).toMatchObject({ name: 'default' });
     const agent = (await access.identify(request('Bearer jwt-full'))) as Caller;
     expect(agent).toMatchObject({ name: 'agent-1' });
-    expect(await access.identify(request())).toMatchObject({ status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp"' } });
-    expect(await access.identify(request('Bearer jwt-bad'))).toMatchObject({ status: 401, headers: { 'www-authenticate': expect.stringContaining('error="invalid_token", error_description="the token is not valid"') } });
+    expect(await access.identify(request())).toMatchObject({
+      status: 401,
+      headers: {
+        'www-authenticate':
+          'Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp"',
+      },
+    });
+    expect(await access.identify(request('Bearer jwt-bad'))).toMatchObject({
+      status: 401,
+      headers: {
+        'www-authenticate': expect.stringContaining(
+          'error="invalid_token", error_description="the token is not valid"',
+        ),
+      },
+    });
     expect(access.permit(agent, 'system1_decide')).toBeUndefined();
     expect(access.permit(agent, 'system1_ask')).toEqual({
       status: 403,
       message: 'insufficient scope: system1_ask needs the scope system1:ask',
-      headers: { 'www-authenticate': 'Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", error_description="system1_ask needs the scope system1:ask", scope="system1:ask"' },
+      headers: {
+        'www-authenticate':
+          'Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", error_description="system1_ask needs the scope system1:ask", scope="system1:ask"',
+      },
     });
     expect(access.mayReadMetrics(agent)).toBeUndefined();
     const writer = { ...agent, scopes: new Set(['system1:decide']) };
@@ -124,9 +214,18 @@ describe('CallerAccess', () => {
 describe('ProtectedResource', () => {
   it('publishes where the metadata is for a resource with and without a path, and the scopes with a prefix an IdP allows', () => {
     const entra = new ProtectedResource({ ...OAUTH, audience: 'https://system1.example', scope_prefix: 'system1.' });
-    expect([entra.metadataUrl, entra.metadataPaths, entra.scopes]).toEqual(['https://system1.example/.well-known/oauth-protected-resource', ['/.well-known/oauth-protected-resource'], ['system1.decide', 'system1.ask', 'system1.read']]);
+    expect([entra.metadataUrl, entra.metadataPaths, entra.scopes]).toEqual([
+      'https://system1.example/.well-known/oauth-protected-resource',
+      ['/.well-known/oauth-protected-resource'],
+      ['system1.decide', 'system1.ask', 'system1.read'],
+    ]);
     const nested = new ProtectedResource(OAUTH);
-    expect(nested.metadataPaths).toEqual(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']);
-    expect(nested.challenge({ code: 'invalid_token', description: 'say "no"' })).toBe('Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="say \'no\'"');
+    expect(nested.metadataPaths).toEqual([
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]);
+    expect(nested.challenge({ code: 'invalid_token', description: 'say "no"' })).toBe(
+      'Bearer resource_metadata="https://system1.example/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="say \'no\'"',
+    );
   });
 });

@@ -22,9 +22,17 @@ describe('decision observers', () => {
     const events: DecisionEvent[] = [];
     const stop = app.get(DecisionService).observe((event) => events.push(event));
     await app.get(DecideService).decide({ question: 'Go?' }, 'http-request-7');
-    await app.get(AskService).ask({ state: {}, questions: [{ id: 'q', type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } }] });
-    await libraryDecide(app.get(DecisionService), { state: 'x', questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } } });
-    await app.get(DecisionService).decide({ questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } } as never });
+    await app.get(AskService).ask({
+      state: {},
+      questions: [{ id: 'q', type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } }],
+    });
+    await libraryDecide(app.get(DecisionService), {
+      state: 'x',
+      questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } },
+    });
+    await app.get(DecisionService).decide({
+      questions: { q: { type: 'choice', instructions: 'Which?', criteria: { a: null, b: null } } } as never,
+    });
     expect(events.map((event) => [event.surface, event.outcome.executed?.provider])).toEqual([
       ['system1_decide', 'mock'],
       ['system1_ask', 'mock'],
@@ -42,7 +50,10 @@ describe('decision observers', () => {
     app.get(DecisionService).observe(() => {
       throw new Error('a broken observer');
     });
-    expect(await app.get(DecideService).decide({ question: 'Go?' })).toMatchObject({ status: 'decided', provider: 'mock' });
+    expect(await app.get(DecideService).decide({ question: 'Go?' })).toMatchObject({
+      status: 'decided',
+      provider: 'mock',
+    });
   });
 
   it('feed the health summary: decisions, errors and abstentions since start', async () => {
@@ -51,6 +62,11 @@ describe('decision observers', () => {
     await decide.decide({ question: 'Two?', min_confidence: 0.99 });
     await decide.decide({ question: 'Three?', bogus: true }); // refused before the pipeline: not a decision
     await decide.decide({ question: 'Four?', options: ['a', 'b'] });
-    expect(app.get(DecisionTally).summary()).toEqual({ since: expect.any(String), decisions: 3, errors: 0, abstentions: 1 });
+    expect(app.get(DecisionTally).summary()).toEqual({
+      since: expect.any(String),
+      decisions: 3,
+      errors: 0,
+      abstentions: 1,
+    });
   });
 });

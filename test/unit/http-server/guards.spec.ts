@@ -5,7 +5,8 @@ describe('the Host guard', () => {
   const guard = new HostGuard('127.0.0.1', 8750, ['system1.team.example', 'lb.internal:443']);
 
   it('answers the loopback names and the bound address on its port', () => {
-    for (const host of ['127.0.0.1:8750', 'localhost:8750', 'LOCALHOST:8750', '[::1]:8750']) expect(guard.allows(host)).toBe(true);
+    for (const host of ['127.0.0.1:8750', 'localhost:8750', 'LOCALHOST:8750', '[::1]:8750'])
+      expect(guard.allows(host)).toBe(true);
   });
 
   it('answers allowed names on any port, or on the one given', () => {
@@ -16,7 +17,16 @@ describe('the Host guard', () => {
   });
 
   it('refuses another name, another port, no Host and what a Host header cannot be', () => {
-    for (const host of ['attacker.example:8750', '127.0.0.1:8751', '127.0.0.1', undefined, '', 'a b', 'user@127.0.0.1:8750', '127.0.0.1:8750/x']) {
+    for (const host of [
+      'attacker.example:8750',
+      '127.0.0.1:8751',
+      '127.0.0.1',
+      undefined,
+      '',
+      'a b',
+      'user@127.0.0.1:8750',
+      '127.0.0.1:8750/x',
+    ]) {
       expect(guard.allows(host)).toBe(false);
     }
   });
@@ -30,13 +40,27 @@ describe('the Origin guard', () => {
   });
 
   it('answers its own address under each loopback name, and the allowed origins', () => {
-    for (const origin of ['http://127.0.0.1:8750', 'http://localhost:8750', 'http://[::1]:8750', 'https://tools.team.example', 'https://tools.team.example:443']) {
+    for (const origin of [
+      'http://127.0.0.1:8750',
+      'http://localhost:8750',
+      'http://[::1]:8750',
+      'https://tools.team.example',
+      'https://tools.team.example:443',
+    ]) {
       expect(guard.allows(origin)).toBe(true);
     }
   });
 
   it('refuses other sites, other ports of this machine, other schemes and "null"', () => {
-    for (const origin of ['http://attacker.example', 'http://localhost:3000', 'https://127.0.0.1:8750', 'http://tools.team.example', 'null', 'file://', '']) {
+    for (const origin of [
+      'http://attacker.example',
+      'http://localhost:3000',
+      'https://127.0.0.1:8750',
+      'http://tools.team.example',
+      'null',
+      'file://',
+      '',
+    ]) {
       expect(guard.allows(origin)).toBe(false);
     }
   });
@@ -46,13 +70,15 @@ describe('the bearer token', () => {
   it('reads the token of an Authorization: Bearer header, and nothing else', () => {
     expect(bearerToken('Bearer abc.def-1')).toBe('abc.def-1');
     expect(bearerToken('bearer abc')).toBe('abc');
-    for (const header of [undefined, '', 'Basic abc', 'Bearer', 'Bearer a b', 'abc']) expect(bearerToken(header)).toBeUndefined();
+    for (const header of [undefined, '', 'Basic abc', 'Bearer', 'Bearer a b', 'abc'])
+      expect(bearerToken(header)).toBeUndefined();
   });
 
   it('matches the secret exactly', () => {
     const check = new SecretCheck('s3cret-token');
     expect(check.matches('s3cret-token')).toBe(true);
-    for (const sent of [undefined, '', 's3cret-toke', 's3cret-token ', 'S3CRET-TOKEN', 's3cret-token-and-more']) expect(check.matches(sent)).toBe(false);
+    for (const sent of [undefined, '', 's3cret-toke', 's3cret-token ', 'S3CRET-TOKEN', 's3cret-token-and-more'])
+      expect(check.matches(sent)).toBe(false);
   });
 
   it('keeps no copy of the secret that could be printed', () => {

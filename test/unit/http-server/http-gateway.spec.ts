@@ -9,7 +9,7 @@ import { CallerPolicies } from '../../../src/http-server/callers/caller-policy';
 import { CallerTokens } from '../../../src/http-server/callers/caller-tokens';
 import { RateLimiter } from '../../../src/http-server/callers/rate-limiter';
 import { HttpGateway } from '../../../src/http-server/http-gateway';
-import { listen, Listening } from '../../../src/http-server/http-listener';
+import { listen, type Listening } from '../../../src/http-server/http-listener';
 import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
 import { eventually } from '../../helpers/eventually';
@@ -17,10 +17,22 @@ import { eventually } from '../../helpers/eventually';
 /** The access rules of a server with these token variables and `[http]` defaults. */
 function accessWith(env: Record<string, string>): CallerAccess {
   const config = loadConfig({ env: { HOME: '/test/home', SYSTEM1_CONFIG: '/test/config.toml' }, readFile: () => '' });
-  return new CallerAccess(CallerTokens.fromEnv(env).tokens, new CallerPolicies(config.http, {}), new RateLimiter(() => 0));
+  return new CallerAccess(
+    CallerTokens.fromEnv(env).tokens,
+    new CallerPolicies(config.http, {}),
+    new RateLimiter(() => 0),
+  );
 }
 
-const LIMITS = { maxBodyBytes: 1024, maxInFlight: 4, maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 4000, bodyIdleTimeoutMs: 5_000, keepAliveTimeoutMs: 1000 };
+const LIMITS = {
+  maxBodyBytes: 1024,
+  maxInFlight: 4,
+  maxConnections: 16,
+  headersTimeoutMs: 2000,
+  requestTimeoutMs: 4000,
+  bodyIdleTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 1000,
+};
 
 let listening: Listening | undefined;
 let gateway: HttpGateway;
@@ -33,19 +45,31 @@ afterEach(async () => {
 /** The MCP handler of these tests: none, unless a test gives one. */
 const noMcp = () => Promise.reject(new Error('no MCP binding in this test'));
 
-async function start(readiness: () => Promise<Readiness>, token?: string, mcp: ConstructorParameters<typeof HttpGateway>[0]['mcp'] = noMcp): Promise<number> {
+async function start(
+  readiness: () => Promise<Readiness>,
+  token?: string,
+  mcp: ConstructorParameters<typeof HttpGateway>[0]['mcp'] = noMcp,
+): Promise<number> {
   logs = [];
   gateway = new HttpGateway({
     access: accessWith(token === undefined ? {} : { SYSTEM1_HTTP_TOKEN: token }),
     mcp,
     readiness: { check: readiness },
-    metrics: { httpRequestDone: () => undefined, text: async () => 'system1_http_requests_in_flight 0\n', contentType: 'text/plain' },
+    metrics: {
+      httpRequestDone: () => undefined,
+      text: async () => 'system1_http_requests_in_flight 0\n',
+      contentType: 'text/plain',
+    },
     limits: LIMITS,
     log: (line) => logs.push(line),
     warn: (line) => logs.push(line),
     now: () => 0,
   });
-  listening = await listen(gateway, { host: '127.0.0.1', port: 0, allowedHosts: [], allowedOrigins: [], limits: LIMITS }, (line) => logs.push(line));
+  listening = await listen(
+    gateway,
+    { host: '127.0.0.1', port: 0, allowedHosts: [], allowedOrigins: [], limits: LIMITS },
+    (line) => logs.push(line),
+  );
   return listening.port;
 }
 
@@ -100,15 +124,27 @@ describe('the HTTP gateway', () => {
     });
     const answer = await send(port, { method: 'GET', path: '/readyz' });
     expect(answer.status).toBe(503);
-    expect(JSON.parse(answer.text)).toEqual({ ready: false, reason: 'check_failed', detail: 'the readiness check failed; see the server log' });
+    expect(JSON.parse(answer.text)).toEqual({
+      ready: false,
+      reason: 'check_failed',
+      detail: 'the readiness check failed; see the server log',
+    });
     expect(answer.text).not.toContain('10.1.2.3');
   });
 
   it('answers an unexpected failure with a bare 500, the stack going to the log only', async () => {
     const port = await start(async () => ({ ready: true, paused: false }));
-    const answer = await send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const answer = await send(port, {
+      path: '/mcp',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(answer.status).toBe(500);
-    expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error; see the server log' } });
+    expect(JSON.parse(answer.text)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: 'internal error; see the server log' },
+    });
     expect(answer.text).not.toContain('no MCP binding');
     expect(logs.join('\n')).toContain('no MCP binding in this test');
   });
@@ -116,7 +152,17 @@ describe('the HTTP gateway', () => {
   describe('with a token', () => {
     const TOKEN = 'unit-gateway-token-61c2';
     const metricsWith = (port: number, authorizations: string[]) =>
-      rawRequest(port, [`GET /metrics HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...authorizations.map((value) => `Authorization: ${value}`), 'Connection: close', '', ''].join('\r\n'));
+      rawRequest(
+        port,
+        [
+          `GET /metrics HTTP/1.1`,
+          `Host: 127.0.0.1:${port}`,
+          ...authorizations.map((value) => `Authorization: ${value}`),
+          'Connection: close',
+          '',
+          '',
+        ].join('\r\n'),
+      );
 
     it.each<[string, string[]]>([
       ['none', []],
@@ -142,7 +188,11 @@ describe('the HTTP gateway', () => {
 
     it('refuses /mcp without the token before anything else runs', async () => {
       const port = await start(async () => ({ ready: true, paused: false }), TOKEN);
-      const answer = await send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      const answer = await send(port, {
+        path: '/mcp',
+        headers: { accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
       expect(answer.status).toBe(401);
       expect(logs.join('\n')).not.toContain('no MCP binding');
     });
@@ -150,7 +200,17 @@ describe('the HTTP gateway', () => {
 
   it('answers a body declared over the cap with 413 from Content-Length, before any of it arrives', async () => {
     const port = await start(async () => ({ ready: true, paused: false }));
-    const answer = await rawRequest(port, [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', `Content-Length: ${LIMITS.maxBodyBytes + 1}`, '', ''].join('\r\n'));
+    const answer = await rawRequest(
+      port,
+      [
+        `POST /mcp HTTP/1.1`,
+        `Host: 127.0.0.1:${port}`,
+        'Content-Type: application/json',
+        `Content-Length: ${LIMITS.maxBodyBytes + 1}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 [^]*connection: close/i);
     expect(answer).toContain(`limit of ${LIMITS.maxBodyBytes} bytes`);
   });
@@ -159,15 +219,34 @@ describe('the HTTP gateway', () => {
     // The MCP handler holds every request it gets until the test lets them go.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const port = await start(async () => ({ ready: true, paused: false }), undefined, async (_req, res) => {
-      await released;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+    const port = await start(
+      async () => ({ ready: true, paused: false }),
+      undefined,
+      async (_req, res) => {
+        await released;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      },
+    );
     // More clients than slots announce a body and send none: being read, they hold no slot.
     const trickling = Array.from({ length: LIMITS.maxInFlight + 2 }, () => connect(port, '127.0.0.1'));
-    const mcpRequest = () => send(port, { path: '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const mcpRequest = () =>
+      send(port, {
+        path: '/mcp',
+        headers: { accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
     try {
-      for (const socket of trickling) socket.write([`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Content-Length: 100', '', '{'].join('\r\n'));
+      for (const socket of trickling)
+        socket.write(
+          [
+            `POST /mcp HTTP/1.1`,
+            `Host: 127.0.0.1:${port}`,
+            'Content-Type: application/json',
+            'Content-Length: 100',
+            '',
+            '{',
+          ].join('\r\n'),
+        );
       const held = Array.from({ length: LIMITS.maxInFlight }, mcpRequest);
       await eventually(() => gateway.inFlight === LIMITS.maxInFlight, 'every whole request in flight');
       const refused = await Promise.all(Array.from({ length: 3 }, mcpRequest));

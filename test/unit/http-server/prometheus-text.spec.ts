@@ -44,7 +44,10 @@ describe('the strict Prometheus text reader (for the metrics tests)', () => {
     ['a negative counter', '# TYPE x counter\nx -1\n'],
     ['the same series twice', '# TYPE x counter\nx{a="1"} 1\nx{a="1"} 2\n'],
     ['a family split in two', '# TYPE x counter\nx 1\n# TYPE y gauge\ny 1\nx{a="1"} 2\n'],
-    ['buckets that are not cumulative', '# TYPE h histogram\nh_bucket{le="1"} 3\nh_bucket{le="+Inf"} 2\nh_sum 1\nh_count 2\n'],
+    [
+      'buckets that are not cumulative',
+      '# TYPE h histogram\nh_bucket{le="1"} 3\nh_bucket{le="+Inf"} 2\nh_sum 1\nh_count 2\n',
+    ],
     ['no +Inf bucket', '# TYPE h histogram\nh_bucket{le="1"} 2\nh_sum 1\nh_count 2\n'],
     ['a +Inf bucket that is not the count', '# TYPE h histogram\nh_bucket{le="+Inf"} 2\nh_sum 1\nh_count 3\n'],
   ])('refuses %s', (_, text) => {

@@ -1,10 +1,15 @@
 import { settleRequestId } from '../../../src/http-server/request-id';
 
-const call = (args: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'system1_decide', arguments: args } });
+const call = (args: unknown) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'system1_decide', arguments: args },
+});
 const generated = () => 'generated-id';
 
 describe('the request id of an HTTP request', () => {
-  it('is the call\'s own request_id, else the client\'s x-request-id, else a new one', () => {
+  it("is the call's own request_id, else the client's x-request-id, else a new one", () => {
     expect(settleRequestId(call({ request_id: 'from-args' }), 'from-header', generated)).toBe('from-args');
     expect(settleRequestId(call({ question: 'Go?' }), 'from-header', generated)).toBe('from-header');
     expect(settleRequestId(call({ question: 'Go?' }), ['first', 'second'], generated)).toBe('first');

@@ -1,7 +1,7 @@
 import { EngineHttpClient, MAX_RESPONSE_BYTES } from '../../../src/providers/http/engine-http.client';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../../src/decisions/decision-error';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../../../src/providers/http/endpoint';
-import { Fault, FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { type Fault, FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';
 import { useRecordingProxy } from '../../helpers/system-proxy';
 
@@ -20,22 +20,35 @@ class JsonFake extends FakeEngine {
 const SECRET = 'sk-test-HTTP-SECRET-42';
 
 describe('endpoint rules', () => {
-  it.each(['127.0.0.1', '127.1', '0x7f000001', '2130706433', '127.8.9.10', '[::1]', 'localhost', 'LOCALHOST', '[::ffff:127.0.0.1]'])(
-    '%s counts as this machine',
-    (host) => {
-      expect(isLoopbackHost(new URL(`http://${host}:8765/`).hostname)).toBe(true);
-      expect(parseEndpoint(`http://${host}:8765`, { allowRemote: false }).port).toBe('8765');
-    },
-  );
+  it.each([
+    '127.0.0.1',
+    '127.1',
+    '0x7f000001',
+    '2130706433',
+    '127.8.9.10',
+    '[::1]',
+    'localhost',
+    'LOCALHOST',
+    '[::ffff:127.0.0.1]',
+  ])('%s counts as this machine', (host) => {
+    expect(isLoopbackHost(new URL(`http://${host}:8765/`).hostname)).toBe(true);
+    expect(parseEndpoint(`http://${host}:8765`, { allowRemote: false }).port).toBe('8765');
+  });
 
-  it.each(['10.0.0.5', '192.168.1.2', '0.0.0.0', 'example.invalid', 'api.anthropic.com', '[::2]', 'localhost.example.com', '128.0.0.1'])(
-    '%s does not, unless allow_remote is set',
-    (host) => {
-      expect(isLoopbackHost(new URL(`http://${host}/`).hostname)).toBe(false);
-      expect(() => parseEndpoint(`http://${host}`, { allowRemote: false })).toThrow(/set allow_remote = true/);
-      expect(parseEndpoint(`http://${host}`, { allowRemote: true }).hostname).toBeTruthy();
-    },
-  );
+  it.each([
+    '10.0.0.5',
+    '192.168.1.2',
+    '0.0.0.0',
+    'example.invalid',
+    'api.anthropic.com',
+    '[::2]',
+    'localhost.example.com',
+    '128.0.0.1',
+  ])('%s does not, unless allow_remote is set', (host) => {
+    expect(isLoopbackHost(new URL(`http://${host}/`).hostname)).toBe(false);
+    expect(() => parseEndpoint(`http://${host}`, { allowRemote: false })).toThrow(/set allow_remote = true/);
+    expect(parseEndpoint(`http://${host}`, { allowRemote: true }).hostname).toBeTruthy();
+  });
 
   it.each([
     ['not a url', /must be an http\(s\) URL/],
@@ -47,8 +60,12 @@ describe('endpoint rules', () => {
   });
 
   it('asks for https off this machine when a key travels', () => {
-    expect(() => parseEndpoint('http://api.example.com', { allowRemote: true, httpsUnlessLoopback: true })).toThrow(/must use https/);
-    expect(parseEndpoint('http://127.0.0.1:9', { allowRemote: true, httpsUnlessLoopback: true }).protocol).toBe('http:');
+    expect(() => parseEndpoint('http://api.example.com', { allowRemote: true, httpsUnlessLoopback: true })).toThrow(
+      /must use https/,
+    );
+    expect(parseEndpoint('http://127.0.0.1:9', { allowRemote: true, httpsUnlessLoopback: true }).protocol).toBe(
+      'http:',
+    );
   });
 });
 
@@ -78,7 +95,10 @@ describe('EngineHttpClient', () => {
     const reply = await call();
     expect(reply).toMatchObject({ status: 200, body: { ok: true } });
     expect(fake.requests[0]).toMatchObject({ method: 'POST', path: '/decide', body: { question: 'q' } });
-    expect(fake.requests[0].headers).toMatchObject({ 'content-type': 'application/json', authorization: `Bearer ${SECRET}` });
+    expect(fake.requests[0].headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: `Bearer ${SECRET}`,
+    });
   });
 
   const failure = async (fault: Fault) => {
@@ -120,13 +140,16 @@ describe('EngineHttpClient', () => {
     }
   });
 
-  it.each(['hang', 'hang-after-headers', 'stall-body'] as const)('ends a %s reply when the attempt aborts', async (fault) => {
-    fake.fault = fault;
-    const controller = new AbortController();
-    const reason = new Error('deadline');
-    setTimeout(() => controller.abort(reason), 150);
-    await expect(call('/decide', controller.signal)).rejects.toBe(reason);
-  });
+  it.each(['hang', 'hang-after-headers', 'stall-body'] as const)(
+    'ends a %s reply when the attempt aborts',
+    async (fault) => {
+      fake.fault = fault;
+      const controller = new AbortController();
+      const reason = new Error('deadline');
+      setTimeout(() => controller.abort(reason), 150);
+      await expect(call('/decide', controller.signal)).rejects.toBe(reason);
+    },
+  );
 
   it('reports a refused connection with a hint', async () => {
     const closed = new JsonFake();
@@ -139,27 +162,35 @@ describe('EngineHttpClient', () => {
 
   it('refuses another machine unless allowed, before sending anything', async () => {
     await expect(
-      client.request({ method: 'GET', url: new URL('http://10.255.255.1/'), signal: AbortSignal.timeout(2000), allowRemote: false }),
+      client.request({
+        method: 'GET',
+        url: new URL('http://10.255.255.1/'),
+        signal: AbortSignal.timeout(2000),
+        allowRemote: false,
+      }),
     ).rejects.toThrow(/refused to call 10\.255\.255\.1/);
   });
 
   describe('with HTTP_PROXY and HTTPS_PROXY set to a recording proxy', () => {
     const proxy = useRecordingProxy();
 
-    it.each(['127.0.0.1', 'localhost', '127.1'])('calls a loopback engine at %s directly: the proxy sees nothing', async (host) => {
-      const url = new URL(`/decide`, base);
-      url.hostname = host;
-      const reply = await client.request({
-        method: 'POST',
-        url,
-        body: {},
-        headers: { authorization: `Bearer ${SECRET}` },
-        signal: AbortSignal.timeout(5000),
-        allowRemote: false,
-      });
-      expect(reply.status).toBe(200);
-      expect(proxy.hits).toEqual([]);
-    });
+    it.each(['127.0.0.1', 'localhost', '127.1'])(
+      'calls a loopback engine at %s directly: the proxy sees nothing',
+      async (host) => {
+        const url = new URL(`/decide`, base);
+        url.hostname = host;
+        const reply = await client.request({
+          method: 'POST',
+          url,
+          body: {},
+          headers: { authorization: `Bearer ${SECRET}` },
+          signal: AbortSignal.timeout(5000),
+          allowRemote: false,
+        });
+        expect(reply.status).toBe(200);
+        expect(proxy.hits).toEqual([]);
+      },
+    );
 
     it('tunnels https to another machine with CONNECT, so the proxy never sees the request or its key', async () => {
       const error = await client
@@ -174,7 +205,9 @@ describe('EngineHttpClient', () => {
         .catch((caught: Error) => caught);
       // The proxy refuses the tunnel (502): reported as the proxy's refusal, never as the engine's answer.
       expect(error).toBeInstanceOf(EngineTransportError);
-      expect((error as Error).message).toMatch(/^the proxy 127\.0\.0\.1:\d+ refused to open a tunnel to api\.example\.invalid:443 \(HTTP 502\)/);
+      expect((error as Error).message).toMatch(
+        /^the proxy 127\.0\.0\.1:\d+ refused to open a tunnel to api\.example\.invalid:443 \(HTTP 502\)/,
+      );
       expect(proxy.hits.map((hit) => [hit.method, hit.url])).toEqual([['CONNECT', 'api.example.invalid:443']]);
       expect(JSON.stringify(proxy.hits)).not.toContain(SECRET);
     });

@@ -11,7 +11,7 @@ import { connectLookup, isLoopbackHost, localhostLookup, parseEndpoint } from '.
 import { proxyTunnelFor } from '../../../src/providers/http/proxy-tunnel';
 import { loadConfig } from '../../../src/config/config.loader';
 import { settleRouterOptions } from '../../../src/openai-router/router-options';
-import { FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 import { useRecordingProxy } from '../../helpers/system-proxy';
 
 class OkFake extends FakeEngine {
@@ -36,11 +36,15 @@ describe('the loopback rule', () => {
   it.each(DOTTED)('http://%s:8765 is not this machine: refused without allow_remote', (written) => {
     const raw = `http://${written}:8765`;
     expect(isLoopbackHost(new URL(raw).hostname)).toBe(false);
-    expect(() => parseEndpoint(raw, { allowRemote: false })).toThrow(/points at localhost\., which is not this machine \(a name ending in a dot is looked up in DNS.*\); set allow_remote = true/);
+    expect(() => parseEndpoint(raw, { allowRemote: false })).toThrow(
+      /points at localhost\., which is not this machine \(a name ending in a dot is looked up in DNS.*\); set allow_remote = true/,
+    );
   });
 
   it.each(DOTTED)('a key never travels in clear text to http://%s:8765', (written) => {
-    expect(() => parseEndpoint(`http://${written}:8765`, { allowRemote: true, httpsUnlessLoopback: true })).toThrow(/must use https/);
+    expect(() => parseEndpoint(`http://${written}:8765`, { allowRemote: true, httpsUnlessLoopback: true })).toThrow(
+      /must use https/,
+    );
   });
 
   it.each([
@@ -57,10 +61,17 @@ describe('the loopback rule', () => {
     expect(isLoopbackHost(new URL(url).hostname)).toBe(true);
   });
 
-  it.each(['localhost.', 'localhost..', 'localhost.localdomain', 'localhost.example.com', '::ffff:128.0.0.1', '::2', '0.0.0.0', '127.1', 'foo.localhost'])(
-    '%s, written raw, is not',
-    (raw) => expect(isLoopbackHost(raw)).toBe(false),
-  );
+  it.each([
+    'localhost.',
+    'localhost..',
+    'localhost.localdomain',
+    'localhost.example.com',
+    '::ffff:128.0.0.1',
+    '::2',
+    '0.0.0.0',
+    '127.1',
+    'foo.localhost',
+  ])('%s, written raw, is not', (raw) => expect(isLoopbackHost(raw)).toBe(false));
 
   describe('the engine client', () => {
     const client = new EngineHttpClient();
@@ -73,7 +84,12 @@ describe('the loopback rule', () => {
     it.each(DOTTED)('refuses http://%s:PORT without allow_remote, before sending anything', async (written) => {
       fake.requests.length = 0;
       const error = await client
-        .request({ method: 'GET', url: new URL(`http://${written}:${port}/decide`), signal: AbortSignal.timeout(5000), allowRemote: false })
+        .request({
+          method: 'GET',
+          url: new URL(`http://${written}:${port}/decide`),
+          signal: AbortSignal.timeout(5000),
+          allowRemote: false,
+        })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(EngineTransportError);
       expect((error as Error).message).toMatch(/refused to call localhost\.: not this machine/);
@@ -83,7 +99,12 @@ describe('the loopback rule', () => {
     it('connects to http://localhost:PORT at the literal loopback address, never asking DNS, and keeps the Host header', async () => {
       fake.requests.length = 0;
       const lookup = jest.spyOn(dns, 'lookup');
-      const reply = await client.request({ method: 'GET', url: new URL(`http://localhost:${port}/decide`), signal: AbortSignal.timeout(5000), allowRemote: false });
+      const reply = await client.request({
+        method: 'GET',
+        url: new URL(`http://localhost:${port}/decide`),
+        signal: AbortSignal.timeout(5000),
+        allowRemote: false,
+      });
       expect(reply.body).toEqual({ ok: true });
       expect(fake.requests[0].headers.host).toBe(`localhost:${port}`);
       expect(lookup.mock.calls.map(([name]) => name)).not.toContain('localhost');
@@ -115,13 +136,18 @@ describe('the loopback rule', () => {
       expect(problems.join('\n')).toMatch(/router host .* is not this machine/);
     });
 
-    it.each(DOTTED)('--upstream http://%s:PORT must use https (the caller\'s key would travel in clear text)', (written) => {
-      const { problems } = settleRouterOptions(config, { upstream: `http://${written}:8000/v1` }, {});
-      expect(problems.join('\n')).toMatch(/router upstream \(--upstream\) must use https/);
-    });
+    it.each(DOTTED)(
+      "--upstream http://%s:PORT must use https (the caller's key would travel in clear text)",
+      (written) => {
+        const { problems } = settleRouterOptions(config, { upstream: `http://${written}:8000/v1` }, {});
+        expect(problems.join('\n')).toMatch(/router upstream \(--upstream\) must use https/);
+      },
+    );
 
     it('--host localhost and --upstream http://localhost:PORT stay allowed', () => {
-      expect(settleRouterOptions(config, { host: 'localhost', upstream: 'http://localhost:8000/v1' }, {}).problems).toEqual([]);
+      expect(
+        settleRouterOptions(config, { host: 'localhost', upstream: 'http://localhost:8000/v1' }, {}).problems,
+      ).toEqual([]);
     });
   });
 });
@@ -133,20 +159,31 @@ describe('localhost, resolved here', () => {
     [{ family: 4 }, ['127.0.0.1']],
   ])('answers %j with %j', async (options, expected) => {
     const answer = await new Promise<string[]>((resolve, reject) =>
-      localhostLookup('LocalHost', options as never, ((error: Error | null, address: string | { address: string }[]) => {
-        if (error) reject(error);
-        else resolve(typeof address === 'string' ? [address] : address.map((entry) => entry.address));
-      }) as never),
+      localhostLookup(
+        'LocalHost',
+        options as never,
+        ((error: Error | null, address: string | { address: string }[]) => {
+          if (error) reject(error);
+          else resolve(typeof address === 'string' ? [address] : address.map((entry) => entry.address));
+        }) as never,
+      ),
     );
     expect(answer).toEqual(expected);
   });
 
   it('is given only for the name localhost, never for localhost. or another name', () => {
     expect(connectLookup(new URL('http://LOCALHOST:1/'))).toBe(localhostLookup);
-    for (const url of ['http://localhost.:1/', 'http://127.0.0.1:1/', 'http://example.invalid/']) expect(connectLookup(new URL(url))).toBeUndefined();
+    for (const url of ['http://localhost.:1/', 'http://127.0.0.1:1/', 'http://example.invalid/'])
+      expect(connectLookup(new URL(url))).toBeUndefined();
   });
 
   it('gives the literal address to bind for a loopback host', () => {
-    expect(['localhost', 'LocalHost', '127.0.0.1', '[::1]', '::1'].map(literalAddress)).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1', '::1', '::1']);
+    expect(['localhost', 'LocalHost', '127.0.0.1', '[::1]', '::1'].map(literalAddress)).toEqual([
+      '127.0.0.1',
+      '127.0.0.1',
+      '127.0.0.1',
+      '::1',
+      '::1',
+    ]);
   });
 });

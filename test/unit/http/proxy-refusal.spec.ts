@@ -49,11 +49,20 @@ describe.each([403, 407])('a proxy that answers CONNECT with %i', (status) => {
       logs,
     });
     try {
-      const reply = await app.get(DecideService).decide({ question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'] });
+      const reply = await app
+        .get(DecideService)
+        .decide({ question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'] });
       const report = await app.get(HealthService).health();
       expect(reply).toMatchObject({ status: 'error' });
-      expect(reply.attempts[0].detail).toMatch(new RegExp(`^the proxy 127\\.0\\.0\\.1:\\d+ refused to open a tunnel to api\\.typesafe\\.invalid:443 \\(HTTP ${status}\\)`));
-      expect(report.providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('refused to open a tunnel') });
+      expect(reply.attempts[0].detail).toMatch(
+        new RegExp(
+          `^the proxy 127\\.0\\.0\\.1:\\d+ refused to open a tunnel to api\\.typesafe\\.invalid:443 \\(HTTP ${status}\\)`,
+        ),
+      );
+      expect(report.providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('refused to open a tunnel'),
+      });
       const everything = JSON.stringify(reply) + JSON.stringify(report) + logs.join('\n');
       expect(everything).not.toMatch(/refused the API key|proxy policy/);
       for (const secret of [KEY, PROXY_PASSWORD, PROXY_USER]) expect(everything).not.toContain(secret);
@@ -75,7 +84,12 @@ describe('a proxy that cannot be reached', () => {
     address.password = PROXY_PASSWORD;
     process.env = { ...saved, HTTPS_PROXY: address.href, https_proxy: address.href, NO_PROXY: '', no_proxy: '' };
     const error = await new EngineHttpClient()
-      .request({ method: 'GET', url: new URL('https://api.engine.invalid/v1/models'), signal: AbortSignal.timeout(5000), allowRemote: true })
+      .request({
+        method: 'GET',
+        url: new URL('https://api.engine.invalid/v1/models'),
+        signal: AbortSignal.timeout(5000),
+        allowRemote: true,
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EngineTransportError);
     expect((error as Error).message).toBe(

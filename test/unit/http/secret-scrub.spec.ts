@@ -4,7 +4,7 @@
  */
 import { EngineHttpClient, safeEngineText } from '../../../src/providers/http/engine-http.client';
 import { scrubSecrets } from '../../../src/providers/http/secret-scrub';
-import { ECHO_ENCODINGS, echoedKey, FakeEngine, FakeReply, RecordedRequest } from '../../fakes/fake-engine';
+import { ECHO_ENCODINGS, echoedKey, FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 
 /** A key with the characters that encodings change (`/`, `+`, `=`, `~`), and no `sk-` prefix for the catch-all. */
 const KEY = 'cfTOKEN/with+slash=and~more_42';
@@ -90,7 +90,15 @@ describe('the engine client, against an engine that echoes the key', () => {
   it.each(ECHO_ENCODINGS)('shows the 401 without the key echoed as %s', async (encoding) => {
     fake.fault = `echo-key-${encoding}`;
     const error = await client
-      .request({ method: 'POST', url: new URL('/decide', base), body: {}, headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(5000), allowRemote: false, secrets: [KEY] })
+      .request({
+        method: 'POST',
+        url: new URL('/decide', base),
+        body: {},
+        headers: { authorization: `Bearer ${KEY}` },
+        signal: AbortSignal.timeout(5000),
+        allowRemote: false,
+        secrets: [KEY],
+      })
       .then(
         () => new Error('the engine answered'),
         (caught: Error) => caught,

@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CliResult, Env, Resources, ROOT, runCommand, Sandbox } from '../../e2e/helpers/gateway';
+import { type CliResult, type Env, Resources, ROOT, runCommand, type Sandbox } from '../../e2e/helpers/gateway';
 
 const resources = Resources.perTest();
 
@@ -24,7 +24,10 @@ function world(): World {
   writeFileSync(path.join(tools, 'npm'), `#!/bin/sh\necho "npm $*" >> "${npmCalls}"\n`);
   chmodSync(path.join(tools, 'npm'), 0o755);
   writeFileSync(npmCalls, '');
-  const env = (extra: Env = {}): Env => ({ ...sandbox.env(extra), PATH: `${tools}${path.delimiter}${process.env.PATH ?? ''}` });
+  const env = (extra: Env = {}): Env => ({
+    ...sandbox.env(extra),
+    PATH: `${tools}${path.delimiter}${process.env.PATH ?? ''}`,
+  });
   return { sandbox, npmCalls, env };
 }
 
@@ -46,7 +49,11 @@ function foreignCopy(dir: string, name: string): string {
 function snapshot(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files[path.relative(dir, path.join(entry.parentPath, entry.name))] = readFileSync(path.join(entry.parentPath, entry.name), 'utf8');
+    if (entry.isFile())
+      files[path.relative(dir, path.join(entry.parentPath, entry.name))] = readFileSync(
+        path.join(entry.parentPath, entry.name),
+        'utf8',
+      );
   }
   return files;
 }
@@ -68,7 +75,11 @@ describe("an install dir that is not the gateway's is refused before anything is
     writeFileSync(path.join(shared, 'notes.txt'), 'mine');
     const before = snapshot(shared);
     const result = await install(w.env({ SYSTEM1_INSTALL_DIR: shared }));
-    expectRefused(result, w, `refusing to install into ${shared}: ${path.join(shared, name)} is not a copy of the gateway`);
+    expectRefused(
+      result,
+      w,
+      `refusing to install into ${shared}: ${path.join(shared, name)} is not a copy of the gateway`,
+    );
     expect(snapshot(shared)).toEqual(before);
     expect(readdirSync(shared).sort()).toEqual([name, 'notes.txt'].sort());
   });
@@ -100,7 +111,9 @@ it("upgrades a dir that holds the gateway's own copy (the check lets the real ca
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   expect(result.stdout).toContain(`Installed System-1 gateway`);
-  expect(JSON.parse(readFileSync(path.join(dir, 'app', 'package.json'), 'utf8')).version).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  expect(JSON.parse(readFileSync(path.join(dir, 'app', 'package.json'), 'utf8')).version).toBe(
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
+  );
   // bin/ holds the system1 command: ~/.local/bin is not on this PATH
   expect(readdirSync(dir).sort()).toEqual(['app', 'bin', 'logs']);
   expect(readFileSync(w.npmCalls, 'utf8')).toContain('npm ci --omit=dev --ignore-scripts --prefer-offline');

@@ -7,12 +7,19 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Language, Node as SyntaxNode, Parser } from 'web-tree-sitter';
+import { Language, type Node as SyntaxNode, Parser } from 'web-tree-sitter';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SKIPPED = new Set(['node_modules', 'dist', 'dist-fakes', '.git']);
 /** Core cmdlets present in Windows PowerShell 5.1 and PowerShell 7 alike. */
-const PORTABLE_CMDLETS = new Set(['Get-Command', 'Select-Object', 'Join-Path', 'Test-Path', 'Write-Host', 'Write-Output']);
+const PORTABLE_CMDLETS = new Set([
+  'Get-Command',
+  'Select-Object',
+  'Join-Path',
+  'Test-Path',
+  'Write-Host',
+  'Write-Output',
+]);
 
 let parser: Parser;
 
@@ -40,17 +47,26 @@ beforeAll(async () => {
   await Parser.init();
   parser = new Parser();
   // bytes, not a path: loading from a path takes a dynamic import, which jest's CommonJS runtime refuses
-  parser.setLanguage(await Language.load(readFileSync(require.resolve('tree-sitter-powershell/tree-sitter-powershell.wasm'))));
+  parser.setLanguage(
+    await Language.load(readFileSync(require.resolve('tree-sitter-powershell/tree-sitter-powershell.wasm'))),
+  );
 });
 
 it('finds the Windows scripts the install docs name: the installers and each engine launcher', () => {
-  expect(scripts.sort()).toEqual([path.join('engines', 'laya', 'start.ps1'), path.join('engines', 'reranker', 'start.ps1'), 'install.ps1', 'uninstall.ps1']);
+  expect(scripts.sort()).toEqual([
+    path.join('engines', 'laya', 'start.ps1'),
+    path.join('engines', 'reranker', 'start.ps1'),
+    'install.ps1',
+    'uninstall.ps1',
+  ]);
 });
 
 it('catches a broken script (so the checks below can fail)', () => {
   const source = readFileSync(path.join(ROOT, 'uninstall.ps1'), 'utf8');
   expect(parse(source).hasError).toBe(false);
-  expect(parse(source.replace("if ($Purge) { $arguments += '--purge' }", "if ($Purge) { $arguments += '--purge'")).hasError).toBe(true);
+  expect(
+    parse(source.replace("if ($Purge) { $arguments += '--purge' }", "if ($Purge) { $arguments += '--purge'")).hasError,
+  ).toBe(true);
 });
 
 describe.each(scripts)('%s', (script) => {
@@ -73,7 +89,9 @@ describe.each(scripts)('%s', (script) => {
   });
 
   it('hands over to a Node script that exists beside it, and passes on its exit code', () => {
-    const targets = [...source.matchAll(/Join-Path \$PSScriptRoot '([^']+\.js)'/g)].map((match) => match[1].replace(/\\/g, '/'));
+    const targets = [...source.matchAll(/Join-Path \$PSScriptRoot '([^']+\.js)'/g)].map((match) =>
+      match[1].replace(/\\/g, '/'),
+    );
     expect(targets).toHaveLength(1);
     expect(() => readFileSync(path.join(ROOT, path.dirname(script), targets[0]))).not.toThrow();
     expect(source.trimEnd().endsWith('exit $LASTEXITCODE')).toBe(true);

@@ -7,8 +7,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { quoteFor } = require('../../../scripts/install/shell-options') as { quoteFor(shell: 'sh' | 'powershell', value: string): string };
+const { quoteFor } = require('../../../scripts/install/shell-options') as {
+  quoteFor(shell: 'sh' | 'powershell', value: string): string;
+};
 
 const NASTY = [
   '/home/u $(touch PWNED)/app',
@@ -30,13 +31,18 @@ describe('for sh', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it.each(NASTY)('sh reads %j back as one word and runs nothing in it', (value) => {
-    const argv = execFileSync('sh', ['-c', `printf '[%s]' ${quoteFor('sh', value)}`], { cwd: scratch, encoding: 'utf8' });
+    const argv = execFileSync('sh', ['-c', `printf '[%s]' ${quoteFor('sh', value)}`], {
+      cwd: scratch,
+      encoding: 'utf8',
+    });
     expect(argv).toBe(`[${value}]`);
     expect(readdirSync(scratch)).toEqual([]);
   });
 
   it('leaves a plain path as it is, inside the quotes', () => {
-    expect(quoteFor('sh', '/home/dev/.system1-gateway/app/dist/main.js')).toBe("'/home/dev/.system1-gateway/app/dist/main.js'");
+    expect(quoteFor('sh', '/home/dev/.system1-gateway/app/dist/main.js')).toBe(
+      "'/home/dev/.system1-gateway/app/dist/main.js'",
+    );
   });
 });
 
@@ -47,6 +53,8 @@ describe('for PowerShell', () => {
   });
 
   it('doubles the typographic single quotes too, which PowerShell also ends a string at', () => {
-    expect(quoteFor('powershell', 'C:\\Users\\o\u2019brien \u2018x\u2019 \u201Ay\u201B')).toBe("'C:\\Users\\o\u2019\u2019brien \u2018\u2018x\u2019\u2019 \u201A\u201Ay\u201B\u201B'");
+    expect(quoteFor('powershell', 'C:\\Users\\o\u2019brien \u2018x\u2019 \u201Ay\u201B')).toBe(
+      "'C:\\Users\\o\u2019\u2019brien \u2018\u2018x\u2019\u2019 \u201A\u201Ay\u201B\u201B'",
+    );
   });
 });

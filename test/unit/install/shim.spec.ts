@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 type Options = { env: Record<string, string>; dir: string; shell: 'sh' | 'powershell'; platform?: NodeJS.Platform };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { installShim, removeShims, shimText, MARK } = require('../../../scripts/install/shim') as {
   installShim(main: string, options: Options): string;
   removeShims(options: Omit<Options, 'shell'>): string[];
@@ -20,7 +20,7 @@ let scratch: string;
 let home: string;
 let dir: string;
 const localBin = () => path.join(home, '.local', 'bin');
-const MAIN = '/opt/it\'s here/app/dist/main.js';
+const MAIN = "/opt/it's here/app/dist/main.js";
 
 beforeEach(() => {
   scratch = mkdtempSync(path.join(tmpdir(), 'system1-shim-'));
@@ -31,9 +31,16 @@ beforeEach(() => {
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
 it('goes to ~/.local/bin when that is on PATH, and says so', () => {
-  const said = installShim(MAIN, { env: { HOME: home, PATH: `/usr/bin${path.delimiter}${localBin()}` }, dir, shell: 'sh', platform: 'linux' });
+  const said = installShim(MAIN, {
+    env: { HOME: home, PATH: `/usr/bin${path.delimiter}${localBin()}` },
+    dir,
+    shell: 'sh',
+    platform: 'linux',
+  });
   expect(said).toBe(`Added the system1 command: ${path.join(localBin(), 'system1')} (its folder is on PATH).`);
-  expect(readFileSync(path.join(localBin(), 'system1'), 'utf8')).toBe(`#!/bin/sh\n# ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\nexec node '/opt/it'\\''s here/app/dist/main.js' "$@"\n`);
+  expect(readFileSync(path.join(localBin(), 'system1'), 'utf8')).toBe(
+    `#!/bin/sh\n# ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\nexec node '/opt/it'\\''s here/app/dist/main.js' "$@"\n`,
+  );
   expect(existsSync(path.join(dir, 'bin'))).toBe(false);
 });
 
@@ -43,14 +50,18 @@ it("otherwise goes to the install dir's bin/, with the line for the user's shell
   expect(installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' })).toBe(
     `Added the system1 command: ${path.join(bin, 'system1')}. Its folder is not on PATH. Add this line to ~/.zshrc, then open a new shell:\n  export PATH='${bin}':"$PATH"`,
   );
-  expect(installShim(MAIN, { env: { ...env, SHELL: '' }, dir, shell: 'sh', platform: 'linux' })).toContain('Add this line to ~/.profile');
+  expect(installShim(MAIN, { env: { ...env, SHELL: '' }, dir, shell: 'sh', platform: 'linux' })).toContain(
+    'Add this line to ~/.profile',
+  );
   expect(installShim(MAIN, { env, dir, shell: 'powershell', platform: 'win32' })).toContain(
     `Run this once in PowerShell, then open a new terminal:\n  [Environment]::SetEnvironmentVariable('Path', '${bin};' + [Environment]::GetEnvironmentVariable('Path', 'User'), 'User')`,
   );
 });
 
 it('on Windows is a .cmd that passes every argument and doubles the % that cmd would expand', () => {
-  expect(shimText('win32', 'C:\\Users\\a%b\\app\\dist\\main.js')).toBe(`@echo off\r\nrem ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\r\nnode "C:\\Users\\a%%b\\app\\dist\\main.js" %*\r\n`);
+  expect(shimText('win32', 'C:\\Users\\a%b\\app\\dist\\main.js')).toBe(
+    `@echo off\r\nrem ${MARK}: runs the installed System-1 gateway; its uninstaller removes this file\r\nnode "C:\\Users\\a%%b\\app\\dist\\main.js" %*\r\n`,
+  );
   installShim(MAIN, { env: { HOME: home, PATH: localBin() }, dir, shell: 'powershell', platform: 'win32' });
   expect(existsSync(path.join(localBin(), 'system1.cmd'))).toBe(true);
 });
@@ -60,7 +71,9 @@ it("never replaces or removes another program's system1, and says so", () => {
   const foreign = path.join(localBin(), 'system1');
   writeFileSync(foreign, '#!/bin/sh\necho "the other system1"\n');
   const env = { HOME: home, PATH: localBin() };
-  expect(installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' })).toContain(`Left ${foreign} as it is: it is not the gateway's (it has no "${MARK}" line)`);
+  expect(installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' })).toContain(
+    `Left ${foreign} as it is: it is not the gateway's (it has no "${MARK}" line)`,
+  );
   expect(removeShims({ env, dir, platform: 'linux' })).toEqual([`Left ${foreign} as it is: it is not the gateway's.`]);
   expect(readFileSync(foreign, 'utf8')).toBe('#!/bin/sh\necho "the other system1"\n');
 });
@@ -70,7 +83,12 @@ it('warns when another system1 earlier on PATH would run instead', () => {
   mkdirSync(earlier);
   writeFileSync(path.join(earlier, 'system1'), '#!/bin/sh\n');
   chmodSync(path.join(earlier, 'system1'), 0o755);
-  const said = installShim(MAIN, { env: { HOME: home, PATH: [earlier, localBin()].join(path.delimiter) }, dir, shell: 'sh', platform: 'linux' });
+  const said = installShim(MAIN, {
+    env: { HOME: home, PATH: [earlier, localBin()].join(path.delimiter) },
+    dir,
+    shell: 'sh',
+    platform: 'linux',
+  });
   expect(said).toContain(`but a new shell runs ${path.join(earlier, 'system1')} instead`);
 });
 
@@ -80,7 +98,9 @@ it('keeps one copy: a reinstall under another PATH moves it; uninstall removes o
   const env = { HOME: home, PATH: localBin() };
   installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' });
   expect(existsSync(path.join(dir, 'bin'))).toBe(false);
-  expect(removeShims({ env, dir, platform: 'linux' })).toEqual([`Removed the system1 command ${path.join(localBin(), 'system1')}.`]);
+  expect(removeShims({ env, dir, platform: 'linux' })).toEqual([
+    `Removed the system1 command ${path.join(localBin(), 'system1')}.`,
+  ]);
   expect(existsSync(path.join(localBin(), 'system1'))).toBe(false);
   expect(existsSync(localBin())).toBe(true); // ~/.local/bin is the user's
 });

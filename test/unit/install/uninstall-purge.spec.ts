@@ -6,9 +6,8 @@
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CliResult, Env, Resources, ROOT, runCommand, Sandbox } from '../../e2e/helpers/gateway';
+import { type CliResult, type Env, Resources, ROOT, runCommand, type Sandbox } from '../../e2e/helpers/gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { placeRefusal } = require('../../../scripts/install/purge') as {
   placeRefusal(dir: string, places: { home: string; cwd: string }, pathApi?: typeof path): string | undefined;
 };
@@ -33,7 +32,10 @@ function world(): World {
     chmodSync(path.join(tools, tool), 0o755);
   }
   writeFileSync(calls, '');
-  const env = (extra: Env = {}): Env => ({ ...sandbox.env(extra), PATH: `${tools}${path.delimiter}${process.env.PATH ?? ''}` });
+  const env = (extra: Env = {}): Env => ({
+    ...sandbox.env(extra),
+    PATH: `${tools}${path.delimiter}${process.env.PATH ?? ''}`,
+  });
   return { sandbox, calls, env };
 }
 
@@ -46,7 +48,8 @@ function fakeInstall(dir: string): void {
   mkdirSync(path.join(dir, 'logs'), { recursive: true });
   writeFileSync(path.join(dir, 'logs', 'routing.jsonl'), '{}\n');
   mkdirSync(path.join(dir, 'engines', 'laya'), { recursive: true });
-  for (const file of ['calibration.json', 'paused', 'cooldown.json', 'cooldown.json.4242']) writeFileSync(path.join(dir, file), '{}');
+  for (const file of ['calibration.json', 'paused', 'cooldown.json', 'cooldown.json.4242'])
+    writeFileSync(path.join(dir, file), '{}');
 }
 
 /** Files of the user's own, beside where the gateway's would be. */
@@ -75,7 +78,7 @@ function expectRefused(result: CliResult, w: World, why: string): void {
   expect(readFileSync(w.calls, 'utf8')).toBe('');
 }
 
-describe('an install dir that cannot be the gateway\'s is refused, and nothing is deleted', () => {
+describe("an install dir that cannot be the gateway's is refused, and nothing is deleted", () => {
   it.each([
     ['~', () => '~'],
     ['the home path', (home: string) => home],
@@ -86,7 +89,11 @@ describe('an install dir that cannot be the gateway\'s is refused, and nothing i
     fakeInstall(home);
     const mine = userFiles(home);
     const refused = await purge(w.env({ SYSTEM1_INSTALL_DIR: installDir(home) }));
-    expectRefused(refused, w, `uninstall: ${home} does not look like the gateway's install dir: it is your home directory`);
+    expectRefused(
+      refused,
+      w,
+      `uninstall: ${home} does not look like the gateway's install dir: it is your home directory`,
+    );
     expectAllThere(home, [...mine, ...OURS]);
   });
 
@@ -101,7 +108,7 @@ describe('an install dir that cannot be the gateway\'s is refused, and nothing i
     expectAllThere(project, mine);
   });
 
-  it('a dir above the home, and a dir with none of the gateway\'s files', async () => {
+  it("a dir above the home, and a dir with none of the gateway's files", async () => {
     const w = world();
     const above = await purge(w.env({ SYSTEM1_INSTALL_DIR: w.sandbox.dir }));
     expectRefused(above, w, 'it holds your home directory');
@@ -109,7 +116,11 @@ describe('an install dir that cannot be the gateway\'s is refused, and nothing i
     mkdirSync(documents);
     const mine = userFiles(documents);
     const foreign = await purge(w.env({ SYSTEM1_INSTALL_DIR: documents }));
-    expectRefused(foreign, w, "it holds none of the gateway's files (app, app.new, app.old, engines, logs, calibration.json, paused, cooldown.json)");
+    expectRefused(
+      foreign,
+      w,
+      "it holds none of the gateway's files (app, app.new, app.old, engines, logs, calibration.json, paused, cooldown.json)",
+    );
     expectAllThere(documents, mine);
   });
 
@@ -138,10 +149,14 @@ describe('an install dir that cannot be the gateway\'s is refused, and nothing i
     const places = { home: '/home/dev', cwd: '/work/project' };
     expect(placeRefusal('/', places)).toBe('it is a filesystem root');
     expect(placeRefusal('C:\\', { home: 'C:\\Users\\dev', cwd: 'D:\\x' }, path.win32)).toBe('it is a filesystem root');
-    expect(placeRefusal('c:\\users\\DEV', { home: 'C:\\Users\\dev', cwd: 'D:\\x' }, path.win32)).toBe('it is your home directory');
+    expect(placeRefusal('c:\\users\\DEV', { home: 'C:\\Users\\dev', cwd: 'D:\\x' }, path.win32)).toBe(
+      'it is your home directory',
+    );
     expect(placeRefusal('/work', places)).toBe('it holds the current directory');
     expect(placeRefusal('/home/dev/.system1-gateway', places)).toBeUndefined();
-    expect(placeRefusal('/home/dev/..gateway', { home: '/home/dev/..gateway/x', cwd: '/' })).toBe('it holds your home directory');
+    expect(placeRefusal('/home/dev/..gateway', { home: '/home/dev/..gateway/x', cwd: '/' })).toBe(
+      'it holds your home directory',
+    );
   });
 });
 
@@ -169,14 +184,16 @@ describe('a dir the gateway shares with other files', () => {
     const config = w.sandbox.writeConfig('[gateway]\n');
     const purged = await purge(w.env({ SYSTEM1_INSTALL_DIR: shared, SYSTEM1_CONFIG: config }));
     expect(purged).toMatchObject({ code: 0, stderr: '' });
-    expect(purged.stdout).toContain(`Purged the gateway's files from ${shared}; kept the dir, which also holds .bashrc, notes.txt, projects.`);
+    expect(purged.stdout).toContain(
+      `Purged the gateway's files from ${shared}; kept the dir, which also holds .bashrc, notes.txt, projects.`,
+    );
     expect(purged.stdout).toContain(`Purged ${config}.`);
     expect(readdirSync(shared).sort()).toEqual(['.bashrc', 'notes.txt', 'projects']);
     expectAllThere(shared, mine);
     expect(existsSync(config)).toBe(false);
   });
 
-  it('removes a dir left empty, and leaves a config symlink\'s target alone', async () => {
+  it("removes a dir left empty, and leaves a config symlink's target alone", async () => {
     const w = world();
     fakeInstall(w.sandbox.install);
     const dotfiles = path.join(w.sandbox.home, 'dotfiles');

@@ -13,7 +13,8 @@ describe('createSystem1 and a call that names its model', () => {
   let laya: LayaFake;
   let typesafe: TypeSafeFake;
   let sandbox: LibrarySandbox;
-  const config = () => `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${laya.url.origin}"\n[providers.typesafe]\nendpoint = "${typesafe.url.origin}"\n`;
+  const config = () =>
+    `[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "${laya.url.origin}"\n[providers.typesafe]\nendpoint = "${typesafe.url.origin}"\n`;
 
   beforeEach(async () => {
     laya = new LayaFake();
@@ -37,7 +38,10 @@ describe('createSystem1 and a call that names its model', () => {
   it('skips an engine that timed out for the cooldown by default, even when the call names it', async () => {
     const [first, second] = await twoCalls();
     expect(first).toMatchObject({ status: 'error', error: { code: 'timeout' } });
-    expect(second).toEqual({ status: 'error', error: { code: 'unavailable', message: expect.stringMatching(/^cooling down: \d+ s left$/) } });
+    expect(second).toEqual({
+      status: 'error',
+      error: { code: 'unavailable', message: expect.stringMatching(/^cooling down: \d+ s left$/) },
+    });
     // The fake records a request once its body is in, which may be after the call gave up on it.
     await waitFor(() => laya.requestsTo('/v1/systemone').length > 0, 'the first call reached the engine');
     expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
@@ -51,7 +55,9 @@ describe('createSystem1 and a call that names its model', () => {
   });
 
   it('refuses cooldown that is not a boolean when the service is created', async () => {
-    await expect(sandbox.open(config(), {}, { cooldown: 'no' as unknown as boolean })).rejects.toThrow('cooldown must be true or false');
+    await expect(sandbox.open(config(), {}, { cooldown: 'no' as unknown as boolean })).rejects.toThrow(
+      'cooldown must be true or false',
+    );
   });
 
   it('lets a call name any configured provider by default', async () => {
@@ -62,11 +68,21 @@ describe('createSystem1 and a call that names its model', () => {
 
   it('with callerModels, refuses a model outside the chain and the list before anything is sent', async () => {
     const system1 = await sandbox.open(config(), {}, { callerModels: ['typesafe:jev-1.14.0'] });
-    const call = system1.decide({ state: 's', questions: QUESTIONS, model: { provider: 'typesafe', model: 'jev-latest' } });
+    const call = system1.decide({
+      state: 's',
+      questions: QUESTIONS,
+      model: { provider: 'typesafe', model: 'jev-latest' },
+    });
     await expect(call).rejects.toThrow(System1InputError);
-    await expect(call).rejects.toThrow('model is not one that callers may choose here (allowed: laya, typesafe:jev-1.14.0; the operator adds more with the callerModels option)');
+    await expect(call).rejects.toThrow(
+      'model is not one that callers may choose here (allowed: laya, typesafe:jev-1.14.0; the operator adds more with the callerModels option)',
+    );
     expect(typesafe.requests).toHaveLength(0);
-    const listed = await system1.decide({ state: 's', questions: QUESTIONS, model: { provider: 'typesafe', model: 'jev-1.14.0' } });
+    const listed = await system1.decide({
+      state: 's',
+      questions: QUESTIONS,
+      model: { provider: 'typesafe', model: 'jev-1.14.0' },
+    });
     expect(listed.meta.executed).toMatchObject({ provider: 'typesafe' });
     const chain = await system1.decide({ state: 's', questions: QUESTIONS, model: { provider: 'laya' } });
     expect(chain.meta.executed).toMatchObject({ provider: 'laya' });

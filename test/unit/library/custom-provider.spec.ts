@@ -1,7 +1,7 @@
 import { System1ProviderError } from '../../../src/decisions/decision-error';
 import type { System1Provider } from '../../../src/decisions/provider.interface';
 import type { CustomProvider } from '../../../src/library/custom-provider';
-import { EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
 import { System1InputError } from '../../../src/decisions/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';
 
@@ -22,7 +22,14 @@ class TeamEngine implements System1Provider {
     const answers = Object.fromEntries(
       Object.entries(request.questions).map(([id, question]) => {
         const keys = Object.keys((question as { criteria: object }).criteria);
-        return [id, { type: 'choice', choice: keys[0], probabilities: Object.fromEntries(keys.map((k, i) => [k, i === 0 ? 0.9 : 0.1 / (keys.length - 1)])) }];
+        return [
+          id,
+          {
+            type: 'choice',
+            choice: keys[0],
+            probabilities: Object.fromEntries(keys.map((k, i) => [k, i === 0 ? 0.9 : 0.1 / (keys.length - 1)])),
+          },
+        ];
       }),
     );
     return { answers, model: request.model ?? 'team-1' };
@@ -38,14 +45,22 @@ describe('providers registered at run time', () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     const engine = new TeamEngine();
     system1.registerProvider('team', engine);
-    const result = await system1.decide({ state: { ticket: 'x' }, questions: { topic: THREE_QUESTIONS.topic }, model: { provider: 'team', model: 'team-2' } });
+    const result = await system1.decide({
+      state: { ticket: 'x' },
+      questions: { topic: THREE_QUESTIONS.topic },
+      model: { provider: 'team', model: 'team-2' },
+    });
     expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing', confidence: 0.9 } });
     expect(result.meta.executed).toEqual({ provider: 'team', model: 'team-2' });
     expect(engine.calls[0]).toMatchObject({ model: 'team-2', state: { ticket: 'x' } });
   });
 
   it('cancels the call in flight when disposed, ends the chain, and is idempotent', async () => {
-    const system1 = await sandbox.open('[gateway]\nprovider = "mock"', {}, { defaultModel: { provider: 'team' }, fallbackModels: [{ provider: 'mock' }] });
+    const system1 = await sandbox.open(
+      '[gateway]\nprovider = "mock"',
+      {},
+      { defaultModel: { provider: 'team' }, fallbackModels: [{ provider: 'mock' }] },
+    );
     const engine = new TeamEngine();
     engine.hold = true;
     const dispose = system1.registerProvider('team', engine);
@@ -54,7 +69,10 @@ describe('providers registered at run time', () => {
     dispose();
     const result = await pending;
     expect(engine.signals[0].aborted).toBe(true);
-    expect(result.answers.topic).toEqual({ status: 'error', error: { code: 'cancelled', message: 'provider team was unregistered during the call' } });
+    expect(result.answers.topic).toEqual({
+      status: 'error',
+      error: { code: 'cancelled', message: 'provider team was unregistered during the call' },
+    });
     expect(result.meta.executed).toBeUndefined();
     expect(result.meta.attempts).toBeUndefined();
     expect(() => dispose()).not.toThrow();
@@ -70,14 +88,23 @@ describe('providers registered at run time', () => {
     first();
     system1.registerProvider('team', new TeamEngine());
     first();
-    const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic }, model: { provider: 'team' } });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { topic: THREE_QUESTIONS.topic },
+      model: { provider: 'team' },
+    });
     expect(result.answers.topic.status).toBe('ok');
   });
 
   it.each([
     ['a built-in name', 'laya', new TeamEngine(), 'is already a provider name'],
     ['an empty name', ' ', new TeamEngine(), 'must be a non-empty string'],
-    ['an engine without evaluate or pick', 'odd', { capabilities: () => ({ batch: false, probabilities: false }) }, 'must implement capabilities() and evaluate() or pick(), or describe() and evaluate()'],
+    [
+      'an engine without evaluate or pick',
+      'odd',
+      { capabilities: () => ({ batch: false, probabilities: false }) },
+      'must implement capabilities() and evaluate() or pick(), or describe() and evaluate()',
+    ],
   ])('refuses %s', async (_what, name, engine, message) => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     expect(() => system1.registerProvider(name, engine as CustomProvider)).toThrow(System1InputError);
@@ -91,13 +118,20 @@ describe('providers registered at run time', () => {
     expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing' } });
     expect(result.answers.refund).toEqual({
       status: 'error',
-      error: { code: 'unsupported', message: 'team does not answer noul questions (question "refund"; it answers choice)' },
+      error: {
+        code: 'unsupported',
+        message: 'team does not answer noul questions (question "refund"; it answers choice)',
+      },
     });
     expect(result.answers.urgency).toMatchObject({ status: 'error', error: { code: 'unsupported' } });
   });
 
   it('passes an engine’s own error code through, and falls back after it', async () => {
-    const system1 = await sandbox.open('[gateway]\nprovider = "mock"', {}, { defaultModel: { provider: 'team' }, fallbackModels: [{ provider: 'mock' }] });
+    const system1 = await sandbox.open(
+      '[gateway]\nprovider = "mock"',
+      {},
+      { defaultModel: { provider: 'team' }, fallbackModels: [{ provider: 'mock' }] },
+    );
     system1.registerProvider('team', {
       capabilities: () => ({ batch: true, probabilities: true }),
       evaluate: async () => {
@@ -105,15 +139,28 @@ describe('providers registered at run time', () => {
       },
     });
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
-    expect(result.meta.attempts).toEqual([{ provider: 'team', error: { code: 'limit_exceeded', message: 'team takes 100 tokens of state at most' } }]);
+    expect(result.meta.attempts).toEqual([
+      { provider: 'team', error: { code: 'limit_exceeded', message: 'team takes 100 tokens of state at most' } },
+    ]);
     expect(result.meta.executed).toEqual({ provider: 'mock' });
   });
 
   it('ends an attempt at its timeout even when the engine ignores its signal', async () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
-    system1.registerProvider('stubborn', { capabilities: () => ({ batch: true, probabilities: true }), evaluate: () => new Promise(() => undefined) });
-    const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic }, model: { provider: 'stubborn' }, timeoutMs: 100 });
-    expect(result.answers.topic).toEqual({ status: 'error', error: { code: 'timeout', message: 'no answer within 0.1 s' } });
+    system1.registerProvider('stubborn', {
+      capabilities: () => ({ batch: true, probabilities: true }),
+      evaluate: () => new Promise(() => undefined),
+    });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { topic: THREE_QUESTIONS.topic },
+      model: { provider: 'stubborn' },
+      timeoutMs: 100,
+    });
+    expect(result.answers.topic).toEqual({
+      status: 'error',
+      error: { code: 'timeout', message: 'no answer within 0.1 s' },
+    });
   });
 
   it('hides an unexpected exception’s text, which may carry request data', async () => {
@@ -124,8 +171,15 @@ describe('providers registered at run time', () => {
         throw new TypeError(`cannot read ${JSON.stringify(request.state)}`);
       },
     });
-    const result = await system1.decide({ state: 'secret state', questions: { topic: THREE_QUESTIONS.topic }, model: { provider: 'buggy' } });
-    expect(result.answers.topic).toEqual({ status: 'error', error: { code: 'provider_error', message: 'unexpected TypeError in the provider' } });
+    const result = await system1.decide({
+      state: 'secret state',
+      questions: { topic: THREE_QUESTIONS.topic },
+      model: { provider: 'buggy' },
+    });
+    expect(result.answers.topic).toEqual({
+      status: 'error',
+      error: { code: 'provider_error', message: 'unexpected TypeError in the provider' },
+    });
   });
 });
 
@@ -138,9 +192,22 @@ describe('engines that only pick among options', () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"\n[providers.mock]\nconfidence = 0.7');
     const result = await system1.decide({ state: 'refund please', questions: THREE_QUESTIONS });
     // The mock picks the first option at 0.7 and shares the rest evenly.
-    expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing', probabilities: { billing: 0.7, technical: expect.closeTo(0.3, 6) } } });
-    expect(result.answers.refund).toMatchObject({ status: 'ok', answer: { value: true, probabilityTrue: 0.7, confidence: expect.closeTo(0.4, 6) } });
-    expect(result.answers.urgency).toMatchObject({ status: 'ok', answer: { level: 0, distribution: [0.7, expect.closeTo(0.15, 6), expect.closeTo(0.15, 6)], value: expect.closeTo(0.45, 6) } });
+    expect(result.answers.topic).toMatchObject({
+      status: 'ok',
+      answer: { value: 'billing', probabilities: { billing: 0.7, technical: expect.closeTo(0.3, 6) } },
+    });
+    expect(result.answers.refund).toMatchObject({
+      status: 'ok',
+      answer: { value: true, probabilityTrue: 0.7, confidence: expect.closeTo(0.4, 6) },
+    });
+    expect(result.answers.urgency).toMatchObject({
+      status: 'ok',
+      answer: {
+        level: 0,
+        distribution: [0.7, expect.closeTo(0.15, 6), expect.closeTo(0.15, 6)],
+        value: expect.closeTo(0.45, 6),
+      },
+    });
   });
 
   it('keeps a candidate’s description on its option label and maps the pick back to the key', async () => {
@@ -155,7 +222,14 @@ describe('engines that only pick among options', () => {
     });
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
     expect(seen[0]).toEqual(['billing: Billing refund', 'technical: Technical support']);
-    expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'technical', confidence: 0.8, probabilities: { billing: expect.closeTo(0.2, 6), technical: 0.8 } } });
+    expect(result.answers.topic).toMatchObject({
+      status: 'ok',
+      answer: {
+        value: 'technical',
+        confidence: 0.8,
+        probabilities: { billing: expect.closeTo(0.2, 6), technical: 0.8 },
+      },
+    });
     // One confidence spread over the rest is an approximation, and the meta says so.
     expect(result.meta.approximate).toBe(true);
   });

@@ -43,7 +43,11 @@ model = "jev-1.14.0"
       state: 'The user asked about a refund.',
       questions: {
         // Laya's own noul follows its labels, so yes/no travels as a two-candidate choice.
-        refund: { type: 'choice', instructions: 'Is the user asking about a refund?', criteria: { yes: null, no: null } },
+        refund: {
+          type: 'choice',
+          instructions: 'Is the user asking about a refund?',
+          criteria: { yes: null, no: null },
+        },
         topic: { type: 'choice', criteria: { billing: 'Billing refund', technical: 'Technical support' } },
         urgency: { type: 'score', criteria: ['Normal', 'Urgent', 'Critical'] },
       },
@@ -52,21 +56,43 @@ model = "jev-1.14.0"
     expect(result.answers).toEqual({
       refund: {
         status: 'ok',
-        answer: { type: 'noul', value: true, probabilityTrue: 0.6667, confidence: expect.closeTo(0.3334, 4), calibrated: false },
+        answer: {
+          type: 'noul',
+          value: true,
+          probabilityTrue: 0.6667,
+          confidence: expect.closeTo(0.3334, 4),
+          calibrated: false,
+        },
         belowThreshold: true,
       },
       topic: {
         status: 'ok',
-        answer: { type: 'choice', value: 'billing', probabilities: { billing: 0.6667, technical: 0.3333 }, confidence: 0.6667, calibrated: false },
+        answer: {
+          type: 'choice',
+          value: 'billing',
+          probabilities: { billing: 0.6667, technical: 0.3333 },
+          confidence: 0.6667,
+          calibrated: false,
+        },
         belowThreshold: false,
       },
       urgency: {
         status: 'ok',
-        answer: { type: 'score', value: 0.6667, level: 0, distribution: [0.5, 0.3333, 0.1667], confidence: 0.5, calibrated: false },
+        answer: {
+          type: 'score',
+          value: 0.6667,
+          level: 0,
+          distribution: [0.5, 0.3333, 0.1667],
+          confidence: 0.5,
+          calibrated: false,
+        },
         belowThreshold: true,
       },
     });
-    expect(result.meta).toMatchObject({ requested: { provider: 'laya' }, executed: { provider: 'laya', model: 'typed-decisions' } });
+    expect(result.meta).toMatchObject({
+      requested: { provider: 'laya' },
+      executed: { provider: 'laya', model: 'typed-decisions' },
+    });
     expect(result.meta.attempts).toBeUndefined();
     expect(result.meta.usage?.inputTokens).toBeGreaterThan(0);
     expect(result.meta.requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -78,9 +104,18 @@ model = "jev-1.14.0"
     await llama.start();
     try {
       llama.noulTrue = 0.15;
-      const system1 = await sandbox.open(`[gateway]\nprovider = "systemone"\nmin_confidence = 0.6\n[providers.systemone]\nendpoint = "${llama.url.origin}"`);
-      const result = await system1.decide({ state: { ticket: 'ok' }, questions: { angry: { type: 'noul', instructions: 'Is the customer angry?', criteria: { true: 'angry', false: 'calm' } } } });
-      expect(llama.requests[0].body).toMatchObject({ questions: { angry: { type: 'noul', criteria: { true: 'angry', false: 'calm' } } } });
+      const system1 = await sandbox.open(
+        `[gateway]\nprovider = "systemone"\nmin_confidence = 0.6\n[providers.systemone]\nendpoint = "${llama.url.origin}"`,
+      );
+      const result = await system1.decide({
+        state: { ticket: 'ok' },
+        questions: {
+          angry: { type: 'noul', instructions: 'Is the customer angry?', criteria: { true: 'angry', false: 'calm' } },
+        },
+      });
+      expect(llama.requests[0].body).toMatchObject({
+        questions: { angry: { type: 'noul', criteria: { true: 'angry', false: 'calm' } } },
+      });
       expect(result.answers.angry).toEqual({
         status: 'ok',
         answer: { type: 'noul', value: false, probabilityTrue: 0.15, confidence: 0.7, calibrated: false },
@@ -97,7 +132,10 @@ model = "jev-1.14.0"
     const result = await system1.decide({ state: 'refund please', questions: THREE_QUESTIONS });
     expect(result.answers.urgency).toEqual({
       status: 'error',
-      error: { code: 'invalid_response', message: 'laya answer to "urgency": "score" is 7, not a level between 0 and 2' },
+      error: {
+        code: 'invalid_response',
+        message: 'laya answer to "urgency": "score" is 7, not a level between 0 and 2',
+      },
     });
     expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing' } });
     expect(result.answers.refund).toMatchObject({ status: 'ok', answer: { value: true } });
@@ -106,8 +144,16 @@ model = "jev-1.14.0"
   });
 
   it.each([
-    ['a choice outside the candidates', { type: 'choice', choice: 'refunds', probabilities: { billing: 0.5, technical: 0.5 } }, 'the choice "refunds" is not one of the candidates sent'],
-    ['probabilities that do not sum to 1', { type: 'choice', choice: 'billing', probabilities: { billing: 0.9, technical: 0.9 } }, '"probabilities" sum to 1.8, not about 1'],
+    [
+      'a choice outside the candidates',
+      { type: 'choice', choice: 'refunds', probabilities: { billing: 0.5, technical: 0.5 } },
+      'the choice "refunds" is not one of the candidates sent',
+    ],
+    [
+      'probabilities that do not sum to 1',
+      { type: 'choice', choice: 'billing', probabilities: { billing: 0.9, technical: 0.9 } },
+      '"probabilities" sum to 1.8, not about 1',
+    ],
     ['the wrong type', { type: 'noul', noul: 0.9 }, 'type "noul" instead of "choice"'],
     ['nothing', undefined, 'missing from the reply'],
   ])('reads %s as that question’s invalid_response', async (_what, answer, problem) => {
@@ -119,7 +165,10 @@ model = "jev-1.14.0"
     };
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: THREE_QUESTIONS });
-    expect(result.answers.topic).toEqual({ status: 'error', error: { code: 'invalid_response', message: `laya answer to "topic": ${problem}` } });
+    expect(result.answers.topic).toEqual({
+      status: 'error',
+      error: { code: 'invalid_response', message: `laya answer to "topic": ${problem}` },
+    });
     expect(result.answers.refund.status).toBe('ok');
   });
 
@@ -140,7 +189,13 @@ model = "jev-1.14.0"
     });
     expect(laya.requests).toHaveLength(0);
     expect(result.meta.attempts).toEqual([
-      { provider: 'laya', error: { code: 'unsupported', message: 'laya does not answer box questions (question "mug"; it answers choice, noul, score)' } },
+      {
+        provider: 'laya',
+        error: {
+          code: 'unsupported',
+          message: 'laya does not answer box questions (question "mug"; it answers choice, noul, score)',
+        },
+      },
     ]);
     expect(result.meta.executed).toEqual({ provider: 'typesafe', model: 'jev-1.14.0' });
     expect(result.answers.mug).toEqual({
@@ -162,7 +217,10 @@ model = "jev-1.14.0"
       questions: { mug: { type: 'box', instructions: 'Locate the mug.' }, topic: THREE_QUESTIONS.topic },
     });
     for (const id of ['mug', 'topic']) {
-      expect(result.answers[id]).toEqual({ status: 'error', error: { code: 'unsupported', message: 'typesafe takes no images' } });
+      expect(result.answers[id]).toEqual({
+        status: 'error',
+        error: { code: 'unsupported', message: 'typesafe takes no images' },
+      });
     }
     expect(typesafe.requests).toHaveLength(0);
   });
@@ -171,7 +229,11 @@ model = "jev-1.14.0"
     // More levels than its score takes and more than its choice takes (a narrower score is asked as a choice)
     const levels = Array.from({ length: 256 }, (_, i) => `level ${i}`);
     const system1 = await sandbox.open(config());
-    const result = await system1.decide({ state: 'x', questions: { fine: { type: 'score', instructions: 'How fine?', criteria: levels } }, model: { provider: 'typesafe' } });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { fine: { type: 'score', instructions: 'How fine?', criteria: levels } },
+      model: { provider: 'typesafe' },
+    });
     expect(result.answers.fine).toEqual({
       status: 'error',
       error: { code: 'limit_exceeded', message: 'typesafe takes at most 10 levels per score question; "fine" has 256' },
@@ -182,7 +244,11 @@ model = "jev-1.14.0"
   it('runs an explicit model alone, with the model it names', async () => {
     typesafe.fault = 'status-500';
     const system1 = await sandbox.open(config());
-    const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic }, model: { provider: 'typesafe', model: 'jev-1.13.0' } });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { topic: THREE_QUESTIONS.topic },
+      model: { provider: 'typesafe', model: 'jev-1.13.0' },
+    });
     expect(typesafe.requests[0].body).toMatchObject({ model: 'jev-1.13.0' });
     expect(result.answers.topic).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
     expect(result.meta).toMatchObject({ requested: { provider: 'typesafe', model: 'jev-1.13.0' } });
@@ -203,7 +269,12 @@ model = "jev-1.14.0"
     const result = await system1.decide({ state: 'x', questions: THREE_QUESTIONS, timeoutMs: 300 });
     // An engine's error status is carried along (dsh-system1's httpStatus).
     const status = /^status-(\d+)$/.exec(fault)?.[1];
-    expect(result.meta.attempts).toEqual([{ provider: 'laya', error: { code, message: expect.stringContaining(detail), ...(status && { httpStatus: Number(status) }) } }]);
+    expect(result.meta.attempts).toEqual([
+      {
+        provider: 'laya',
+        error: { code, message: expect.stringContaining(detail), ...(status && { httpStatus: Number(status) }) },
+      },
+    ]);
     expect(result.meta.executed).toEqual({ provider: 'typesafe', model: 'jev-1.14.0' });
     expect(Object.values(result.answers).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(JSON.stringify(result)).not.toContain(TYPESAFE_KEY);
@@ -215,7 +286,10 @@ model = "jev-1.14.0"
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: THREE_QUESTIONS, timeoutMs: 200 });
     for (const id of Object.keys(THREE_QUESTIONS)) {
-      expect(result.answers[id]).toEqual({ status: 'error', error: { code: 'timeout', message: 'no answer within 0.2 s' } });
+      expect(result.answers[id]).toEqual({
+        status: 'error',
+        error: { code: 'timeout', message: 'no answer within 0.2 s' },
+      });
     }
     expect(result.meta.attempts?.map((a) => [a.provider, a.error.code])).toEqual([
       ['laya', 'unavailable'],
@@ -228,11 +302,17 @@ model = "jev-1.14.0"
     const system1 = await sandbox.open(config());
     const controller = new AbortController();
     // A timeout far past the test's own: the call can only settle because the cancel ended it.
-    const pending = system1.decide({ state: 'x', questions: THREE_QUESTIONS, signal: controller.signal, timeoutMs: 3_600_000 });
+    const pending = system1.decide({
+      state: 'x',
+      questions: THREE_QUESTIONS,
+      signal: controller.signal,
+      timeoutMs: 3_600_000,
+    });
     await waitFor(() => laya.requests.length === 1, 'the request to reach laya');
     controller.abort();
     const result = await pending;
-    for (const id of Object.keys(THREE_QUESTIONS)) expect(result.answers[id]).toMatchObject({ status: 'error', error: { code: 'cancelled' } });
+    for (const id of Object.keys(THREE_QUESTIONS))
+      expect(result.answers[id]).toMatchObject({ status: 'error', error: { code: 'cancelled' } });
     expect(result.meta.attempts).toBeUndefined();
     expect(result.meta.executed).toBeUndefined();
     await waitFor(() => laya.abandoned === 1, 'laya to see its request aborted');
@@ -249,42 +329,139 @@ model = "jev-1.14.0"
   it('calibrates each answer with the fit for its question and applies the threshold per question', async () => {
     writeFileSync(
       path.join(sandbox.installDir, 'calibration.json'),
-      JSON.stringify({ version: 1, fits: [{ provider: 'laya', model: 'typed-decisions', question: 'Choose a topic.', temperature: 4, n: 50, at_bound: false, source: 'test' }] }),
+      JSON.stringify({
+        version: 1,
+        fits: [
+          {
+            provider: 'laya',
+            model: 'typed-decisions',
+            question: 'Choose a topic.',
+            temperature: 4,
+            n: 50,
+            at_bound: false,
+            source: 'test',
+          },
+        ],
+      }),
     );
     const system1 = await sandbox.open(config());
     const result = await system1.decide({ state: 'x', questions: THREE_QUESTIONS, minConfidence: 0.55 });
     // T = 4 flattens 0.6667 / 0.3333 to about 0.543 / 0.457: now below 0.55.
-    expect(result.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing', calibrated: true, confidence: expect.closeTo(0.5433, 3) }, belowThreshold: true });
+    expect(result.answers.topic).toMatchObject({
+      status: 'ok',
+      answer: { value: 'billing', calibrated: true, confidence: expect.closeTo(0.5433, 3) },
+      belowThreshold: true,
+    });
     // No fit for the score question: as the engine said, above the threshold... no: 0.5 < 0.55.
-    expect(result.answers.urgency).toMatchObject({ status: 'ok', answer: { calibrated: false, confidence: 0.5 }, belowThreshold: true });
+    expect(result.answers.urgency).toMatchObject({
+      status: 'ok',
+      answer: { calibrated: false, confidence: 0.5 },
+      belowThreshold: true,
+    });
     expect(result.answers.refund).toMatchObject({ status: 'ok', answer: { calibrated: false } });
   });
 
   it.each([
     ['no state', { questions: THREE_QUESTIONS }, 'state must be text or a JSON value (got nothing)'],
     ['no questions', { state: 'x', questions: {} }, 'questions must be an object with at least one question'],
-    ['a reserved id', { state: 'x', questions: JSON.parse('{"__proto__": {"type": "noul", "instructions": "?"}}') }, 'uses the reserved id "__proto__"'],
-    ['an unknown type', { state: 'x', questions: { q: { type: 'rank', instructions: '?' } } }, 'questions.q.type must be one of choice, noul, score, box (got "rank")'],
-    ['a choice with one candidate', { state: 'x', questions: { q: { type: 'choice', instructions: '?', criteria: { a: null } } } }, 'questions.q.criteria must be an object with at least two candidates'],
-    ['a score with one level', { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: ['only'] } } }, 'questions.q.criteria must be a list of at least two levels'],
-    ['empty instructions', { state: 'x', questions: { q: { type: 'noul', instructions: '' } } }, 'questions.q.instructions must not be empty'],
+    [
+      'a reserved id',
+      { state: 'x', questions: JSON.parse('{"__proto__": {"type": "noul", "instructions": "?"}}') },
+      'uses the reserved id "__proto__"',
+    ],
+    [
+      'an unknown type',
+      { state: 'x', questions: { q: { type: 'rank', instructions: '?' } } },
+      'questions.q.type must be one of choice, noul, score, box (got "rank")',
+    ],
+    [
+      'a choice with one candidate',
+      { state: 'x', questions: { q: { type: 'choice', instructions: '?', criteria: { a: null } } } },
+      'questions.q.criteria must be an object with at least two candidates',
+    ],
+    [
+      'a score with one level',
+      { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: ['only'] } } },
+      'questions.q.criteria must be a list of at least two levels',
+    ],
+    [
+      'empty instructions',
+      { state: 'x', questions: { q: { type: 'noul', instructions: '' } } },
+      'questions.q.instructions must not be empty',
+    ],
     // The caps: reading a call stays cheap, and an engine without batches is not called without end.
-    ['a score of 40,000 levels', { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: Array(40_000).fill('level') } } }, 'questions.q.criteria must hold at most 256 levels (got 40000)'],
+    [
+      'a score of 40,000 levels',
+      { state: 'x', questions: { q: { type: 'score', instructions: '?', criteria: Array(40_000).fill('level') } } },
+      'questions.q.criteria must hold at most 256 levels (got 40000)',
+    ],
     [
       'a choice of 257 candidates',
-      { state: 'x', questions: { q: { type: 'choice', instructions: '?', criteria: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`c${i}`, null])) } } },
+      {
+        state: 'x',
+        questions: {
+          q: {
+            type: 'choice',
+            instructions: '?',
+            criteria: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`c${i}`, null])),
+          },
+        },
+      },
       'questions.q.criteria must hold at most 256 candidates (got 257)',
     ],
-    ['65 questions', { state: 'x', questions: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`q${i}`, THREE_QUESTIONS.refund])) }, 'questions must hold at most 64 questions (got 65)'],
-    ['a box without an image', { state: 'x', questions: { q: { type: 'box', instructions: 'Find it.' } } }, 'questions.q is a box question, which needs at least one image'],
-    ['five images', { state: 'x', questions: THREE_QUESTIONS, images: Array(5).fill({ mediaType: 'image/png', data: PIXEL }) }, 'images may hold at most 4 images'],
-    ['a data URL', { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/png', data: `data:image/png;base64,${PIXEL}` }] }, 'images[0].data must be padded standard Base64'],
-    ['a gif', { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/gif', data: PIXEL }] }, 'images[0].mediaType must be one of image/png, image/jpeg, image/webp'],
-    ['a zero timeout', { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 0 }, 'timeoutMs must be a positive whole number'],
+    [
+      '65 questions',
+      {
+        state: 'x',
+        questions: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`q${i}`, THREE_QUESTIONS.refund])),
+      },
+      'questions must hold at most 64 questions (got 65)',
+    ],
+    [
+      'a box without an image',
+      { state: 'x', questions: { q: { type: 'box', instructions: 'Find it.' } } },
+      'questions.q is a box question, which needs at least one image',
+    ],
+    [
+      'five images',
+      { state: 'x', questions: THREE_QUESTIONS, images: Array(5).fill({ mediaType: 'image/png', data: PIXEL }) },
+      'images may hold at most 4 images',
+    ],
+    [
+      'a data URL',
+      {
+        state: 'x',
+        questions: THREE_QUESTIONS,
+        images: [{ mediaType: 'image/png', data: `data:image/png;base64,${PIXEL}` }],
+      },
+      'images[0].data must be padded standard Base64',
+    ],
+    [
+      'a gif',
+      { state: 'x', questions: THREE_QUESTIONS, images: [{ mediaType: 'image/gif', data: PIXEL }] },
+      'images[0].mediaType must be one of image/png, image/jpeg, image/webp',
+    ],
+    [
+      'a zero timeout',
+      { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 0 },
+      'timeoutMs must be a positive whole number',
+    ],
     // A Node timer past 2^31-1 ms fires after 1 ms: the call would time out at once and cool the engine down.
-    ['a timeout no timer can wait', { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 2 ** 31 }, 'timeoutMs must be at most 2147483647 milliseconds'],
-    ['a model without provider', { state: 'x', questions: THREE_QUESTIONS, model: { model: 'jev' } }, 'model.provider must name a provider'],
-    ['an unknown field', { state: 'x', questions: THREE_QUESTIONS, temperature: 0 }, '"temperature" is not a field of a decision request'],
+    [
+      'a timeout no timer can wait',
+      { state: 'x', questions: THREE_QUESTIONS, timeoutMs: 2 ** 31 },
+      'timeoutMs must be at most 2147483647 milliseconds',
+    ],
+    [
+      'a model without provider',
+      { state: 'x', questions: THREE_QUESTIONS, model: { model: 'jev' } },
+      'model.provider must name a provider',
+    ],
+    [
+      'an unknown field',
+      { state: 'x', questions: THREE_QUESTIONS, temperature: 0 },
+      '"temperature" is not a field of a decision request',
+    ],
     ['a state nested too deep', { state: nested(40), questions: THREE_QUESTIONS }, 'state nests more than 32 levels'],
   ])('throws System1InputError before any engine runs for %s', async (_what, request, message) => {
     const system1 = await sandbox.open(config());
@@ -295,11 +472,18 @@ model = "jev-1.14.0"
   });
 
   it('answers unavailable, naming the problem, while the config is broken, as system1_decide answers config_error', async () => {
-    const system1 = await sandbox.open(config().replace('fallback = ["typesafe"]', 'fallback = ["typesafe", "nonesuch"]'));
+    const system1 = await sandbox.open(
+      config().replace('fallback = ["typesafe"]', 'fallback = ["typesafe", "nonesuch"]'),
+    );
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
     expect(result.answers.topic).toEqual({
       status: 'error',
-      error: { code: 'unavailable', message: expect.stringMatching(/^the config is broken: .*gateway\.fallback names an unknown provider "nonesuch"/) },
+      error: {
+        code: 'unavailable',
+        message: expect.stringMatching(
+          /^the config is broken: .*gateway\.fallback names an unknown provider "nonesuch"/,
+        ),
+      },
     });
     expect(laya.requests).toHaveLength(0);
     expect(typesafe.requests).toHaveLength(0);
@@ -308,9 +492,14 @@ model = "jev-1.14.0"
 
   it('does not throw for a config file that is missing, and says so on every call', async () => {
     const system1 = await sandbox.open(config(), {}, { configFile: path.join(sandbox.root, 'nowhere.toml') });
-    expect(system1.configErrors()).toEqual([expect.objectContaining({ key: '(file)', message: expect.stringContaining('does not exist') })]);
+    expect(system1.configErrors()).toEqual([
+      expect.objectContaining({ key: '(file)', message: expect.stringContaining('does not exist') }),
+    ]);
     const result = await system1.decide({ state: 'x', questions: { topic: THREE_QUESTIONS.topic } });
-    expect(result.answers.topic).toMatchObject({ status: 'error', error: { code: 'unavailable', message: expect.stringContaining('nowhere.toml') } });
+    expect(result.answers.topic).toMatchObject({
+      status: 'error',
+      error: { code: 'unavailable', message: expect.stringContaining('nowhere.toml') },
+    });
     expect(laya.requests).toHaveLength(0);
   });
 });
@@ -332,7 +521,10 @@ describe('createSystem1().decide against a fake Workers AI (Clef)', () => {
       const result = await system1.decide({ state: { ticket: 'refund?' }, questions: THREE_QUESTIONS });
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0].path).toBe(`/client/v4/accounts/${fake.accountId}/ai/run/@cf/cloudflare/clef-flash`);
-      expect(fake.requests[0].body).toMatchObject({ model: 'clef-flash', questions: { refund: { type: 'noul' }, urgency: { type: 'score' } } });
+      expect(fake.requests[0].body).toMatchObject({
+        model: 'clef-flash',
+        questions: { refund: { type: 'noul' }, urgency: { type: 'score' } },
+      });
       expect(Object.values(result.answers).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
       expect(result.answers.refund).toMatchObject({ answer: { type: 'noul', probabilityTrue: 0.8 } });
       expect(result.meta.executed).toEqual({ provider: 'cloudflare', model: 'clef-flash' });

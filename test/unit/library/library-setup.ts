@@ -1,8 +1,8 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createSystem1, System1 } from '../../../src/library/create-system1';
-import { System1Options } from '../../../src/library/library-options';
+import { createSystem1, type System1 } from '../../../src/library/create-system1';
+import { type System1Options } from '../../../src/library/library-options';
 import { eventually } from '../../helpers/eventually';
 
 export const TYPESAFE_KEY = 'sk-test-LIBRARY-TYPESAFE-KEY-77';
@@ -40,7 +40,11 @@ export class LibrarySandbox {
 /** The example of the spec: a yes/no, a choice and a score about one support message. */
 export const THREE_QUESTIONS = {
   refund: { type: 'noul' as const, instructions: 'Is the user asking about a refund?' },
-  topic: { type: 'choice' as const, instructions: 'Choose a topic.', criteria: { billing: 'Billing refund', technical: 'Technical support' } },
+  topic: {
+    type: 'choice' as const,
+    instructions: 'Choose a topic.',
+    criteria: { billing: 'Billing refund', technical: 'Technical support' },
+  },
   urgency: { type: 'score' as const, instructions: 'Rate urgency.', criteria: ['Normal', 'Urgent', 'Critical'] },
 };
 

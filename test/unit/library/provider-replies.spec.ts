@@ -26,14 +26,46 @@ describe('a provider reply read by the library', () => {
   }
 
   it.each([
-    ['a model that is an object', { model: { name: 'm', secret: 'x' } }, 'careless reported its model as an object, not a name of at most 256 characters (ignored)'],
-    ['a model of 10,000 characters', { model: 'm'.repeat(10_000) }, 'careless reported its model as a string, not a name of at most 256 characters (ignored)'],
-    ['a blank model', { model: '  ' }, 'careless reported its model as a string, not a name of at most 256 characters (ignored)'],
-    ['usage that is text', { usage: 'lots' }, 'careless reported its usage as a string, not {inputTokens, outputTokens} counts (ignored)'],
-    ['a negative token count', { usage: { inputTokens: -1, outputTokens: 2 } }, 'careless reported its usage as an object, not {inputTokens, outputTokens} counts (ignored)'],
-    ['a token count that is an object', { usage: { inputTokens: { n: 1 } } }, 'careless reported its usage as an object, not {inputTokens, outputTokens} counts (ignored)'],
-    ['approximate as text', { approximate: 'yes' }, 'careless reported "approximate" as a string, not true or false (ignored)'],
-    ['degraded as a list', { degraded: [true] }, 'careless reported "degraded" as an array, not true or false (ignored)'],
+    [
+      'a model that is an object',
+      { model: { name: 'm', secret: 'x' } },
+      'careless reported its model as an object, not a name of at most 256 characters (ignored)',
+    ],
+    [
+      'a model of 10,000 characters',
+      { model: 'm'.repeat(10_000) },
+      'careless reported its model as a string, not a name of at most 256 characters (ignored)',
+    ],
+    [
+      'a blank model',
+      { model: '  ' },
+      'careless reported its model as a string, not a name of at most 256 characters (ignored)',
+    ],
+    [
+      'usage that is text',
+      { usage: 'lots' },
+      'careless reported its usage as a string, not {inputTokens, outputTokens} counts (ignored)',
+    ],
+    [
+      'a negative token count',
+      { usage: { inputTokens: -1, outputTokens: 2 } },
+      'careless reported its usage as an object, not {inputTokens, outputTokens} counts (ignored)',
+    ],
+    [
+      'a token count that is an object',
+      { usage: { inputTokens: { n: 1 } } },
+      'careless reported its usage as an object, not {inputTokens, outputTokens} counts (ignored)',
+    ],
+    [
+      'approximate as text',
+      { approximate: 'yes' },
+      'careless reported "approximate" as a string, not true or false (ignored)',
+    ],
+    [
+      'degraded as a list',
+      { degraded: [true] },
+      'careless reported "degraded" as an array, not true or false (ignored)',
+    ],
   ])('drops %s with one warning naming the field', async (_what, extra, warning) => {
     const meta = await replying(extra);
     expect(meta.warnings).toEqual([warning]);
@@ -45,8 +77,18 @@ describe('a provider reply read by the library', () => {
   });
 
   it('passes well-formed facts on, and of usage only the token counts', async () => {
-    const meta = await replying({ model: 'careless-2', usage: { inputTokens: 12, outputTokens: 0, blob: 'x'.repeat(1000) }, approximate: false, degraded: true });
-    expect(meta).toMatchObject({ executed: { provider: 'careless', model: 'careless-2' }, usage: { inputTokens: 12, outputTokens: 0 }, approximate: false, degraded: true });
+    const meta = await replying({
+      model: 'careless-2',
+      usage: { inputTokens: 12, outputTokens: 0, blob: 'x'.repeat(1000) },
+      approximate: false,
+      degraded: true,
+    });
+    expect(meta).toMatchObject({
+      executed: { provider: 'careless', model: 'careless-2' },
+      usage: { inputTokens: 12, outputTokens: 0 },
+      approximate: false,
+      degraded: true,
+    });
     expect(meta.usage).toEqual({ inputTokens: 12, outputTokens: 0 });
     expect(meta.warnings).toBeUndefined();
   });
@@ -58,8 +100,15 @@ describe('a provider reply read by the library', () => {
       capabilities: () => ({ batch: true, probabilities: true, questions: { types: ['noul'] } }),
       evaluate: async () => ({ answers: { ...answers, ...stray } }),
     });
-    const result = await system1.decide({ state: 'x', questions: asked, model: { provider: 'chatty' }, timeoutMs: 60_000 });
+    const result = await system1.decide({
+      state: 'x',
+      questions: asked,
+      model: { provider: 'chatty' },
+      timeoutMs: 60_000,
+    });
     expect(result.answers).toEqual({ ok: expect.objectContaining({ status: 'ok' }) });
-    expect(result.meta.warnings).toEqual(['chatty: 300000 answers to questions not asked were ignored ("s0", "s1", "s2" and 299997 more)']);
+    expect(result.meta.warnings).toEqual([
+      'chatty: 300000 answers to questions not asked were ignored ("s0", "s1", "s2" and 299997 more)',
+    ]);
   });
 });

@@ -12,7 +12,13 @@ import { SYSTEMONE_ROUTE } from '../../fakes/systemone-answer';
 import { LibrarySandbox, waitFor } from './library-setup';
 
 const STATE = { message: 'My card was charged twice.' };
-const QUESTIONS = { topic: { type: 'choice' as const, instructions: 'Choose a topic.', criteria: { billing: 'Billing', technical: 'Technical' } } };
+const QUESTIONS = {
+  topic: {
+    type: 'choice' as const,
+    instructions: 'Choose a topic.',
+    criteria: { billing: 'Billing', technical: 'Technical' },
+  },
+};
 
 let sandbox: LibrarySandbox;
 let fakes: LayaFake[] = [];
@@ -26,7 +32,8 @@ afterEach(async () => {
   await Promise.all(fakes.map((fake) => fake.stop()));
 });
 
-const pool = (gateway = '') => `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoints = [${fakes.map((fake) => JSON.stringify(fake.url.origin)).join(', ')}]\n`;
+const pool = (gateway = '') =>
+  `[gateway]\nprovider = "laya"\n${gateway}\n[providers.laya]\nendpoints = [${fakes.map((fake) => JSON.stringify(fake.url.origin)).join(', ')}]\n`;
 
 describe('createSystem1 options for the tail', () => {
   it('cacheTtlS: an identical call within it is answered without an engine call (meta.cached)', async () => {
@@ -64,12 +71,19 @@ describe('createSystem1 options for the tail', () => {
     const recovered = await waiting.decide({ state: STATE, questions: QUESTIONS });
     expect(recovered.answers.topic).toMatchObject({ status: 'ok' });
 
-    const failing = await sandbox.open(toml.replace('cooldown_s = 0.8', 'cooldown_s = 600'), {}, { waitForRecovery: false });
+    const failing = await sandbox.open(
+      toml.replace('cooldown_s = 0.8', 'cooldown_s = 600'),
+      {},
+      { waitForRecovery: false },
+    );
     laya.fault = 'status-500';
     for (let i = 0; i < 3; i++) await failing.decide({ state: STATE, questions: QUESTIONS });
     laya.fault = 'none';
     const cooling = await failing.decide({ state: STATE, questions: QUESTIONS });
-    expect(cooling.answers.topic).toMatchObject({ status: 'error', error: { code: 'unavailable', message: expect.stringContaining('cooling down') } });
+    expect(cooling.answers.topic).toMatchObject({
+      status: 'error',
+      error: { code: 'unavailable', message: expect.stringContaining('cooling down') },
+    });
   });
 
   it.each([
@@ -78,12 +92,19 @@ describe('createSystem1 options for the tail', () => {
     [{ cacheTtlS: -5 }, 'cacheTtlS'],
     [{ waitForRecovery: 'yes' }, 'waitForRecovery'],
   ])('refuses %j when the service is created', async (options, field) => {
-    await expect(createSystem1({ configFile: sandbox.configFile, logger: false, ...(options as object) })).rejects.toThrow(System1InputError);
-    await expect(createSystem1({ configFile: sandbox.configFile, logger: false, ...(options as object) })).rejects.toThrow(field);
+    await expect(
+      createSystem1({ configFile: sandbox.configFile, logger: false, ...(options as object) }),
+    ).rejects.toThrow(System1InputError);
+    await expect(
+      createSystem1({ configFile: sandbox.configFile, logger: false, ...(options as object) }),
+    ).rejects.toThrow(field);
   });
 
   it('refuses cacheTtlS with system1From: the application built the cache from its own config', async () => {
-    const config = loadConfig({ env: { HOME: sandbox.root, SYSTEM1_INSTALL_DIR: sandbox.installDir, SYSTEM1_CONFIG: '/none.toml' }, readFile: () => '' });
+    const config = loadConfig({
+      env: { HOME: sandbox.root, SYSTEM1_INSTALL_DIR: sandbox.installDir, SYSTEM1_CONFIG: '/none.toml' },
+      readFile: () => '',
+    });
     const app = await Test.createTestingModule({ imports: [System1Module.forRoot({ config, env: {} })] }).compile();
     try {
       expect(() => system1From(app, { cacheTtlS: 5 })).toThrow(/cacheTtlS.*cache_ttl_s/);

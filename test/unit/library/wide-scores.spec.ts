@@ -4,8 +4,8 @@
  * refused as over its limit.
  */
 import type { System1Provider } from '../../../src/decisions/provider.interface';
-import { EvaluateRequest } from '../../../src/decisions/provider.interface';
-import { ScoreQuestion } from '../../../src/decisions/question.types';
+import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
+import { type ScoreQuestion } from '../../../src/decisions/question.types';
 import { VonFake } from '../../fakes/von.fake';
 import { LibrarySandbox } from './library-setup';
 
@@ -18,10 +18,18 @@ const RATING: ScoreQuestion = {
 /** A team's engine that scores at most 3 levels and picks among at most 5 candidates, with a set answer. */
 class NarrowEngine implements System1Provider {
   calls: EvaluateRequest[] = [];
-  answer: unknown = { type: 'choice', choice: '3', probabilities: { '0': 0.1, '1': 0.1, '2': 0.1, '3': 0.6, '4': 0.1 } };
+  answer: unknown = {
+    type: 'choice',
+    choice: '3',
+    probabilities: { '0': 0.1, '1': 0.1, '2': 0.1, '3': 0.6, '4': 0.1 },
+  };
 
   capabilities() {
-    return { batch: true, probabilities: true, questions: { types: ['choice' as const, 'score' as const], max_levels: 3, max_options: 5 } };
+    return {
+      batch: true,
+      probabilities: true,
+      questions: { types: ['choice' as const, 'score' as const], max_levels: 3, max_options: 5 },
+    };
   }
 
   async evaluate(request: EvaluateRequest) {
@@ -30,7 +38,11 @@ class NarrowEngine implements System1Provider {
   }
 }
 
-const levels = (count: number): ScoreQuestion => ({ type: 'score', instructions: 'Severity?', criteria: RATING.criteria.slice(0, count) });
+const levels = (count: number): ScoreQuestion => ({
+  type: 'score',
+  instructions: 'Severity?',
+  criteria: RATING.criteria.slice(0, count),
+});
 
 describe('scores wider than the engine scores', () => {
   let sandbox: LibrarySandbox;
@@ -41,8 +53,13 @@ describe('scores wider than the engine scores', () => {
     const von = new VonFake();
     await von.start();
     try {
-      const system1 = await sandbox.open(`[gateway]\nprovider = "von"\n[providers.von]\nendpoint = "${von.url.origin}"\n`);
-      const result = await system1.decide({ state: 'Great support, fixed in minutes.', questions: { rating: RATING, severity: levels(3) } });
+      const system1 = await sandbox.open(
+        `[gateway]\nprovider = "von"\n[providers.von]\nendpoint = "${von.url.origin}"\n`,
+      );
+      const result = await system1.decide({
+        state: 'Great support, fixed in minutes.',
+        questions: { rating: RATING, severity: levels(3) },
+      });
 
       const sent = von.requestsTo('/v1/systemone');
       expect(sent).toHaveLength(1);
@@ -60,9 +77,14 @@ describe('scores wider than the engine scores', () => {
       expect(rating.answer.distribution).toHaveLength(11);
       expect(rating.answer.distribution.reduce((sum, p) => sum + p, 0)).toBeCloseTo(1, 3);
       expect(rating.answer.level).toBe(rating.answer.distribution.indexOf(Math.max(...rating.answer.distribution)));
-      expect(rating.answer.value).toBeCloseTo(rating.answer.distribution.reduce((sum, p, index) => sum + index * p, 0), 6);
+      expect(rating.answer.value).toBeCloseTo(
+        rating.answer.distribution.reduce((sum, p, index) => sum + index * p, 0),
+        6,
+      );
       expect(result.answers.severity).toMatchObject({ status: 'ok', answer: { type: 'score' } });
-      expect(result.meta.warnings).toEqual(['von scores at most 10 levels, so "rating" (11 levels) was asked as a choice among them']);
+      expect(result.meta.warnings).toEqual([
+        'von scores at most 10 levels, so "rating" (11 levels) was asked as a choice among them',
+      ]);
     } finally {
       await von.stop();
     }
@@ -72,11 +94,25 @@ describe('scores wider than the engine scores', () => {
     const system1 = await sandbox.open('[gateway]\nprovider = "mock"');
     const engine = new NarrowEngine();
     system1.registerProvider('narrow', engine);
-    const result = await system1.decide({ state: 'x', questions: { severity: levels(5) }, model: { provider: 'narrow' } });
-    expect(engine.calls[0].questions.severity).toMatchObject({ type: 'choice', criteria: { 0: '0', 1: '1', 2: '2', 3: '3', 4: '4' } });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { severity: levels(5) },
+      model: { provider: 'narrow' },
+    });
+    expect(engine.calls[0].questions.severity).toMatchObject({
+      type: 'choice',
+      criteria: { 0: '0', 1: '1', 2: '2', 3: '3', 4: '4' },
+    });
     expect(result.answers.severity).toEqual({
       status: 'ok',
-      answer: { type: 'score', value: expect.closeTo(2.5, 6), level: 3, distribution: [0.1, 0.1, 0.1, 0.6, 0.1], confidence: 0.6, calibrated: false },
+      answer: {
+        type: 'score',
+        value: expect.closeTo(2.5, 6),
+        level: 3,
+        distribution: [0.1, 0.1, 0.1, 0.6, 0.1],
+        confidence: 0.6,
+        calibrated: false,
+      },
       belowThreshold: false,
     });
   });
@@ -86,8 +122,15 @@ describe('scores wider than the engine scores', () => {
     const engine = new NarrowEngine();
     engine.answer = { type: 'choice', choice: '3', probabilities: { '0': 0.5, '3': 0.5 } };
     system1.registerProvider('narrow', engine);
-    const result = await system1.decide({ state: 'x', questions: { severity: levels(5) }, model: { provider: 'narrow' } });
-    expect(result.answers.severity).toMatchObject({ status: 'error', error: { code: 'invalid_response', message: expect.stringContaining('narrow answer to "severity"') } });
+    const result = await system1.decide({
+      state: 'x',
+      questions: { severity: levels(5) },
+      model: { provider: 'narrow' },
+    });
+    expect(result.answers.severity).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_response', message: expect.stringContaining('narrow answer to "severity"') },
+    });
   });
 
   it('refuses a score that neither the score nor the choice of the engine can carry, before asking', async () => {

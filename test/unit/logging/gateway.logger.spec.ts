@@ -39,7 +39,7 @@ describe('GatewayLogger', () => {
     expect(lines).toEqual([]);
   });
 
-  it('keeps a multi-line message (a stack) on its record\'s one line, its newlines written as \\n', () => {
+  it("keeps a multi-line message (a stack) on its record's one line, its newlines written as \\n", () => {
     logger().error('boom\n    at frame', 'Mcp');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/ERROR \[Mcp\] boom\\n {4}at frame\n$/);
@@ -51,7 +51,10 @@ describe('GatewayLogger', () => {
       const file = path.join(dir, 'gateway.log');
       const log = logger();
       log.configure('INFO', file);
-      log.log(`[${FORGED}] decided by mock\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\u2028\u0085\u009b2J\u007f`, 'Gateway');
+      log.log(
+        `[${FORGED}] decided by mock\n2026-01-01T00:00:00.000Z ERROR [Gateway] forged\u2028\u0085\u009b2J\u007f`,
+        'Gateway',
+      );
       expect(lines).toHaveLength(1);
       const [record] = lines;
       expect(record.endsWith('\n')).toBe(true);

@@ -2,7 +2,7 @@
  * `system1_ask` below the transport: what AskService hands the pipeline (images, longContext) and what it
  * hands back (fallbacks), against a TypeSafe fake (jev-1.14.0, which takes images) over real HTTP.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecisionService } from '../../../src/decisions/decision.service';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
@@ -14,7 +14,9 @@ const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQD
 const IMAGES = [{ mediaType: 'image/png', data: PIXEL }];
 const ASK = {
   state: 'The photo shows a mug on a desk.',
-  questions: [{ id: 'topic', type: 'choice', instructions: 'What is on the desk?', criteria: { mug: 'A mug', lamp: 'A lamp' } }],
+  questions: [
+    { id: 'topic', type: 'choice', instructions: 'What is on the desk?', criteria: { mug: 'A mug', lamp: 'A lamp' } },
+  ],
 };
 
 describe('AskService', () => {
@@ -60,8 +62,16 @@ describe('AskService', () => {
     const { service } = await start('fallback = ["mock"]');
     fake.fault = 'status-503';
     const { response } = await service.ask(ASK);
-    expect(response).toMatchObject({ answers: { topic: { status: 'ok', answer: { type: 'choice' } } }, model: { provider: 'mock' } });
-    expect(response.fallbacks).toEqual([{ provider: 'typesafe', error: { code: 'unavailable', httpStatus: 503, message: expect.stringContaining('HTTP 503') } }]);
+    expect(response).toMatchObject({
+      answers: { topic: { status: 'ok', answer: { type: 'choice' } } },
+      model: { provider: 'mock' },
+    });
+    expect(response.fallbacks).toEqual([
+      {
+        provider: 'typesafe',
+        error: { code: 'unavailable', httpStatus: 503, message: expect.stringContaining('HTTP 503') },
+      },
+    ]);
   });
 
   it('has no fallbacks when the primary answers', async () => {

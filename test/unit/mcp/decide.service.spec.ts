@@ -13,7 +13,11 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { answer, DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
 import { ChoiceAsk, ChoiceEngine } from '../../../src/providers/choice/choice-engine';
 
-const REQUEST = { question: 'Rerun the flaky pipeline or block the merge?', options: ['rerun', 'block'], request_id: 'r-1' };
+const REQUEST = {
+  question: 'Rerun the flaky pipeline or block the merge?',
+  options: ['rerun', 'block'],
+  request_id: 'r-1',
+};
 
 describe('DecideService', () => {
   let app: TestingModule;
@@ -38,7 +42,13 @@ describe('DecideService', () => {
       state: { cwd: '/repo' },
       questions: [{ id: 'decision', text: 'Is rm -rf / destructive?', options: ['yes', 'no'], yesNo: true }],
     });
-    expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.8, probabilities: null, rationale: null });
+    expect(reply).toMatchObject({
+      status: 'decided',
+      decision: 'no',
+      confidence: 0.8,
+      probabilities: null,
+      rationale: null,
+    });
   });
 
   it('cuts a slow attempt off at its timeout: the provider sees its signal abort', async () => {
@@ -54,8 +64,13 @@ describe('DecideService', () => {
     const reply = await gateway.decide(REQUEST);
     expect(abortedWith).toBeInstanceOf(Error);
     expect(reply.status).toBe('error');
-    expect(reply.error).toEqual({ code: 'provider_timeout', message: expect.stringContaining('no answer within 0.05 s') });
-    expect(reply.attempts).toEqual([{ provider: 'scripted', outcome: 'timeout', latency_ms: expect.any(Number), detail: 'no answer within 0.05 s' }]);
+    expect(reply.error).toEqual({
+      code: 'provider_timeout',
+      message: expect.stringContaining('no answer within 0.05 s'),
+    });
+    expect(reply.attempts).toEqual([
+      { provider: 'scripted', outcome: 'timeout', latency_ms: expect.any(Number), detail: 'no answer within 0.05 s' },
+    ]);
   });
 
   it('ends an attempt at its timeout even when the provider ignores the signal', async () => {
@@ -70,15 +85,57 @@ describe('DecideService', () => {
   });
 
   it.each([
-    ['a provider error', async () => Promise.reject(new ProviderError('HTTP 503 from engine')), 'error', 'HTTP 503 from engine', 'provider_error'],
-    ['an unreadable reply', async () => Promise.reject(new MalformedResponseError('body is not JSON')), 'malformed', 'body is not JSON', 'malformed_response'],
-    ['a non-object answer', async (b: DecisionBatch) => answer(b, 'rerun' as never), 'malformed', 'not an object (got a string)', 'malformed_response'],
+    [
+      'a provider error',
+      async () => Promise.reject(new ProviderError('HTTP 503 from engine')),
+      'error',
+      'HTTP 503 from engine',
+      'provider_error',
+    ],
+    [
+      'an unreadable reply',
+      async () => Promise.reject(new MalformedResponseError('body is not JSON')),
+      'malformed',
+      'body is not JSON',
+      'malformed_response',
+    ],
+    [
+      'a non-object answer',
+      async (b: DecisionBatch) => answer(b, 'rerun' as never),
+      'malformed',
+      'not an object (got a string)',
+      'malformed_response',
+    ],
     ['no answers object', async () => 'x' as never, 'malformed', 'no answers object', 'malformed_response'],
     ['a missing answer', async () => ({}), 'malformed', 'not an object (got nothing)', 'malformed_response'],
-    ['a decision outside the options', async (b: DecisionBatch) => answer(b, { decision: 'merge anyway', confidence: 0.9 }), 'malformed', '"merge anyway" is not one of the options', 'malformed_response'],
-    ['a confidence above 1', async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: 1.2 }), 'malformed', 'confidence 1.2 is not a number in [0, 1]', 'malformed_response'],
-    ['a confidence that is text', async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: '0.9' }), 'malformed', 'confidence "0.9"', 'malformed_response'],
-    ['probabilities over a non-option', async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: 0.9, probabilities: { maybe: 0.1 } }), 'malformed', '"maybe", which is not an option', 'malformed_response'],
+    [
+      'a decision outside the options',
+      async (b: DecisionBatch) => answer(b, { decision: 'merge anyway', confidence: 0.9 }),
+      'malformed',
+      '"merge anyway" is not one of the options',
+      'malformed_response',
+    ],
+    [
+      'a confidence above 1',
+      async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: 1.2 }),
+      'malformed',
+      'confidence 1.2 is not a number in [0, 1]',
+      'malformed_response',
+    ],
+    [
+      'a confidence that is text',
+      async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: '0.9' }),
+      'malformed',
+      'confidence "0.9"',
+      'malformed_response',
+    ],
+    [
+      'probabilities over a non-option',
+      async (b: DecisionBatch) => answer(b, { decision: 'rerun', confidence: 0.9, probabilities: { maybe: 0.1 } }),
+      'malformed',
+      '"maybe", which is not an option',
+      'malformed_response',
+    ],
   ])('falls back after %s and records why', async (_name, script, outcome, detail, code) => {
     ScriptedEngine.script = script as never;
     const gateway = await start('[gateway]\nprovider = "scripted"\nfallback = ["mock"]');
@@ -110,12 +167,25 @@ describe('DecideService', () => {
     ScriptedEngine.script = async (batch) => answer(batch, { abstain: true, rationale: 'non-Latin text' });
     const gateway = await start('[gateway]\nprovider = "scripted"\nfallback = ["mock"]');
     const reply = await gateway.decide(REQUEST);
-    expect(reply).toMatchObject({ status: 'abstained', decision: null, provider: 'scripted', rationale: 'non-Latin text' });
-    expect(reply.attempts).toEqual([{ provider: 'scripted', outcome: 'abstained', latency_ms: expect.any(Number), detail: 'non-Latin text' }]);
+    expect(reply).toMatchObject({
+      status: 'abstained',
+      decision: null,
+      provider: 'scripted',
+      rationale: 'non-Latin text',
+    });
+    expect(reply.attempts).toEqual([
+      { provider: 'scripted', outcome: 'abstained', latency_ms: expect.any(Number), detail: 'non-Latin text' },
+    ]);
   });
 
   it('abstains below the threshold without a fallback, and a request may set its own threshold', async () => {
-    ScriptedEngine.script = async (batch) => answer(batch, { decision: 'block', confidence: 0.55, probabilities: { rerun: 0.45, block: 0.55 }, rationale: 'close call' });
+    ScriptedEngine.script = async (batch) =>
+      answer(batch, {
+        decision: 'block',
+        confidence: 0.55,
+        probabilities: { rerun: 0.45, block: 0.55 },
+        rationale: 'close call',
+      });
     const gateway = await start('[gateway]\nprovider = "scripted"\nfallback = ["mock"]\nmin_confidence = 0.6');
     const below = await gateway.decide(REQUEST);
     expect(below).toMatchObject({
@@ -127,16 +197,26 @@ describe('DecideService', () => {
       rationale: 'confidence 0.55 is below the threshold 0.6; close call',
     });
     expect(below.attempts.map((a) => a.outcome)).toEqual(['ok']);
-    expect(await gateway.decide({ ...REQUEST, min_confidence: 0.5 })).toMatchObject({ status: 'decided', decision: 'block' });
+    expect(await gateway.decide({ ...REQUEST, min_confidence: 0.5 })).toMatchObject({
+      status: 'decided',
+      decision: 'block',
+    });
     expect(await gateway.decide({ ...REQUEST, min_confidence: 0.55 })).toMatchObject({ status: 'decided' });
   });
 
   it('skips a provider whose option limit a request exceeds, and refuses what no provider accepts', async () => {
     ScriptedEngine.script = async (batch) => answer(batch, { decision: 'c', confidence: 0.9 });
-    const gateway = await start('[gateway]\nprovider = "mock"\nfallback = ["scripted"]\n[providers.mock]\nmax_options = 2');
+    const gateway = await start(
+      '[gateway]\nprovider = "mock"\nfallback = ["scripted"]\n[providers.mock]\nmax_options = 2',
+    );
     const reply = await gateway.decide({ question: 'Which?', options: ['a', 'b', 'c'] });
     expect(reply.attempts).toEqual([
-      { provider: 'mock', outcome: 'error', latency_ms: 0, detail: 'refused: mock takes at most 2 candidates per choice question; "decision" has 3' },
+      {
+        provider: 'mock',
+        outcome: 'error',
+        latency_ms: 0,
+        detail: 'refused: mock takes at most 2 candidates per choice question; "decision" has 3',
+      },
       { provider: 'scripted', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
     ]);
 
@@ -146,7 +226,11 @@ describe('DecideService', () => {
     ScriptedEngine.script = async () => ((called = true), {});
     const refused = await mockOnly.decide({ question: 'Which?', options: ['a', 'b', 'c'] });
     // The spec: the refusal is the provider's attempt, and with no fallback left the decision is provider_error.
-    expect(refused).toMatchObject({ status: 'error', attempts: [{ provider: 'mock', outcome: 'error', latency_ms: 0 }], error: { code: 'provider_error' } });
+    expect(refused).toMatchObject({
+      status: 'error',
+      attempts: [{ provider: 'mock', outcome: 'error', latency_ms: 0 }],
+      error: { code: 'provider_error' },
+    });
     expect(refused.error!.message).toContain('mock takes at most 2 candidates');
     expect(called).toBe(false);
   });
@@ -178,7 +262,10 @@ describe('DecideService', () => {
 
   it('echoes a valid request id even on invalid requests, and generates one otherwise', async () => {
     const gateway = await start('[gateway]\nprovider = "mock"');
-    expect(await gateway.decide({ request_id: 'keep-me', question: '' })).toMatchObject({ request_id: 'keep-me', status: 'error' });
+    expect(await gateway.decide({ request_id: 'keep-me', question: '' })).toMatchObject({
+      request_id: 'keep-me',
+      status: 'error',
+    });
     const generated = await gateway.decide({ question: 'Go?' });
     expect(generated.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -218,9 +305,16 @@ describe('a provider added from another module', () => {
     const app = await gatewayApp({ toml: '[gateway]\nprovider = "last-option"', imports: [TeamEngineModule] });
     try {
       const reply = await app.get(DecideService).decide(REQUEST);
-      expect(reply).toMatchObject({ status: 'decided', decision: 'block', provider: 'last-option', rationale: 'last one' });
+      expect(reply).toMatchObject({
+        status: 'decided',
+        decision: 'block',
+        provider: 'last-option',
+        rationale: 'last one',
+      });
       const capabilities = app.get(CapabilitiesService).capabilities();
-      expect(capabilities.available_providers.map((p) => p.name)).toEqual(expect.arrayContaining(['last-option', 'mock', 'laya']));
+      expect(capabilities.available_providers.map((p) => p.name)).toEqual(
+        expect.arrayContaining(['last-option', 'mock', 'laya']),
+      );
       expect(capabilities.providers['last-option']).toMatchObject({ max_options: 4 });
     } finally {
       await app.close();

@@ -33,7 +33,10 @@ function setup(drainBoundMs = 60_000) {
   return { inner, gate, warnings, delivered, receive, closes: () => closed };
 }
 
-const MODERN = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 describe('the gated transport', () => {
   it('refuses params the SDK would dump zod errors for, in one short line, and passes the rest on', () => {
@@ -48,7 +51,8 @@ describe('the gated transport', () => {
       [2, -32602],
       [3, -32602],
     ]);
-    for (const reply of inner.sent) expect('error' in reply && reply.error.message).toMatch(/^invalid params: [^\n]{1,200}$/);
+    for (const reply of inner.sent)
+      expect('error' in reply && reply.error.message).toMatch(/^invalid params: [^\n]{1,200}$/);
     expect(delivered).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
     expect(warnings).toHaveLength(4);
   });
@@ -60,7 +64,9 @@ describe('the gated transport', () => {
     receive({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'system1_decide', arguments: 'text' } });
     receive({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'system1_decide' } });
     expect(inner.sent).toEqual([]);
-    const args = delivered.map((m) => sentArguments((m as unknown as { params: { arguments: Record<string, unknown> } }).params.arguments));
+    const args = delivered.map((m) =>
+      sentArguments((m as unknown as { params: { arguments: Record<string, unknown> } }).params.arguments),
+    );
     expect(args[0]).toBe(odd);
     expect(Object.keys(args[0] as object)).toEqual(['question', 'constructor', '__proto__']);
     expect(args.slice(1)).toEqual(['text', {}]);
@@ -68,9 +74,24 @@ describe('the gated transport', () => {
 
   it('refuses a request claiming a revision it does not serve with -32022 and the supported list, under its id', () => {
     const { inner, delivered, receive } = setup();
-    receive({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
+    receive({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/list',
+      params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+    });
     receive({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: MODERN } });
-    expect(inner.sent).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: -32022, message: expect.stringContaining('2099-01-01'), data: { supported: ['2026-07-28'], requested: '2099-01-01' } } }]);
+    expect(inner.sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 9,
+        error: {
+          code: -32022,
+          message: expect.stringContaining('2099-01-01'),
+          data: { supported: ['2026-07-28'], requested: '2099-01-01' },
+        },
+      },
+    ]);
     expect(delivered.map((m) => 'id' in m && m.id)).toEqual([10]);
   });
 
@@ -134,21 +155,43 @@ describe('the JSON-RPC envelope check', () => {
   it('passes what the SDK reads, including odd but valid members', () => {
     expect(answer({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBeNull();
     expect(answer({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();
-    expect(answer(JSON.parse('{"jsonrpc":"2.0","id":"x","method":"ping","params":{"constructor":null,"__proto__":{"a":1}}}'))).toBeNull();
+    expect(
+      answer(
+        JSON.parse('{"jsonrpc":"2.0","id":"x","method":"ping","params":{"constructor":null,"__proto__":{"a":1}}}'),
+      ),
+    ).toBeNull();
     expect(answer({ jsonrpc: '2.0', id: 3, result: {} })).toBeNull();
   });
 
   it('answers a usable id with its own id and anything else with id null and Invalid Request', () => {
-    expect(answer({ jsonrpc: '2.0', id: 1, method: 'ping', params: null })).toEqual({ id: 1, code: -32600, message: 'invalid request: "params" must be an object' });
+    expect(answer({ jsonrpc: '2.0', id: 1, method: 'ping', params: null })).toEqual({
+      id: 1,
+      code: -32600,
+      message: 'invalid request: "params" must be an object',
+    });
     expect(answer({ jsonrpc: '2.0', id: 'k', method: 'ping', params: [] })).toMatchObject({ id: 'k', code: -32602 });
-    expect(answer({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { progressToken: {} } } })).toMatchObject({ id: 2, code: -32602, message: expect.stringContaining('params._meta.progressToken') });
+    expect(answer({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { progressToken: {} } } })).toMatchObject({
+      id: 2,
+      code: -32602,
+      message: expect.stringContaining('params._meta.progressToken'),
+    });
     expect(answer({ jsonrpc: '2.0', id: 2 ** 60, method: 'ping' })).toMatchObject({ id: 2 ** 60, code: -32600 });
-    for (const id of [true, 1.5, {}, null, []]) expect(answer({ jsonrpc: '2.0', id, method: 'ping' })).toMatchObject({ id: null, code: -32600 });
-    expect(answer({ jsonrpc: '2.0', method: 'notifications/initialized', params: [] })).toMatchObject({ id: null, code: -32600 });
-    expect(answer(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"ping","__proto__":{}}'))).toMatchObject({ id: 5, code: -32600, message: expect.stringContaining('"__proto__"') });
+    for (const id of [true, 1.5, {}, null, []])
+      expect(answer({ jsonrpc: '2.0', id, method: 'ping' })).toMatchObject({ id: null, code: -32600 });
+    expect(answer({ jsonrpc: '2.0', method: 'notifications/initialized', params: [] })).toMatchObject({
+      id: null,
+      code: -32600,
+    });
+    expect(answer(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"ping","__proto__":{}}'))).toMatchObject({
+      id: 5,
+      code: -32600,
+      message: expect.stringContaining('"__proto__"'),
+    });
   });
 
   it('drops an unreadable response from the client instead of answering it', () => {
-    expect(envelopeFault({ jsonrpc: '2.0', id: 6, result: 5 })).toEqual({ drop: expect.stringMatching(/^dropped an unreadable response from the client \(id 6\)/) });
+    expect(envelopeFault({ jsonrpc: '2.0', id: 6, result: 5 })).toEqual({
+      drop: expect.stringMatching(/^dropped an unreadable response from the client \(id 6\)/),
+    });
   });
 });

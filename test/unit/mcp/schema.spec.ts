@@ -24,7 +24,15 @@ describe('published schemas', () => {
   it('validate the spec example request and response', () => {
     expect(validRequest(SPEC_REQUEST)).toBe(true);
     expect(validResponse(SPEC_RESPONSE)).toBe(true);
-    const errorReply = { ...SPEC_RESPONSE, status: 'error', decision: null, confidence: null, probabilities: null, attempts: [], error: { code: 'invalid_request', message: 'x' } };
+    const errorReply = {
+      ...SPEC_RESPONSE,
+      status: 'error',
+      decision: null,
+      confidence: null,
+      probabilities: null,
+      attempts: [],
+      error: { code: 'invalid_request', message: 'x' },
+    };
     expect(validResponse(errorReply)).toBe(true);
   });
 
@@ -40,7 +48,17 @@ describe('published schemas', () => {
   it.each([
     ['the spec example', SPEC_REQUEST],
     ['a yes/no question', { question: 'Safe?' }],
-    ['every field at its limits', { question: long(8000), options: [long(500), ...many(255)], context: { a: [1] }, min_confidence: 1, request_id: long(128), schema_version: '1' }],
+    [
+      'every field at its limits',
+      {
+        question: long(8000),
+        options: [long(500), ...many(255)],
+        context: { a: [1] },
+        min_confidence: 1,
+        request_id: long(128),
+        schema_version: '1',
+      },
+    ],
     ['min_confidence 0', { question: 'q', min_confidence: 0 }],
     ['no question', { options: ['a', 'b'] }],
     ['an empty question', { question: '' }],
@@ -77,12 +95,18 @@ describe('request check', () => {
     const asKey = JSON.parse('{"question": "Q?", "__proto__": {"question": 1}}') as unknown;
     const asPrototype = Object.assign(Object.create({ question: 1 }) as object, { question: 'Q?' });
     for (const candidate of [asKey, asPrototype]) {
-      expect(checkDecideRequest(candidate)).toEqual({ ok: false, message: expect.stringContaining('"__proto__" should not exist') });
+      expect(checkDecideRequest(candidate)).toEqual({
+        ok: false,
+        message: expect.stringContaining('"__proto__" should not exist'),
+      });
     }
     expect(({} as Record<string, unknown>).question).toBeUndefined();
   });
 
   it.each(['constructor', 'toString', 'hasOwnProperty'])('refuses a field named after an Object member (%s)', (key) => {
-    expect(checkDecideRequest({ question: 'Q?', [key]: 1 })).toEqual({ ok: false, message: `invalid request: property "${key}" should not exist` });
+    expect(checkDecideRequest({ question: 'Q?', [key]: 1 })).toEqual({
+      ok: false,
+      message: `invalid request: property "${key}" should not exist`,
+    });
   });
 });

@@ -2,7 +2,12 @@
 import type { Answer } from '../../../src/decisions/question.types';
 import type { DecideResult, QuestionResult } from '../../../src/library/library.types';
 import { agreementReport } from '../../../src/openai-router/agreement-report';
-import { buildObject, FastAnswerError, fieldsBelow, readFieldAnswers } from '../../../src/openai-router/answers-to-json';
+import {
+  buildObject,
+  FastAnswerError,
+  fieldsBelow,
+  readFieldAnswers,
+} from '../../../src/openai-router/answers-to-json';
 import { routeHeader } from '../../../src/openai-router/route-report';
 import { NULL_OPTION, schemaToQuestions } from '../../../src/openai-router/schema-to-questions';
 import { compareFields } from '../../../src/openai-router/shadow-log';
@@ -21,7 +26,10 @@ const plan = schemaToQuestions(
   'Transaction',
 );
 
-const result = (answers: Record<string, QuestionResult>): DecideResult => ({ answers, meta: { requestId: 'r', requested: { provider: 'stub' }, durationMs: 1 } });
+const result = (answers: Record<string, QuestionResult>): DecideResult => ({
+  answers,
+  meta: { requestId: 'r', requested: { provider: 'stub' }, durationMs: 1 },
+});
 const ok = (answer: Answer): QuestionResult => ({ status: 'ok', answer, belowThreshold: false });
 
 const CONFIDENT = {
@@ -53,12 +61,31 @@ describe('answers to JSON', () => {
 
   it.each([
     ['a missing answer', { ...CONFIDENT, severity: undefined }, 'field severity: no answer'],
-    ['a question error', { ...CONFIDENT, severity: { status: 'error', error: { code: 'unsupported', message: 'no scores\nhere' } } }, 'field severity: unsupported (no scores here)'],
-    ['an answer of another type', { ...CONFIDENT, severity: ok(choice('x', 0.9)) }, 'field severity: answered as choice, asked as score'],
-    ['an option not offered', { ...CONFIDENT, 'merchant.kind': ok(choice('bank', 0.9)) }, 'field merchant.kind: chose an option that was not offered'],
-    ['a level not offered', { ...CONFIDENT, severity: ok(score(3, 0.9, 4)) }, 'field severity: a level that was not offered'],
+    [
+      'a question error',
+      { ...CONFIDENT, severity: { status: 'error', error: { code: 'unsupported', message: 'no scores\nhere' } } },
+      'field severity: unsupported (no scores here)',
+    ],
+    [
+      'an answer of another type',
+      { ...CONFIDENT, severity: ok(choice('x', 0.9)) },
+      'field severity: answered as choice, asked as score',
+    ],
+    [
+      'an option not offered',
+      { ...CONFIDENT, 'merchant.kind': ok(choice('bank', 0.9)) },
+      'field merchant.kind: chose an option that was not offered',
+    ],
+    [
+      'a level not offered',
+      { ...CONFIDENT, severity: ok(score(3, 0.9, 4)) },
+      'field severity: a level that was not offered',
+    ],
   ])('%s is a fast-engine error naming the field', (_name, answers, detail) => {
-    const cleaned = Object.fromEntries(Object.entries(answers).filter(([, v]) => v !== undefined)) as Record<string, QuestionResult>;
+    const cleaned = Object.fromEntries(Object.entries(answers).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      QuestionResult
+    >;
     expect(() => readFieldAnswers(plan, result(cleaned))).toThrow(new FastAnswerError(detail));
   });
 });
@@ -66,9 +93,15 @@ describe('answers to JSON', () => {
 describe('the route header', () => {
   it.each([
     [{ route: 'fast' as const }, 'fast'],
-    [{ route: 'ineligible' as const, detail: 'field notes is free text' }, 'ineligible; detail="field notes is free text"'],
+    [
+      { route: 'ineligible' as const, detail: 'field notes is free text' },
+      'ineligible; detail="field notes is free text"',
+    ],
     [{ route: 'low_confidence' as const, detail: 'x', shadow: true }, 'low_confidence; shadow; detail="x"'],
-    [{ route: 'ineligible' as const, detail: 'field catégorie "a"\nb' }, 'ineligible; detail="field cat\\u00e9gorie \\"a\\"\\nb"'],
+    [
+      { route: 'ineligible' as const, detail: 'field catégorie "a"\nb' },
+      'ineligible; detail="field cat\\u00e9gorie \\"a\\"\\nb"',
+    ],
   ])('%j', (report, header) => {
     expect(routeHeader(report)).toBe(header);
     expect(header).toMatch(/^[\x20-\x7e]+$/);
@@ -78,8 +111,14 @@ describe('the route header', () => {
 describe('the agreement report', () => {
   const line = (route: string, fields?: { confidence: number; agree?: boolean }[]) => JSON.stringify({ route, fields });
   const lines = [
-    line('fast', [{ confidence: 0.95, agree: true }, { confidence: 0.9, agree: true }]),
-    line('low_confidence', [{ confidence: 0.95, agree: true }, { confidence: 0.6, agree: false }]),
+    line('fast', [
+      { confidence: 0.95, agree: true },
+      { confidence: 0.9, agree: true },
+    ]),
+    line('low_confidence', [
+      { confidence: 0.95, agree: true },
+      { confidence: 0.6, agree: false },
+    ]),
     line('low_confidence', [{ confidence: 0.72, agree: true }]),
     line('fast', [{ confidence: 0.99 }]), // the slow answer could not be read
     line('ineligible'),
@@ -89,7 +128,11 @@ describe('the agreement report', () => {
 
   it('counts fast share over every request and agreement over those compared, at each threshold', () => {
     const report = agreementReport(lines, 0.95);
-    expect(report).toMatchObject({ records: 6, unreadable_lines: 1, by_route: { fast: 2, low_confidence: 2, ineligible: 1, fast_model_error: 1 } });
+    expect(report).toMatchObject({
+      records: 6,
+      unreadable_lines: 1,
+      by_route: { fast: 2, low_confidence: 2, ineligible: 1, fast_model_error: 1 },
+    });
     const at = (t: number) => report.rows.find((row) => row.threshold === t);
     expect(at(0.5)).toEqual({ threshold: 0.5, fast: 4, fast_share: 4 / 6, compared: 3, agreed: 2, agreement: 2 / 3 });
     expect(at(0.7)).toMatchObject({ fast: 3, compared: 2, agreed: 2, agreement: 1 });

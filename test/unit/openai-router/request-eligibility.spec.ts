@@ -1,10 +1,20 @@
 /** Which OpenAI requests may go to the fast engine (spec/lazycontroller-schemas.txt, "In the request"). */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Ineligible } from '../../../src/openai-router/ineligible';
-import { Endpoint, IGNORED_OPTIONS, readFastCandidate } from '../../../src/openai-router/request-eligibility';
+import { type Endpoint, IGNORED_OPTIONS, readFastCandidate } from '../../../src/openai-router/request-eligibility';
 
-const SCHEMA = { type: 'object', properties: { category: { enum: ['food', 'rent'] } }, required: ['category'], additionalProperties: false };
-const HEADERS: IncomingHttpHeaders = { 'content-type': 'application/json', authorization: 'Bearer sk-caller', 'x-stainless-lang': 'js', 'user-agent': 'OpenAI/JS 6.49.0' };
+const SCHEMA = {
+  type: 'object',
+  properties: { category: { enum: ['food', 'rent'] } },
+  required: ['category'],
+  additionalProperties: false,
+};
+const HEADERS: IncomingHttpHeaders = {
+  'content-type': 'application/json',
+  authorization: 'Bearer sk-caller',
+  'x-stainless-lang': 'js',
+  'user-agent': 'OpenAI/JS 6.49.0',
+};
 
 const chat = (extra: Record<string, unknown> = {}) => ({
   model: 'gpt-4o-mini',
@@ -53,16 +63,32 @@ describe('the state: the conversation as JSON', () => {
   });
 
   it('responses: instructions first, a string input as the user message', () => {
-    expect(readFastCandidate('responses', responses(), HEADERS, '')).toMatchObject({ schemaName: 'Transaction', schema: SCHEMA, state: CONVERSATION });
+    expect(readFastCandidate('responses', responses(), HEADERS, '')).toMatchObject({
+      schemaName: 'Transaction',
+      schema: SCHEMA,
+      state: CONVERSATION,
+    });
   });
 
   it('developer messages appear as system; multi-part text is joined line by line; assistant turns are kept', () => {
     const body = chat({
       messages: [
-        { role: 'developer', content: [{ type: 'text', text: 'Categorize.' }, { type: 'text', text: 'Be brief.' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Categorize.' },
+            { type: 'text', text: 'Be brief.' },
+          ],
+        },
         { role: 'user', content: 'first', name: 'alice' },
         { role: 'assistant', content: '{"category":"food"}', tool_calls: [], refusal: null },
-        { role: 'user', content: [{ type: 'text', text: 'and' }, { type: 'text', text: 'this?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'and' },
+            { type: 'text', text: 'this?' },
+          ],
+        },
       ],
     });
     expect(readFastCandidate('chat.completions', body, HEADERS, '').state).toEqual({
@@ -80,8 +106,21 @@ describe('the state: the conversation as JSON', () => {
       instructions: undefined,
       input: [
         { role: 'developer', content: 'Categorize.' },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
-        { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'a' },
+            { type: 'input_text', text: 'b' },
+          ],
+        },
+        {
+          type: 'message',
+          id: 'msg_1',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+        },
       ],
     });
     expect(readFastCandidate('responses', body, HEADERS, '').state).toEqual({
@@ -95,22 +134,51 @@ describe('the state: the conversation as JSON', () => {
 });
 
 describe('parameters that do not change the answer are ignored', () => {
-  const values: Record<string, unknown> = { reasoning: { effort: 'low' }, metadata: { k: 'v' }, store: false, truncation: 'auto' };
+  const values: Record<string, unknown> = {
+    reasoning: { effort: 'low' },
+    metadata: { k: 'v' },
+    store: false,
+    truncation: 'auto',
+  };
   it.each([...IGNORED_OPTIONS])('%s', (name) => {
-    const value = values[name] ?? (name.includes('tokens') || name === 'seed' || name === 'timeout' ? 100 : name.startsWith('top') || name.endsWith('penalty') || name === 'temperature' ? 0.5 : 'x');
+    const value =
+      values[name] ??
+      (name.includes('tokens') || name === 'seed' || name === 'timeout'
+        ? 100
+        : name.startsWith('top') || name.endsWith('penalty') || name === 'temperature'
+          ? 0.5
+          : 'x');
     expect(() => readFastCandidate('chat.completions', chat({ [name]: value }), HEADERS, '')).not.toThrow();
     expect(() => readFastCandidate('responses', responses({ [name]: value }), HEADERS, '')).not.toThrow();
   });
 
   it('and so are options at their harmless defaults, or null', () => {
-    expect(() => readFastCandidate('chat.completions', chat({ stream: false, n: 1, logprobs: false, tools: [], stop: null }), HEADERS, '')).not.toThrow();
-    expect(() => readFastCandidate('responses', responses({ text: { format: responses().text.format, verbosity: 'low' } }), HEADERS, '')).not.toThrow();
+    expect(() =>
+      readFastCandidate(
+        'chat.completions',
+        chat({ stream: false, n: 1, logprobs: false, tools: [], stop: null }),
+        HEADERS,
+        '',
+      ),
+    ).not.toThrow();
+    expect(() =>
+      readFastCandidate(
+        'responses',
+        responses({ text: { format: responses().text.format, verbosity: 'low' } }),
+        HEADERS,
+        '',
+      ),
+    ).not.toThrow();
   });
 });
 
 describe('requests that go to the slow model, with the option or message named', () => {
   it.each([
-    ['tools', chat({ tools: [{ type: 'function', function: { name: 'f' } }] }), 'option tools is not one the fast engine can honour'],
+    [
+      'tools',
+      chat({ tools: [{ type: 'function', function: { name: 'f' } }] }),
+      'option tools is not one the fast engine can honour',
+    ],
     ['tool_choice', chat({ tool_choice: 'auto' }), 'option tool_choice'],
     ['stream', chat({ stream: true }), 'option stream=true'],
     ['stream_options', chat({ stream_options: { include_usage: true } }), 'option stream_options'],
@@ -126,14 +194,56 @@ describe('requests that go to the slow model, with the option or message named',
     ['an extra_body key', chat({ guided_json: {} }), 'option guided_json'],
     ['no response_format', chat({ response_format: undefined }), 'asks for no JSON schema'],
     ['json_object', chat({ response_format: { type: 'json_object' } }), 'response_format.type is not json_schema'],
-    ['a json_schema without schema', chat({ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }), 'has no schema'],
-    ['an image part', chat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'data:' } }] }] }), 'message 0 part 1 is not plain text ("image_url")'],
-    ['an audio part', chat({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }), 'message 0 part 0 is not plain text ("input_audio")'],
-    ['a file part', chat({ messages: [{ role: 'user', content: [{ type: 'file', file: {} }] }] }), 'message 0 part 0 is not plain text ("file")'],
-    ['a tool message', chat({ messages: [{ role: 'tool', content: 'r', tool_call_id: 'c' }] }), 'message 0 is a tool message'],
-    ['a function message', chat({ messages: [{ role: 'function', content: 'r', name: 'f' }] }), 'message 0 is a tool message'],
-    ['a tool call in the history', chat({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c' }] }] }), 'message 0 carries a tool call'],
-    ['an assistant audio turn', chat({ messages: [{ role: 'assistant', content: 'x', audio: { id: 'a' } }] }), 'message 0 has audio'],
+    [
+      'a json_schema without schema',
+      chat({ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }),
+      'has no schema',
+    ],
+    [
+      'an image part',
+      chat({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'image_url', image_url: { url: 'data:' } },
+            ],
+          },
+        ],
+      }),
+      'message 0 part 1 is not plain text ("image_url")',
+    ],
+    [
+      'an audio part',
+      chat({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }),
+      'message 0 part 0 is not plain text ("input_audio")',
+    ],
+    [
+      'a file part',
+      chat({ messages: [{ role: 'user', content: [{ type: 'file', file: {} }] }] }),
+      'message 0 part 0 is not plain text ("file")',
+    ],
+    [
+      'a tool message',
+      chat({ messages: [{ role: 'tool', content: 'r', tool_call_id: 'c' }] }),
+      'message 0 is a tool message',
+    ],
+    [
+      'a function message',
+      chat({ messages: [{ role: 'function', content: 'r', name: 'f' }] }),
+      'message 0 is a tool message',
+    ],
+    [
+      'a tool call in the history',
+      chat({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c' }] }] }),
+      'message 0 carries a tool call',
+    ],
+    [
+      'an assistant audio turn',
+      chat({ messages: [{ role: 'assistant', content: 'x', audio: { id: 'a' } }] }),
+      'message 0 has audio',
+    ],
     ['no messages', chat({ messages: [] }), 'the request has no messages'],
     ['a message without text', chat({ messages: [{ role: 'user' }] }), 'message 0 has no text content'],
     ['an unknown role', chat({ messages: [{ role: 'critic', content: 'x' }] }), 'message 0 has the role "critic"'],
@@ -149,10 +259,26 @@ describe('requests that go to the slow model, with the option or message named',
     ['conversation', responses({ conversation: 'conv_1' }), 'option conversation'],
     ['include', responses({ include: ['message.output_text.logprobs'] }), 'option include'],
     ['a prompt template', responses({ prompt: { id: 'pmpt_1' } }), 'option prompt'],
-    ['a non-message item', responses({ input: [{ type: 'function_call_output', call_id: 'c', output: 'r' }] }), 'input item 0 is a "function_call_output" item, not a message'],
-    ['an item reference', responses({ input: [{ type: 'item_reference', id: 'msg_1' }] }), 'input item 0 is a "item_reference" item'],
-    ['an image part', responses({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:' }] }] }), 'input item 0 part 0 is not plain text ("input_image")'],
-    ['a file part', responses({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }), 'not plain text ("input_file")'],
+    [
+      'a non-message item',
+      responses({ input: [{ type: 'function_call_output', call_id: 'c', output: 'r' }] }),
+      'input item 0 is a "function_call_output" item, not a message',
+    ],
+    [
+      'an item reference',
+      responses({ input: [{ type: 'item_reference', id: 'msg_1' }] }),
+      'input item 0 is a "item_reference" item',
+    ],
+    [
+      'an image part',
+      responses({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:' }] }] }),
+      'input item 0 part 0 is not plain text ("input_image")',
+    ],
+    [
+      'a file part',
+      responses({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }),
+      'not plain text ("input_file")',
+    ],
     ['plain text format', responses({ text: { format: { type: 'text' } } }), 'text.format.type is not json_schema'],
     ['no text', responses({ text: undefined }), 'no text.format'],
   ])('responses: %s', (_name, body, expected) => {
@@ -160,25 +286,36 @@ describe('requests that go to the slow model, with the option or message named',
   });
 
   it('with_raw_response / with_streaming_response', () => {
-    expect(detail('chat.completions', chat(), { ...HEADERS, 'x-stainless-raw-response': 'stream' })).toBe('the caller asked for the raw response (with_raw_response / with_streaming_response)');
+    expect(detail('chat.completions', chat(), { ...HEADERS, 'x-stainless-raw-response': 'stream' })).toBe(
+      'the caller asked for the raw response (with_raw_response / with_streaming_response)',
+    );
   });
 
   it('extra_headers: a header outside the ordinary ones, named without its value', () => {
-    expect(detail('chat.completions', chat(), { ...HEADERS, 'openai-beta': 'assistants=v2' })).toBe('the request carries header "openai-beta" (extra_headers)');
+    expect(detail('chat.completions', chat(), { ...HEADERS, 'openai-beta': 'assistants=v2' })).toBe(
+      'the request carries header "openai-beta" (extra_headers)',
+    );
   });
 
   it('extra_query', () => {
-    expect(detail('chat.completions', chat(), HEADERS, '?api-version=2024-10-01')).toBe('the request has query parameters (extra_query)');
+    expect(detail('chat.completions', chat(), HEADERS, '?api-version=2024-10-01')).toBe(
+      'the request has query parameters (extra_query)',
+    );
   });
 
   it('a body that is not an object, or not JSON by its content type', () => {
     expect(detail('chat.completions', [chat()])).toBe('the body is not a JSON object');
-    expect(detail('chat.completions', chat(), { ...HEADERS, 'content-type': 'text/plain' })).toBe('the body is not sent as application/json');
+    expect(detail('chat.completions', chat(), { ...HEADERS, 'content-type': 'text/plain' })).toBe(
+      'the body is not sent as application/json',
+    );
   });
 
   it('never quotes message text in a detail', () => {
     const secret = 'my card number is 4111';
-    const found = detail('chat.completions', chat({ messages: [{ role: 'user', content: [{ type: 'image_url', text: secret }] }] }));
+    const found = detail(
+      'chat.completions',
+      chat({ messages: [{ role: 'user', content: [{ type: 'image_url', text: secret }] }] }),
+    );
     expect(found).not.toContain(secret);
   });
 });

@@ -27,8 +27,13 @@ describe('SYSTEM1_ROUTER_TOKEN', () => {
 
 describe('extra allowed host names', () => {
   it('come from [router] allowed_hosts or SYSTEM1_ROUTER_ALLOWED_HOSTS', () => {
-    expect(settleRouterOptions(load('[router]\nallowed_hosts = ["router.internal", "box:9000"]\n'), {}, {}).options?.allowedHosts).toEqual(['router.internal', 'box:9000']);
-    expect(settleRouterOptions(load(null, { SYSTEM1_ROUTER_ALLOWED_HOSTS: 'a.test, b.test' }), {}, {}).options?.allowedHosts).toEqual(['a.test', 'b.test']);
+    expect(
+      settleRouterOptions(load('[router]\nallowed_hosts = ["router.internal", "box:9000"]\n'), {}, {}).options
+        ?.allowedHosts,
+    ).toEqual(['router.internal', 'box:9000']);
+    expect(
+      settleRouterOptions(load(null, { SYSTEM1_ROUTER_ALLOWED_HOSTS: 'a.test, b.test' }), {}, {}).options?.allowedHosts,
+    ).toEqual(['a.test', 'b.test']);
   });
 });
 
@@ -37,7 +42,11 @@ describe('the Host header', () => {
 
   it.each(['127.0.0.1', 'localhost', '[::1]', 'LOCALHOST'])('%s with the router port is served', async (name) => {
     const router = await harness.start();
-    const answer = await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: `${name}:${router.port}` } });
+    const answer = await send(router.port, {
+      method: 'GET',
+      path: '/v1/models',
+      headers: { host: `${name}:${router.port}` },
+    });
     expect(answer.status).toBe(200);
   });
 
@@ -47,22 +56,47 @@ describe('the Host header', () => {
     ['no port at all', () => 'localhost'],
   ])('%s gets a 403 in the OpenAI error shape, and nothing reaches the upstream', async (_, host) => {
     const router = await harness.start();
-    const answer = await send(router.port, { method: 'POST', path: '/v1/chat/completions', headers: { host: host(router.port) }, body: '{"model":"m","messages":[]}' });
+    const answer = await send(router.port, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { host: host(router.port) },
+      body: '{"model":"m","messages":[]}',
+    });
     expect(answer.status).toBe(403);
-    expect(errorOf(answer)).toMatchObject({ code: 'host_not_allowed', message: expect.stringContaining('allowed_hosts') });
+    expect(errorOf(answer)).toMatchObject({
+      code: 'host_not_allowed',
+      message: expect.stringContaining('allowed_hosts'),
+    });
     expect(harness.upstream.hits).toEqual([]);
   });
 
   it('a name from allowed_hosts is served, on any port when it gives none', async () => {
     const router = await harness.start({ allowedHosts: ['router.internal', 'other.internal:1'] });
-    expect((await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: 'router.internal:443' } })).status).toBe(200);
-    expect((await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: `other.internal:${router.port}` } })).status).toBe(403);
-    expect((await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: 'other.internal:1' } })).status).toBe(200);
+    expect(
+      (await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: 'router.internal:443' } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await send(router.port, {
+          method: 'GET',
+          path: '/v1/models',
+          headers: { host: `other.internal:${router.port}` },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await send(router.port, { method: 'GET', path: '/v1/models', headers: { host: 'other.internal:1' } })).status,
+    ).toBe(200);
   });
 
   it('the --host the router was bound to is served', async () => {
     const router = await harness.start({ host: '127.0.0.2' });
-    const answer = await send(router.port, { address: '127.0.0.2', method: 'GET', path: '/v1/models', headers: { host: `127.0.0.2:${router.port}` } });
+    const answer = await send(router.port, {
+      address: '127.0.0.2',
+      method: 'GET',
+      path: '/v1/models',
+      headers: { host: `127.0.0.2:${router.port}` },
+    });
     expect(answer.status).toBe(200);
   });
 });

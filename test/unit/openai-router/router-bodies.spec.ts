@@ -16,7 +16,11 @@ describe('a body over the limit', () => {
     const router = await harness.start();
     const answer = await upload(router.port, 65 * 1024 * 1024);
     expect(answer.status).toBe(413);
-    expect(errorOf(answer)).toMatchObject({ code: 'request_too_large', type: 'system1_router_error', message: expect.stringContaining('64 MiB') });
+    expect(errorOf(answer)).toMatchObject({
+      code: 'request_too_large',
+      type: 'system1_router_error',
+      message: expect.stringContaining('64 MiB'),
+    });
     expect(answer.sent).toBeLessThan(65 * 1024 * 1024);
     expect(harness.upstream.hits).toEqual([]);
   });
@@ -34,8 +38,11 @@ describe('a body over the limit', () => {
   it('sent after a 100 Continue, as curl sends a big body: each of ten uploads reads its 413 (the rest is drained, not reset away)', async () => {
     const router = await harness.start({ limits: { maxBodyBytes: 256 * 1024 } });
     const answers = [];
-    for (let i = 0; i < 10; i++) answers.push(await uploadLikeCurl(router.port, '/v1/chat/completions', 8 * 1024 * 1024));
-    expect(answers.map(({ received }) => received.split('\r\n')[0])).toEqual(Array(10).fill('HTTP/1.1 413 Payload Too Large'));
+    for (let i = 0; i < 10; i++)
+      answers.push(await uploadLikeCurl(router.port, '/v1/chat/completions', 8 * 1024 * 1024));
+    expect(answers.map(({ received }) => received.split('\r\n')[0])).toEqual(
+      Array(10).fill('HTTP/1.1 413 Payload Too Large'),
+    );
     expect(answers.every(({ received }) => received.includes('request_too_large'))).toBe(true);
     expect(harness.upstream.hits).toEqual([]);
   });
@@ -43,7 +50,9 @@ describe('a body over the limit', () => {
   it('the official client gets a 413 error, not a connection error, and sends it once', async () => {
     const router = await harness.start({ limits: { maxBodyBytes: 1024 * 1024 } });
     const openai = new OpenAI({ baseURL: router.baseUrl, apiKey: 'sk-big', maxRetries: 2 });
-    const error = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }] }).catch((e: unknown) => e);
+    const error = await openai.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error).toMatchObject({ status: 413, code: 'request_too_large' });
     expect(harness.answered(413)).toHaveLength(1);
@@ -66,7 +75,14 @@ describe('the bytes buffered across requests', () => {
     // The first request holds 60 KiB of the budget while its body is still arriving (the 100 Continue says admitted).
     let first!: Promise<number>;
     await new Promise<void>((admitted, failed) => {
-      const held = request({ host: '127.0.0.1', port: router.port, method: 'POST', path: '/v1/chat/completions', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' } });
+      const held = request({
+        host: '127.0.0.1',
+        port: router.port,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' },
+      });
       first = new Promise((resolve) => held.once('response', (response) => resolve(response.resume().statusCode ?? 0)));
       held.on('error', failed);
       held.once('continue', () => {

@@ -20,14 +20,20 @@ async function connection(port: number, text = ''): Promise<RawConnection> {
 describe('a slow client', () => {
   it('whose headers never end is closed by the router with a 408', async () => {
     const router = await harness.start({ limits: SHORT });
-    const raw = await connection(router.port, `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${router.port}\r\nContent-Type: appl`);
+    const raw = await connection(
+      router.port,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${router.port}\r\nContent-Type: appl`,
+    );
     expect(await raw.closedWithin(PATIENCE_MS)).toBe(true);
     expect(raw.received).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('whose body never ends is closed by the router', async () => {
     const router = await harness.start({ limits: SHORT });
-    const raw = await connection(router.port, `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${router.port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":`);
+    const raw = await connection(
+      router.port,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${router.port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":`,
+    );
     expect(await raw.closedWithin(PATIENCE_MS)).toBe(true);
     expect(harness.upstream.hits).toEqual([]);
   });

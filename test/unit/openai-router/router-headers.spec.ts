@@ -7,21 +7,35 @@ import { eventually, RouterHarness, send } from '../../helpers/router-harness';
 const harness = RouterHarness.use();
 
 describe('hop-by-hop headers (RFC 9110 7.6.1)', () => {
-  it('the caller\'s, and any it names in Connection, are not forwarded; end-to-end ones are', async () => {
+  it("the caller's, and any it names in Connection, are not forwarded; end-to-end ones are", async () => {
     const router = await harness.start();
     const answer = await send(router.port, {
       method: 'GET',
       path: '/v1/models',
-      headers: { connection: 'keep-alive, X-Hop-Secret', 'x-hop-secret': 'for-the-router-only', 'keep-alive': 'timeout=5', 'proxy-connection': 'keep-alive', te: 'trailers', upgrade: 'websocket', 'x-end-to-end': 'kept' },
+      headers: {
+        connection: 'keep-alive, X-Hop-Secret',
+        'x-hop-secret': 'for-the-router-only',
+        'keep-alive': 'timeout=5',
+        'proxy-connection': 'keep-alive',
+        te: 'trailers',
+        upgrade: 'websocket',
+        'x-end-to-end': 'kept',
+      },
     });
     expect(answer.status).toBe(200);
     const received = harness.upstream.hits[0].headers;
-    for (const name of ['x-hop-secret', 'keep-alive', 'proxy-connection', 'te', 'upgrade']) expect(received[name]).toBeUndefined();
+    for (const name of ['x-hop-secret', 'keep-alive', 'proxy-connection', 'te', 'upgrade'])
+      expect(received[name]).toBeUndefined();
     expect(received['x-end-to-end']).toBe('kept');
   });
 
-  it('the upstream\'s, and any it names in Connection, are not returned to the caller', async () => {
-    harness.upstream.extraHeaders = { connection: 'X-Upstream-Hop', 'x-upstream-hop': 'between-router-and-upstream', 'proxy-connection': 'keep-alive', 'x-answer-header': 'kept' };
+  it("the upstream's, and any it names in Connection, are not returned to the caller", async () => {
+    harness.upstream.extraHeaders = {
+      connection: 'X-Upstream-Hop',
+      'x-upstream-hop': 'between-router-and-upstream',
+      'proxy-connection': 'keep-alive',
+      'x-answer-header': 'kept',
+    };
     const router = await harness.start();
     const answer = await send(router.port, { method: 'GET', path: '/v1/models' });
     expect(answer.status).toBe(200);
@@ -35,14 +49,19 @@ describe('hop-by-hop headers (RFC 9110 7.6.1)', () => {
 const namedFieldRequest = (name: string) => ({
   model: 'gpt-4o-mini',
   messages: [{ role: 'user' as const, content: 'hi' }],
-  response_format: { type: 'json_schema' as const, json_schema: { name: 'Note', schema: { type: 'object', properties: { [name]: { type: 'string' } } } } },
+  response_format: {
+    type: 'json_schema' as const,
+    json_schema: { name: 'Note', schema: { type: 'object', properties: { [name]: { type: 'string' } } } },
+  },
 });
 
 describe('the route header for a field with a hostile name', () => {
   it('a 20,000-character property name: the header stays short, and the client gets the upstream answer', async () => {
     const router = await harness.start();
     const openai = new OpenAI({ baseURL: router.baseUrl, apiKey: 'sk-long', maxRetries: 0 });
-    const { data, response } = await openai.chat.completions.create(namedFieldRequest('a'.repeat(20_000))).withResponse();
+    const { data, response } = await openai.chat.completions
+      .create(namedFieldRequest('a'.repeat(20_000)))
+      .withResponse();
     expect(data.id).toBe('chatcmpl-upstream');
     const route = response.headers.get('x-system1-route') ?? '';
     expect(route).toMatch(/^ineligible; detail="field a+/);
@@ -52,7 +71,9 @@ describe('the route header for a field with a hostile name', () => {
 
   it('control characters and non-ASCII never reach the header raw', async () => {
     const router = await harness.start();
-    const answer = await send(router.port, { body: JSON.stringify(namedFieldRequest('x\r\nX-Injected: 1\u0000\u001b[31m\u2028é')) });
+    const answer = await send(router.port, {
+      body: JSON.stringify(namedFieldRequest('x\r\nX-Injected: 1\u0000\u001b[31m\u2028é')),
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers['x-injected']).toBeUndefined();
     expect(answer.headers['x-system1-route']).toMatch(/^[\x20-\x7e]+$/);
@@ -62,7 +83,10 @@ describe('the route header for a field with a hostile name', () => {
     const shadowLog = path.join(harness.dir, 'shadow.jsonl');
     const router = await harness.start({ shadow: true, shadowLog });
     await send(router.port, { body: JSON.stringify(namedFieldRequest('b'.repeat(20_000))) });
-    const text = await eventually(() => readIfThere(shadowLog), (t) => t.includes('\n'));
+    const text = await eventually(
+      () => readIfThere(shadowLog),
+      (t) => t.includes('\n'),
+    );
     const record = JSON.parse(text);
     expect(record.detail).toMatch(/^field b+/);
     expect(record.detail.length).toBeLessThanOrEqual(300);

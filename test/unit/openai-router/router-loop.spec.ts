@@ -4,7 +4,14 @@ import { loadConfig } from '../../../src/config/config.loader';
 import { settleRouterOptions } from '../../../src/openai-router/router-options';
 import { errorOf, eventually, freePort, RouterHarness, send } from '../../helpers/router-harness';
 
-const noConfig = () => loadConfig({ env: { HOME: '/home/u' }, platform: 'linux', readFile: () => { throw Object.assign(new Error('missing'), { code: 'ENOENT' }); } });
+const noConfig = () =>
+  loadConfig({
+    env: { HOME: '/home/u' },
+    platform: 'linux',
+    readFile: () => {
+      throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+    },
+  });
 
 describe('an upstream that is the router itself', () => {
   it.each([
@@ -40,7 +47,10 @@ describe('two routers pointed at each other', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error).toMatchObject({ status: 508, code: 'loop_detected' });
     // A relays to B, B relays to A, A sees its own hop and answers 508, relayed back: three requests, however many retries.
-    const answered = await eventually(() => harness.logLines.filter((line) => / -> \d{3}/.test(line)), (lines) => lines.length >= 3);
+    const answered = await eventually(
+      () => harness.logLines.filter((line) => / -> \d{3}/.test(line)),
+      (lines) => lines.length >= 3,
+    );
     expect(answered).toHaveLength(3);
     expect(harness.answered(508)).toHaveLength(3);
     expect(harness.logLines.filter((line) => / -> 508 \(\d+ ms\)$/.test(line))).toHaveLength(1);
@@ -52,7 +62,11 @@ describe('two routers pointed at each other', () => {
     const answer = await send(port, { method: 'GET', path: '/v1/models' });
     expect(answer.status).toBe(508);
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(errorOf(answer)).toMatchObject({ type: 'system1_router_error', code: 'loop_detected', message: expect.stringContaining('upstream') });
+    expect(errorOf(answer)).toMatchObject({
+      type: 'system1_router_error',
+      code: 'loop_detected',
+      message: expect.stringContaining('upstream'),
+    });
   });
 });
 
@@ -61,7 +75,11 @@ describe('the hop header', () => {
 
   it('is added to what the upstream receives, after any Via the caller sent', async () => {
     const router = await harness.start();
-    const answer = await send(router.port, { method: 'GET', path: '/v1/models', headers: { via: '1.1 corporate-proxy' } });
+    const answer = await send(router.port, {
+      method: 'GET',
+      path: '/v1/models',
+      headers: { via: '1.1 corporate-proxy' },
+    });
     expect(answer.status).toBe(200);
     expect(harness.upstream.hits[0].headers.via).toMatch(/^1\.1 corporate-proxy, 1\.1 system1-router-[0-9a-f]+$/);
   });

@@ -12,7 +12,11 @@ const messages = [
   { role: 'system', content: SYSTEM },
   { role: 'user', content: NETFLIX },
 ];
-const eligible = JSON.stringify({ model: 'gpt-4o-mini', messages, response_format: zodResponseFormat(Transaction, 'Transaction') });
+const eligible = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages,
+  response_format: zodResponseFormat(Transaction, 'Transaction'),
+});
 const withoutSchema = JSON.stringify({ model: 'gpt-4o-mini', messages });
 
 /** What nginx, Caddy, Traefik, Envoy, a cloud load balancer, Cloudflare and the common tracers add. */
@@ -45,13 +49,20 @@ const ADDED_ON_THE_WAY: Record<string, string> = {
 };
 
 describe('headers a proxy or a tracer adds', () => {
-  it.each(Object.entries(ADDED_ON_THE_WAY))('%s alone leaves an eligible request with the fast engine', async (name, value) => {
-    const router = await harness.start();
-    const answer = await send(router.port, { body: eligible, headers: { [name]: value } });
-    expect(answer.headers['x-system1-route']).toBe('fast');
-    expect(JSON.parse((JSON.parse(answer.text) as { choices: [{ message: { content: string } }] }).choices[0].message.content)).toEqual(FAST_OBJECT);
-    expect(harness.upstream.hits).toEqual([]);
-  });
+  it.each(Object.entries(ADDED_ON_THE_WAY))(
+    '%s alone leaves an eligible request with the fast engine',
+    async (name, value) => {
+      const router = await harness.start();
+      const answer = await send(router.port, { body: eligible, headers: { [name]: value } });
+      expect(answer.headers['x-system1-route']).toBe('fast');
+      expect(
+        JSON.parse(
+          (JSON.parse(answer.text) as { choices: [{ message: { content: string } }] }).choices[0].message.content,
+        ),
+      ).toEqual(FAST_OBJECT);
+      expect(harness.upstream.hits).toEqual([]);
+    },
+  );
 
   it('all together leave it with the fast engine too', async () => {
     const router = await harness.start();
@@ -65,13 +76,22 @@ describe('headers a proxy or a tracer adds', () => {
     const answer = await send(router.port, { body: withoutSchema, headers: ADDED_ON_THE_WAY });
     expect(answer.status).toBe(200);
     const received = harness.upstream.hits[0].headers;
-    for (const [name, value] of Object.entries(ADDED_ON_THE_WAY)) expect([name, received[name]]).toEqual([name, name === 'via' ? expect.stringMatching(/^1\.1 nginx, 1\.1 google, 1\.1 system1-router-[0-9a-f]{8}$/) : value]);
+    for (const [name, value] of Object.entries(ADDED_ON_THE_WAY))
+      expect([name, received[name]]).toEqual([
+        name,
+        name === 'via' ? expect.stringMatching(/^1\.1 nginx, 1\.1 google, 1\.1 system1-router-[0-9a-f]{8}$/) : value,
+      ]);
   });
 
   it('a header that may change the answer still sends the request to the slow model, named', async () => {
     const router = await harness.start();
-    const answer = await send(router.port, { body: eligible, headers: { ...ADDED_ON_THE_WAY, 'openai-beta': 'assistants=v2' } });
-    expect(answer.headers['x-system1-route']).toBe('ineligible; detail="the request carries header \\"openai-beta\\" (extra_headers)"');
+    const answer = await send(router.port, {
+      body: eligible,
+      headers: { ...ADDED_ON_THE_WAY, 'openai-beta': 'assistants=v2' },
+    });
+    expect(answer.headers['x-system1-route']).toBe(
+      'ineligible; detail="the request carries header \\"openai-beta\\" (extra_headers)"',
+    );
     expect(harness.upstream.hits).toHaveLength(1);
   });
 });

@@ -25,7 +25,9 @@ async function shadowRecords(shadowLog: string, count: number): Promise<Record<s
       return [];
     }
   };
-  return (await eventually(read, (lines) => lines.length >= count)).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return (await eventually(read, (lines) => lines.length >= count)).map(
+    (line) => JSON.parse(line) as Record<string, unknown>,
+  );
 }
 
 describe('a slow answer that cannot be compared', () => {
@@ -37,8 +39,14 @@ describe('a slow answer that cannot be compared', () => {
     expect(answer.status).toBe(200);
     expect(answer.text.length).toBeGreaterThan(9 * 1024 * 1024);
     const [record] = await shadowRecords(shadowLog, 1);
-    expect(record).toMatchObject({ route: 'fast', slow_status: 200, slow_unavailable: expect.stringContaining('over 8 MiB') });
-    expect((record.fields as { id: string; agree?: boolean }[]).map((field) => [field.id, field.agree])).toEqual(Object.keys(FAST_OBJECT).map((id) => [id, undefined]));
+    expect(record).toMatchObject({
+      route: 'fast',
+      slow_status: 200,
+      slow_unavailable: expect.stringContaining('over 8 MiB'),
+    });
+    expect((record.fields as { id: string; agree?: boolean }[]).map((field) => [field.id, field.agree])).toEqual(
+      Object.keys(FAST_OBJECT).map((id) => [id, undefined]),
+    );
   });
 
   it('cut off mid-body: the caller sees a cut answer, and the record names the failure', async () => {
@@ -47,7 +55,11 @@ describe('a slow answer that cannot be compared', () => {
     const router = await harness.start({ shadow: true, shadowLog });
     await expect(send(router.port, { body: eligible })).rejects.toThrow();
     const [record] = await shadowRecords(shadowLog, 1);
-    expect(record).toMatchObject({ route: 'fast', slow_status: 200, slow_unavailable: expect.stringMatching(/the slow answer (failed|ended) before it was complete/) });
+    expect(record).toMatchObject({
+      route: 'fast',
+      slow_status: 200,
+      slow_unavailable: expect.stringMatching(/the slow answer (failed|ended) before it was complete/),
+    });
   });
 
   it('router-report counts such records among the requests, and says how many had no slow answer', async () => {

@@ -10,7 +10,8 @@ const objectOf = (properties: Record<string, unknown>, extra: Record<string, unk
   ...extra,
 });
 
-const plan = (properties: Record<string, unknown>, extra?: Record<string, unknown>) => schemaToQuestions(objectOf(properties, extra), 'Transaction');
+const plan = (properties: Record<string, unknown>, extra?: Record<string, unknown>) =>
+  schemaToQuestions(objectOf(properties, extra), 'Transaction');
 
 function ineligible(schema: unknown): string {
   try {
@@ -48,19 +49,25 @@ describe('enums and literals become choice questions, one option per value', () 
   it('a python Enum behind a $ref in $defs, with the field description beside the ref', () => {
     const schema = {
       ...objectOf({ category: { $ref: '#/$defs/Category', description: 'What the money was spent on' } }),
-      $defs: { Category: { title: 'Category', description: 'An enum docstring', type: 'string', enum: ['food', 'travel'] } },
+      $defs: {
+        Category: { title: 'Category', description: 'An enum docstring', type: 'string', enum: ['food', 'travel'] },
+      },
     };
     const { questions } = schemaToQuestions(schema, 'Transaction');
     expect(questions.category).toEqual({
       type: 'choice',
-      instructions: 'Decide the field `category` of the Transaction the conversation asks for: What the money was spent on',
+      instructions:
+        'Decide the field `category` of the Transaction the conversation asks for: What the money was spent on',
       criteria: { food: null, travel: null },
     });
   });
 
   it('zod-to-json-schema definitions and an allOf of one', () => {
     const schema = {
-      ...objectOf({ a: { allOf: [{ $ref: '#/definitions/Level' }], description: 'the level' }, b: { $ref: '#/properties/a' } }),
+      ...objectOf({
+        a: { allOf: [{ $ref: '#/definitions/Level' }], description: 'the level' },
+        b: { $ref: '#/properties/a' },
+      }),
       definitions: { Level: { type: 'string', enum: ['low', 'high'] } },
     };
     const { questions } = schemaToQuestions(schema, 'T');
@@ -71,16 +78,25 @@ describe('enums and literals become choice questions, one option per value', () 
   it('enums of numbers and booleans keep their JSON values', () => {
     const { questions, leaves } = plan({ tier: { enum: [1, 2, 5] } });
     expect(questions.tier).toMatchObject({ criteria: { '1': null, '2': null, '5': null } });
-    expect(leaves[0]).toMatchObject({ options: [{ key: '1', value: 1 }, { key: '2', value: 2 }, { key: '5', value: 5 }] });
+    expect(leaves[0]).toMatchObject({
+      options: [
+        { key: '1', value: 1 },
+        { key: '2', value: 2 },
+        { key: '5', value: 5 },
+      ],
+    });
   });
 });
 
 describe('booleans become noul questions', () => {
   it('asks yes/no', () => {
-    const { questions, leaves } = plan({ is_recurring: { type: 'boolean', description: 'Is this a recurring charge?' } });
+    const { questions, leaves } = plan({
+      is_recurring: { type: 'boolean', description: 'Is this a recurring charge?' },
+    });
     expect(questions.is_recurring).toEqual({
       type: 'noul',
-      instructions: 'Decide the field `is_recurring` of the Transaction the conversation asks for: Is this a recurring charge?',
+      instructions:
+        'Decide the field `is_recurring` of the Transaction the conversation asks for: Is this a recurring charge?',
     });
     expect(leaves[0]).toEqual({ kind: 'noul', id: 'is_recurring' });
   });
@@ -89,20 +105,37 @@ describe('booleans become noul questions', () => {
 describe('bounded integers with 2 to 11 values become score questions', () => {
   it.each([
     ['minimum/maximum', { type: 'integer', minimum: 1, maximum: 3 }, 1, ['1', '2', '3']],
-    ['ge/le at the widest (11 values)', { type: 'integer', minimum: 0, maximum: 10 }, 0, ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10']],
+    [
+      'ge/le at the widest (11 values)',
+      { type: 'integer', minimum: 0, maximum: 10 },
+      0,
+      ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10'],
+    ],
     ['two values', { type: 'integer', minimum: -1, maximum: 0 }, -1, ['-1', '0']],
     ['exclusive bounds (gt/lt)', { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 4 }, 1, ['1', '2', '3']],
-    ['draft-4 exclusive flags', { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 3 }, 1, ['1', '2', '3']],
+    [
+      'draft-4 exclusive flags',
+      { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 3 },
+      1,
+      ['1', '2', '3'],
+    ],
   ])('%s', (_name, field, lowest, criteria) => {
     const { questions, leaves } = plan({ severity: field });
-    expect(questions.severity).toEqual({ type: 'score', instructions: expect.stringContaining('`severity`'), criteria });
+    expect(questions.severity).toEqual({
+      type: 'score',
+      instructions: expect.stringContaining('`severity`'),
+      criteria,
+    });
     expect(leaves[0]).toEqual({ kind: 'score', id: 'severity', lowest, levels: criteria.length });
   });
 });
 
 describe('X | null becomes a choice with a "Not stated or not applicable" option', () => {
   it.each([
-    ['anyOf with a null branch (pydantic Optional)', { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }], default: null }],
+    [
+      'anyOf with a null branch (pydantic Optional)',
+      { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }], default: null },
+    ],
     ['the null branch first', { anyOf: [{ type: 'null' }, { enum: ['a', 'b'] }] }],
     ['oneOf with a null branch', { oneOf: [{ enum: ['a', 'b'] }, { type: 'null' }] }],
     ['null among the enum values', { type: ['string', 'null'], enum: ['a', 'b', null] }],
@@ -111,7 +144,13 @@ describe('X | null becomes a choice with a "Not stated or not applicable" option
     const schema = { ...objectOf({ x: field }), $defs: { AB: { enum: ['a', 'b'] } } };
     const { questions, leaves } = schemaToQuestions(schema, 'T');
     expect(questions.x).toMatchObject({ type: 'choice', criteria: { a: null, b: null, [NULL_OPTION]: null } });
-    expect(leaves[0]).toMatchObject({ options: [{ key: 'a', value: 'a' }, { key: 'b', value: 'b' }, { key: NULL_OPTION, value: null }] });
+    expect(leaves[0]).toMatchObject({
+      options: [
+        { key: 'a', value: 'a' },
+        { key: 'b', value: 'b' },
+        { key: NULL_OPTION, value: null },
+      ],
+    });
   });
 
   it.each([
@@ -119,8 +158,17 @@ describe('X | null becomes a choice with a "Not stated or not applicable" option
     ['a type list', { type: ['boolean', 'null'] }],
   ])('a boolean: %s', (_name, field) => {
     const { questions, leaves } = plan({ refunded: field });
-    expect(questions.refunded).toMatchObject({ type: 'choice', criteria: { true: null, false: null, [NULL_OPTION]: null } });
-    expect(leaves[0]).toMatchObject({ options: [{ key: 'true', value: true }, { key: 'false', value: false }, { key: NULL_OPTION, value: null }] });
+    expect(questions.refunded).toMatchObject({
+      type: 'choice',
+      criteria: { true: null, false: null, [NULL_OPTION]: null },
+    });
+    expect(leaves[0]).toMatchObject({
+      options: [
+        { key: 'true', value: true },
+        { key: 'false', value: false },
+        { key: NULL_OPTION, value: null },
+      ],
+    });
   });
 
   it('a literal or null asks between the literal and null', () => {
@@ -141,15 +189,32 @@ describe('nested objects become one question per leaf with dotted paths', () => 
         merchant: { $ref: '#/$defs/Merchant' },
         flagged: { type: 'boolean' },
       }),
-      $defs: { Merchant: objectOf({ kind: { enum: ['shop', 'service'] }, online: { type: 'boolean', description: 'Sold online?' } }) },
+      $defs: {
+        Merchant: objectOf({
+          kind: { enum: ['shop', 'service'] },
+          online: { type: 'boolean', description: 'Sold online?' },
+        }),
+      },
     };
     const result = schemaToQuestions(schema, 'Transaction');
     expect(Object.keys(result.questions)).toEqual(['merchant.kind', 'merchant.online', 'flagged']);
-    expect(result.questions['merchant.online']).toEqual({ type: 'noul', instructions: 'Decide the field `merchant.online` of the Transaction the conversation asks for: Sold online?' });
+    expect(result.questions['merchant.online']).toEqual({
+      type: 'noul',
+      instructions: 'Decide the field `merchant.online` of the Transaction the conversation asks for: Sold online?',
+    });
     expect(result.shape).toEqual({
       kind: 'object',
       properties: [
-        ['merchant', { kind: 'object', properties: [['kind', expect.objectContaining({ id: 'merchant.kind' })], ['online', { kind: 'noul', id: 'merchant.online' }]] }],
+        [
+          'merchant',
+          {
+            kind: 'object',
+            properties: [
+              ['kind', expect.objectContaining({ id: 'merchant.kind' })],
+              ['online', { kind: 'noul', id: 'merchant.online' }],
+            ],
+          },
+        ],
         ['flagged', { kind: 'noul', id: 'flagged' }],
       ],
     });
@@ -165,15 +230,28 @@ describe('Literal["x"] and const ask nothing and are filled in', () => {
   ])('%s', (_name, field, value = 'v1') => {
     const { questions, shape } = plan({ version: field, ok: { type: 'boolean' } });
     expect(Object.keys(questions)).toEqual(['ok']);
-    expect(shape).toMatchObject({ properties: [['version', { kind: 'const', value }], ['ok', { kind: 'noul' }]] });
+    expect(shape).toMatchObject({
+      properties: [
+        ['version', { kind: 'const', value }],
+        ['ok', { kind: 'noul' }],
+      ],
+    });
   });
 });
 
 describe('question wording', () => {
   it('uses the description, trimmed, else the humanised field name', () => {
-    const { questions } = plan({ is_urgent: { type: 'boolean' }, needsReview: { type: 'boolean', description: '  Does a person need to look?  ' } });
-    expect(questions.is_urgent).toMatchObject({ instructions: 'Decide the field `is_urgent` of the Transaction the conversation asks for: is urgent' });
-    expect(questions.needsReview).toMatchObject({ instructions: 'Decide the field `needsReview` of the Transaction the conversation asks for: Does a person need to look?' });
+    const { questions } = plan({
+      is_urgent: { type: 'boolean' },
+      needsReview: { type: 'boolean', description: '  Does a person need to look?  ' },
+    });
+    expect(questions.is_urgent).toMatchObject({
+      instructions: 'Decide the field `is_urgent` of the Transaction the conversation asks for: is urgent',
+    });
+    expect(questions.needsReview).toMatchObject({
+      instructions:
+        'Decide the field `needsReview` of the Transaction the conversation asks for: Does a person need to look?',
+    });
   });
 
   it.each([
@@ -186,7 +264,22 @@ describe('question wording', () => {
   });
 
   it('annotations are fine', () => {
-    expect(() => plan({ x: { type: 'boolean', title: 'X', description: 'd', default: false, examples: [true], $comment: 'c', deprecated: false } }, { title: 'T', $schema: 'https://json-schema.org/draft/2020-12/schema' })).not.toThrow();
+    expect(() =>
+      plan(
+        {
+          x: {
+            type: 'boolean',
+            title: 'X',
+            description: 'd',
+            default: false,
+            examples: [true],
+            $comment: 'c',
+            deprecated: false,
+          },
+        },
+        { title: 'T', $schema: 'https://json-schema.org/draft/2020-12/schema' },
+      ),
+    ).not.toThrow();
   });
 });
 
@@ -198,26 +291,74 @@ describe('schemas that go to the slow model, with the field named', () => {
     ['a float', { type: 'number', minimum: 0, maximum: 1 }, 'field field is a number that need not be whole'],
     ['an integer without bounds', { type: 'integer' }, 'field field is an integer without both bounds'],
     ['an integer with one bound', { type: 'integer', minimum: 0 }, 'field field is an integer without both bounds'],
-    ['an integer with 12 values', { type: 'integer', minimum: 0, maximum: 11 }, 'field field is an integer with 12 possible values'],
-    ['an integer with one value', { type: 'integer', minimum: 3, maximum: 3 }, 'field field is an integer with 1 possible values'],
-    ['a union of two types', { anyOf: [{ type: 'boolean' }, { enum: ['a'] }] }, 'field field is a union of several types (anyOf)'],
-    ['a type list of two types', { type: ['string', 'integer'] }, 'field field is a union of several types (string, integer)'],
-    ['an integer or null', { anyOf: [{ type: 'integer', minimum: 1, maximum: 3 }, { type: 'null' }] }, 'field field is an integer or null'],
-    ['an object or null', { anyOf: [objectOf({ a: { type: 'boolean' } }), { type: 'null' }] }, 'field field is an object or null'],
-    ['multipleOf', { type: 'integer', minimum: 0, maximum: 10, multipleOf: 5 }, 'field field uses "multipleOf", a keyword the fast engine cannot honour'],
+    [
+      'an integer with 12 values',
+      { type: 'integer', minimum: 0, maximum: 11 },
+      'field field is an integer with 12 possible values',
+    ],
+    [
+      'an integer with one value',
+      { type: 'integer', minimum: 3, maximum: 3 },
+      'field field is an integer with 1 possible values',
+    ],
+    [
+      'a union of two types',
+      { anyOf: [{ type: 'boolean' }, { enum: ['a'] }] },
+      'field field is a union of several types (anyOf)',
+    ],
+    [
+      'a type list of two types',
+      { type: ['string', 'integer'] },
+      'field field is a union of several types (string, integer)',
+    ],
+    [
+      'an integer or null',
+      { anyOf: [{ type: 'integer', minimum: 1, maximum: 3 }, { type: 'null' }] },
+      'field field is an integer or null',
+    ],
+    [
+      'an object or null',
+      { anyOf: [objectOf({ a: { type: 'boolean' } }), { type: 'null' }] },
+      'field field is an object or null',
+    ],
+    [
+      'multipleOf',
+      { type: 'integer', minimum: 0, maximum: 10, multipleOf: 5 },
+      'field field uses "multipleOf", a keyword the fast engine cannot honour',
+    ],
     ['pattern beside an enum', { type: 'string', enum: ['a', 'b'], pattern: '^a' }, 'field field uses "pattern"'],
     ['minLength beside an enum', { type: 'string', enum: ['a', 'b'], minLength: 1 }, 'field field uses "minLength"'],
     ['format beside an enum', { type: 'string', enum: ['a', 'b'], format: 'email' }, 'field field uses "format"'],
     ['not', { type: 'boolean', not: { const: true } }, 'field field uses "not"'],
-    ['an open additionalProperties schema', { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: { type: 'string' } }, 'field field accepts properties it does not list (additionalProperties)'],
-    ['additionalProperties true', { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: true }, 'field field accepts properties it does not list'],
-    ['patternProperties', { type: 'object', properties: { a: { type: 'boolean' } }, patternProperties: { '^x': { type: 'string' } } }, 'field field uses "patternProperties"'],
+    [
+      'an open additionalProperties schema',
+      { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: { type: 'string' } },
+      'field field accepts properties it does not list (additionalProperties)',
+    ],
+    [
+      'additionalProperties true',
+      { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: true },
+      'field field accepts properties it does not list',
+    ],
+    [
+      'patternProperties',
+      { type: 'object', properties: { a: { type: 'boolean' } }, patternProperties: { '^x': { type: 'string' } } },
+      'field field uses "patternProperties"',
+    ],
     ['a free-form object (dict)', { type: 'object' }, 'field field is an object without properties'],
     ['any value', {}, 'field field accepts any value'],
     ['schema true', true, 'field field accepts any value'],
-    ['allOf of two', { allOf: [{ type: 'boolean' }, { type: 'boolean' }] }, 'field field combines several schemas (allOf)'],
+    [
+      'allOf of two',
+      { allOf: [{ type: 'boolean' }, { type: 'boolean' }] },
+      'field field combines several schemas (allOf)',
+    ],
     ['an external $ref', { $ref: 'https://example.com/s.json' }, 'field field refers to a schema outside the request'],
-    ['a missing $ref', { $ref: '#/$defs/Nope' }, 'field field refers to "#/$defs/Nope", which the schema does not define'],
+    [
+      'a missing $ref',
+      { $ref: '#/$defs/Nope' },
+      'field field refers to "#/$defs/Nope", which the schema does not define',
+    ],
     ['an enum of objects', { enum: [{ a: 1 }, { b: 2 }] }, 'field field has an enum of objects or arrays'],
     ['an empty option', { enum: ['', 'a'] }, 'field field has an option the fast engine cannot name: ""'],
     ['options that read alike', { enum: [1, '1'] }, 'field field has two options that read alike: "1"'],
@@ -226,31 +367,48 @@ describe('schemas that go to the slow model, with the field named', () => {
   });
 
   it('a nested field is named by its dotted path', () => {
-    expect(ineligible(objectOf({ merchant: objectOf({ name: { type: 'string' } }) }))).toBe('field merchant.name is free text (a string without enum)');
+    expect(ineligible(objectOf({ merchant: objectOf({ name: { type: 'string' } }) }))).toBe(
+      'field merchant.name is free text (a string without enum)',
+    );
   });
 
   it('a recursive model', () => {
-    const schema = { ...objectOf({ node: { $ref: '#/$defs/Node' } }), $defs: { Node: objectOf({ next: { $ref: '#/$defs/Node' } }) } };
+    const schema = {
+      ...objectOf({ node: { $ref: '#/$defs/Node' } }),
+      $defs: { Node: objectOf({ next: { $ref: '#/$defs/Node' } }) },
+    };
     expect(ineligible(schema)).toContain('nests deeper than');
   });
 
   it('a reference loop', () => {
-    expect(ineligible({ ...objectOf({ a: { $ref: '#/$defs/A' } }), $defs: { A: { $ref: '#/$defs/A' } } })).toContain('go round in a loop');
+    expect(ineligible({ ...objectOf({ a: { $ref: '#/$defs/A' } }), $defs: { A: { $ref: '#/$defs/A' } } })).toContain(
+      'go round in a loop',
+    );
   });
 
   it('a required property the schema does not describe', () => {
-    expect(ineligible({ type: 'object', properties: { a: { type: 'boolean' } }, required: ['a', 'b'] })).toBe('field (root) requires "b", which it does not describe');
+    expect(ineligible({ type: 'object', properties: { a: { type: 'boolean' } }, required: ['a', 'b'] })).toBe(
+      'field (root) requires "b", which it does not describe',
+    );
   });
 
   it('a root that is not an object, or has nothing to decide', () => {
     expect(ineligible({ enum: ['a', 'b'] })).toBe('the schema is not an object with properties');
-    expect(ineligible(objectOf({ v: { const: 1 } }))).toBe('the schema has no field to decide (every field is a constant)');
+    expect(ineligible(objectOf({ v: { const: 1 } }))).toBe(
+      'the schema has no field to decide (every field is a constant)',
+    );
   });
 
   it('a property name that cannot be a question id', () => {
-    expect(ineligible({ type: 'object', properties: { ['__proto__']: { type: 'boolean' } } })).toContain('cannot name: "__proto__"');
-    expect(ineligible(objectOf({ 'a.b': { type: 'boolean' }, a: objectOf({ b: { type: 'boolean' } }) }))).toContain('field a.b is named twice');
-    expect(ineligible(objectOf({ ' ': { type: 'boolean' } }))).toBe('field " " has a blank name, which the fast engine cannot ask by');
+    expect(ineligible({ type: 'object', properties: { ['__proto__']: { type: 'boolean' } } })).toContain(
+      'cannot name: "__proto__"',
+    );
+    expect(ineligible(objectOf({ 'a.b': { type: 'boolean' }, a: objectOf({ b: { type: 'boolean' } }) }))).toContain(
+      'field a.b is named twice',
+    );
+    expect(ineligible(objectOf({ ' ': { type: 'boolean' } }))).toBe(
+      'field " " has a blank name, which the fast engine cannot ask by',
+    );
   });
 
   // The router checks what it sends once, here: the pipeline is never asked what a typed request may not hold.

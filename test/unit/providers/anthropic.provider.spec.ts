@@ -1,14 +1,14 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { PROCESS_ENV } from '../../../src/config/system1.config';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
+import { type DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
 import { AnthropicProviderDefinition } from '../../../src/providers/anthropic/anthropic.provider';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { AnthropicFake, AnthropicMode } from '../../fakes/anthropic.fake';
-import { Fault } from '../../fakes/fake-engine';
+import { AnthropicFake, type AnthropicMode } from '../../fakes/anthropic.fake';
+import { type Fault } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
@@ -28,7 +28,12 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
   let app: TestingModule | undefined;
 
   /** A gateway whose primary is the fake; `gateway` and `provider` are extra lines of those tables. */
-  const start = async ({ gateway = '', provider = '', env = { ANTHROPIC_API_KEY: KEY } as Record<string, string>, engine = fake } = {}) => {
+  const start = async ({
+    gateway = '',
+    provider = '',
+    env = { ANTHROPIC_API_KEY: KEY } as Record<string, string>,
+    engine = fake,
+  } = {}) => {
     const toml = `[gateway]\nprovider = "anthropic"\n${gateway}\n[providers.anthropic]\nendpoint = "${engine.url.origin}"\n${provider}`;
     app = await gatewayApp({ toml, env, logs });
     return app;
@@ -47,7 +52,14 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    Object.assign(fake, { fault: 'none', faultEverywhere: false, slowMs: 5000, mode: 'normal', ranking: undefined, confidence: 0.8 });
+    Object.assign(fake, {
+      fault: 'none',
+      faultEverywhere: false,
+      slowMs: 5000,
+      mode: 'normal',
+      ranking: undefined,
+      confidence: 0.8,
+    });
     fake.requests.length = 0;
     logs.length = 0;
   });
@@ -59,7 +71,11 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
       expect(fake.requests).toHaveLength(1);
       const [request] = messages();
       expect(request.method).toBe('POST');
-      expect(request.headers).toMatchObject({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
+      expect(request.headers).toMatchObject({
+        'x-api-key': KEY,
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+      });
       expect(request.headers.authorization).toBeUndefined();
       expect(request.body).toEqual({
         model: 'claude-haiku-5-5',
@@ -87,7 +103,12 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
           },
         ],
         tool_choice: { type: 'tool', name: 'choose' },
-        messages: [{ role: 'user', content: 'Question: Rerun the flaky pipeline or block the merge?\nContext: {"ci":"2 of 3 runs failed"}' }],
+        messages: [
+          {
+            role: 'user',
+            content: 'Question: Rerun the flaky pipeline or block the merge?\nContext: {"ci":"2 of 3 runs failed"}',
+          },
+        ],
       });
       expectNoSecret(reply);
     });
@@ -95,7 +116,9 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
     it('sends the configured model and max_tokens', async () => {
       fake.models['claude-opus-5'] = 'Claude Opus 5';
       try {
-        expect(await decide({ provider: 'model = "claude-opus-5"\nmax_tokens = 512' })).toMatchObject({ status: 'decided' });
+        expect(await decide({ provider: 'model = "claude-opus-5"\nmax_tokens = 512' })).toMatchObject({
+          status: 'decided',
+        });
         expect(messages()[0].body).toMatchObject({ model: 'claude-opus-5', max_tokens: 512 });
       } finally {
         delete fake.models['claude-opus-5'];
@@ -123,7 +146,10 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
       fake.confidence = 0.95;
       const reply = await decide({}, { question: 'Is `git status` destructive?' });
       expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.95 });
-      const body = messages()[0].body as { tools: { input_schema: { properties: { ranking: { items: { enum: string[] } } } } }[]; messages: unknown };
+      const body = messages()[0].body as {
+        tools: { input_schema: { properties: { ranking: { items: { enum: string[] } } } } }[];
+        messages: unknown;
+      };
       expect(body.tools[0].input_schema.properties.ranking.items.enum).toEqual(['yes', 'no']);
       expect(body.messages).toEqual([{ role: 'user', content: 'Question: Is `git status` destructive?' }]);
     });
@@ -146,7 +172,8 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
 
   describe('failures, each followed by the fallback', () => {
     const expectFellBack = (reply: DecideResponseDto, outcome: string, detail: string | RegExp, engine = fake) => {
-      const detailMatcher = typeof detail === 'string' ? expect.stringContaining(detail) : expect.stringMatching(detail);
+      const detailMatcher =
+        typeof detail === 'string' ? expect.stringContaining(detail) : expect.stringMatching(detail);
       expect(reply.attempts).toEqual([
         { provider: 'anthropic', outcome, latency_ms: expect.any(Number), detail: detailMatcher },
         { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
@@ -184,13 +211,28 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
     });
 
     it.each<[AnthropicMode, Partial<AnthropicFake>, string, string]>([
-      ['overloaded', {}, 'error', 'the Anthropic API is overloaded (overloaded_error): try again later or configure a fallback: HTTP 529'],
-      ['max-tokens', {}, 'malformed', 'the reply stopped at max_tokens (256) before the `choose` call was complete; raise providers.anthropic.max_tokens'],
+      [
+        'overloaded',
+        {},
+        'error',
+        'the Anthropic API is overloaded (overloaded_error): try again later or configure a fallback: HTTP 529',
+      ],
+      [
+        'max-tokens',
+        {},
+        'malformed',
+        'the reply stopped at max_tokens (256) before the `choose` call was complete; raise providers.anthropic.max_tokens',
+      ],
       ['outside-enum', {}, 'malformed', 'the model ranked "merge anyway", which is not one of the options'],
       ['confidence-out-of-range', {}, 'malformed', "the `choose` call's confidence 1.7 is not a number in [0, 1]"],
       ['normal', { confidence: undefined }, 'malformed', "the `choose` call's confidence is missing"],
       ['normal', { ranking: [] }, 'malformed', 'the `choose` call has no ranking'],
-      ['normal', { ranking: ['rerun the pipeline', 'block the merge', 'rerun the pipeline', 'block the merge'] }, 'malformed', 'ranks 4 names, more than 3'],
+      [
+        'normal',
+        { ranking: ['rerun the pipeline', 'block the merge', 'rerun the pipeline', 'block the merge'] },
+        'malformed',
+        'ranks 4 names, more than 3',
+      ],
       ['no-tool-use', {}, 'malformed', 'the reply has no `choose` tool call'],
     ])('model reply %s %o: %s with "%s"', async (mode, tweak, outcome, detail) => {
       Object.assign(fake, { mode }, tweak);
@@ -208,7 +250,10 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
           expectFellBack(reply, 'timeout', 'no answer within 0.3 s', engine);
           // Cut off at timeout_s (the detail names it), by real cancellation, not by the fault's answer: the
           // aborted request closed its connection, leaving nothing running.
-          await eventually(() => engine.abandoned === 1 && openConnections(engine) === 0, 'the fake to see its request closed at the timeout');
+          await eventually(
+            () => engine.abandoned === 1 && openConnections(engine) === 0,
+            'the fake to see its request closed at the timeout',
+          );
         } finally {
           await engine.stop();
         }
@@ -252,7 +297,11 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
       await start({ gateway: 'fallback = ["mock"]', env: { SYSTEM1_ANTHROPIC_API_KEY: KEY } });
       const gateway = app!.get(DecideService);
       const without = await gateway.decide(REQUEST);
-      expect(without.attempts[0]).toMatchObject({ provider: 'anthropic', outcome: 'error', detail: expect.stringContaining('ANTHROPIC_API_KEY is not set') });
+      expect(without.attempts[0]).toMatchObject({
+        provider: 'anthropic',
+        outcome: 'error',
+        detail: expect.stringContaining('ANTHROPIC_API_KEY is not set'),
+      });
       expect(without).toMatchObject({ status: 'decided', provider: 'mock' });
       expect(fake.requests).toEqual([]);
 
@@ -316,19 +365,36 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
   });
 
   describe('health', () => {
-    const probe = async (options: Parameters<typeof start>[0] = {}) => (await (await start(options)).get(HealthService).health()).providers[0];
+    const probe = async (options: Parameters<typeof start>[0] = {}) =>
+      (await (await start(options)).get(HealthService).health()).providers[0];
 
     it('is ok when GET /v1/models/{model} knows the model, and names it', async () => {
       const result = await probe();
-      expect(result).toMatchObject({ name: 'anthropic', ok: true, detail: expect.stringContaining('claude-haiku-5-5 (Claude Haiku 5.5) is available') });
+      expect(result).toMatchObject({
+        name: 'anthropic',
+        ok: true,
+        detail: expect.stringContaining('claude-haiku-5-5 (Claude Haiku 5.5) is available'),
+      });
       expect(fake.requests).toEqual([
-        expect.objectContaining({ method: 'GET', path: '/v1/models/claude-haiku-5-5', headers: expect.objectContaining({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01' }) }),
+        expect.objectContaining({
+          method: 'GET',
+          path: '/v1/models/claude-haiku-5-5',
+          headers: expect.objectContaining({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01' }),
+        }),
       ]);
     });
 
     it.each([
-      ['an unknown model', { provider: 'model = "claude-nope-1"' }, 'does not know model "claude-nope-1": set providers.anthropic.model'],
-      ['a refused key', { env: { ANTHROPIC_API_KEY: 'sk-ant-wrong-SECRET-42' } }, 'refused the key in ANTHROPIC_API_KEY'],
+      [
+        'an unknown model',
+        { provider: 'model = "claude-nope-1"' },
+        'does not know model "claude-nope-1": set providers.anthropic.model',
+      ],
+      [
+        'a refused key',
+        { env: { ANTHROPIC_API_KEY: 'sk-ant-wrong-SECRET-42' } },
+        'refused the key in ANTHROPIC_API_KEY',
+      ],
       ['no key', { env: {} }, 'ANTHROPIC_API_KEY is not set'],
     ])('is not ok with %s, and says why', async (_name, options, detail) => {
       const result = await probe(options);
@@ -339,17 +405,26 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
     it('is not ok when the API fails, and times out at timeout_s', async () => {
       fake.faultEverywhere = true;
       fake.fault = 'status-500';
-      expect(await probe()).toMatchObject({ ok: false, detail: expect.stringContaining('the Anthropic API failed (HTTP 500)') });
+      expect(await probe()).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('the Anthropic API failed (HTTP 500)'),
+      });
       await app!.close();
       fake.fault = 'hang';
-      expect(await probe({ gateway: 'timeout_s = 0.3' })).toMatchObject({ ok: false, detail: 'timeout: no answer within 0.3 s' });
+      expect(await probe({ gateway: 'timeout_s = 0.3' })).toMatchObject({
+        ok: false,
+        detail: 'timeout: no answer within 0.3 s',
+      });
     });
   });
 
   describe('a batch', () => {
     it('asks each question in its own call and answers each by id', async () => {
       const definition = new AnthropicProviderDefinition(new EngineHttpClient());
-      const provider = definition.create({ endpoint: fake.url.origin, model: 'claude-haiku-5-5', max_tokens: 256 }, { env: { ANTHROPIC_API_KEY: KEY } });
+      const provider = definition.create(
+        { endpoint: fake.url.origin, model: 'claude-haiku-5-5', max_tokens: 256 },
+        { env: { ANTHROPIC_API_KEY: KEY } },
+      );
       const { answers } = await provider.evaluate(
         {
           state: { branch: 'main' },
@@ -364,7 +439,11 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
         a: expect.objectContaining({ choice: 'lint', probabilities: { lint: 0.8, test: expect.closeTo(0.2, 6) } }),
         b: expect.objectContaining({ choice: 'yes', probabilities: { yes: 0.8, no: expect.closeTo(0.2, 6) } }),
       });
-      expect(messages().map((r) => (r.body as { messages: { content: string }[] }).messages[0].content).sort()).toEqual([
+      expect(
+        messages()
+          .map((r) => (r.body as { messages: { content: string }[] }).messages[0].content)
+          .sort(),
+      ).toEqual([
         'Question: Ship it?\nContext: {"branch":"main"}',
         'Question: Which first?\nContext: {"branch":"main"}',
       ]);
@@ -376,4 +455,3 @@ describe('anthropic provider, through the gateway, against the fake Anthropic AP
 function openConnections(fake: AnthropicFake): number {
   return (fake['sockets' as keyof AnthropicFake] as unknown as Set<unknown>).size;
 }
-

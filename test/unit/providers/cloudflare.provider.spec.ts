@@ -9,7 +9,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import {
   itHandlesEachFault,
   faultGateway,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -24,12 +24,18 @@ const ACCOUNT_SETTING = `account_id = "${ACCOUNT}"`;
 const RUN_CLEF = `/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef`;
 
 describe('cloudflare provider against a fake Workers AI', () => {
-  const engine = engineUnderTest('cloudflare', () => new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT }), { settings: ACCOUNT_SETTING });
+  const engine = engineUnderTest('cloudflare', () => new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT }), {
+    settings: ACCOUNT_SETTING,
+  });
   const { start } = engine;
 
   it("posts to the account's clef route with the short model name, the options as a self-described map and the token as a bearer, and unwraps the envelope", async () => {
     const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
-    const reply = await gateway.decide({ question: 'Which team should handle this?', options: ['billing', 'shipping', 'technical'], context: { ticket: 'charged twice' } });
+    const reply = await gateway.decide({
+      question: 'Which team should handle this?',
+      options: ['billing', 'shipping', 'technical'],
+      context: { ticket: 'charged twice' },
+    });
     expect(engine.fake.requests).toHaveLength(1);
     const [sent] = engine.fake.requestsTo(RUN_CLEF);
     expect(sent.method).toBe('POST');
@@ -58,7 +64,9 @@ describe('cloudflare provider against a fake Workers AI', () => {
   it('runs clef-flash at its own route, with "clef-flash" in the body', async () => {
     const { gateway } = await start({ env: KEY_ENV, settings: `${ACCOUNT_SETTING}\nmodel = "clef-flash"` });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-    expect(engine.fake.requestsTo(`/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef-flash`)[0].body).toMatchObject({ model: 'clef-flash' });
+    expect(
+      engine.fake.requestsTo(`/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef-flash`)[0].body,
+    ).toMatchObject({ model: 'clef-flash' });
     expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^cloudflare clef-flash: /) });
   });
 
@@ -68,36 +76,56 @@ describe('cloudflare provider against a fake Workers AI', () => {
     await engine.fake.start();
     const { gateway } = await start({ env: KEY_ENV, settings: 'account_id = "team/a b?"' });
     expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
-    expect(engine.fake.requests.map((request) => request.path)).toEqual(['/client/v4/accounts/team%2Fa%20b%3F/ai/run/@cf/cloudflare/clef']);
+    expect(engine.fake.requests.map((request) => request.path)).toEqual([
+      '/client/v4/accounts/team%2Fa%20b%3F/ai/run/@cf/cloudflare/clef',
+    ]);
   });
 
   it('reads a body without "success" as an unwrapped System One reply', async () => {
     engine.fake.replyStyle = 'unwrapped';
     const { gateway } = await start({ env: KEY_ENV });
-    expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare', decision: OPTIONS[0] });
+    expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({
+      status: 'decided',
+      provider: 'cloudflare',
+      decision: OPTIONS[0],
+    });
   });
 
   it('asks a yes/no question as the choice between "yes" and "no"', async () => {
     const { gateway } = await start({ env: KEY_ENV });
     const reply = await gateway.decide({ question: 'Is this customer angry?' });
-    expect(engine.fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({ state: {}, questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } } });
+    expect(engine.fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({
+      state: {},
+      questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } },
+    });
     expect(reply).toMatchObject({ status: 'decided', decision: 'yes', confidence: 0.6667 });
   });
 
   describe('success: false', () => {
-    it('is a failure even on HTTP 200, named by the envelope\'s first error, and the fallback answers', async () => {
+    it("is a failure even on HTTP 200, named by the envelope's first error, and the fallback answers", async () => {
       engine.fake.replyStyle = 'success-false';
       const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: "Cloudflare's reply says success: false: error 5006: Bad input" });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'cloudflare',
+        outcome: 'error',
+        detail: "Cloudflare's reply says success: false: error 5006: Bad input",
+      });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
     });
 
     it('never shows the token, even when the error message echoes it', async () => {
-      engine.fake.reshape = () => ({ success: false, errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }], messages: [], result: null });
+      engine.fake.reshape = () => ({
+        success: false,
+        errors: [{ code: 10000, message: `token ${SECRET} is not allowed here` }],
+        messages: [],
+        result: null,
+      });
       const { gateway, logs } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0].detail).toBe("Cloudflare's reply says success: false: error 10000: token [redacted] is not allowed here");
+      expect(reply.attempts[0].detail).toBe(
+        "Cloudflare's reply says success: false: error 10000: token [redacted] is not allowed here",
+      );
       expect(JSON.stringify(reply) + logs.join('\n')).not.toContain(SECRET);
     });
 
@@ -105,7 +133,10 @@ describe('cloudflare provider against a fake Workers AI', () => {
       engine.fake.reshape = () => ({ success: false, errors: [], messages: [] });
       const { gateway } = await start({ env: KEY_ENV, gateway: faultGateway('error') });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0]).toMatchObject({ outcome: 'error', detail: "Cloudflare's reply says success: false with no error listed" });
+      expect(reply.attempts[0]).toMatchObject({
+        outcome: 'error',
+        detail: "Cloudflare's reply says success: false with no error listed",
+      });
     });
   });
 
@@ -120,11 +151,16 @@ describe('cloudflare provider against a fake Workers AI', () => {
       remote: true,
       questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 255, max_levels: 10 },
     });
-    expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')).toMatchObject({ key_variable: 'SYSTEM1_CLOUDFLARE_API_TOKEN' });
+    expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')).toMatchObject({
+      key_variable: 'SYSTEM1_CLOUDFLARE_API_TOKEN',
+    });
   });
 
   describe('a batch, asked of the provider directly', () => {
-    const question = (id: string): [string, Question] => [id, { type: 'choice', instructions: `question ${id}`, criteria: { a: null, b: null } }];
+    const question = (id: string): [string, Question] => [
+      id,
+      { type: 'choice', instructions: `question ${id}`, criteria: { a: null, b: null } },
+    ];
     const provider = () =>
       new CloudflareProviderDefinition(new EngineHttpClient()).create(
         { account_id: ACCOUNT, endpoint: engine.fake.url.origin, model: 'clef' },
@@ -133,7 +169,10 @@ describe('cloudflare provider against a fake Workers AI', () => {
     const context = () => ({ signal: AbortSignal.timeout(5000), requestId: 'test' });
 
     it('answers several questions in one request', async () => {
-      const reply = await provider().evaluate({ state: { diff: '+1 -1' }, questions: Object.fromEntries([question('q1'), question('q2')]) }, context());
+      const reply = await provider().evaluate(
+        { state: { diff: '+1 -1' }, questions: Object.fromEntries([question('q1'), question('q2')]) },
+        context(),
+      );
       expect(engine.fake.requests).toHaveLength(1);
       expect(Object.keys(reply.answers)).toEqual(['q1', 'q2']);
     });
@@ -152,15 +191,30 @@ describe('cloudflare provider against a fake Workers AI', () => {
     it('fails the attempt without calling Workers AI when SYSTEM1_CLOUDFLARE_API_TOKEN is not set, and health says the same', async () => {
       const { gateway, health } = await start({ gateway: 'fallback = ["mock"]' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'cloudflare', outcome: 'error', detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'cloudflare',
+        outcome: 'error',
+        detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN'),
+      });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
-      expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN') });
+      expect((await health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN'),
+      });
       expect(engine.fake.requests).toHaveLength(0);
     });
 
     it.each([
-      ['a wrong token (401)', 'status-401', /^HTTP 401 from 127\.0\.0\.1:\d+: Authentication error; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
-      ['a token without the permission (403)', 'status-403', /^HTTP 403 from 127\.0\.0\.1:\d+: Authentication error: this token may not run Workers AI on this account; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/],
+      [
+        'a wrong token (401)',
+        'status-401',
+        /^HTTP 401 from 127\.0\.0\.1:\d+: Authentication error; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/,
+      ],
+      [
+        'a token without the permission (403)',
+        'status-403',
+        /^HTTP 403 from 127\.0\.0\.1:\d+: Authentication error: this token may not run Workers AI on this account; Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN/,
+      ],
     ] as const)('reports %s as refused, naming the variable and never the token', async (_name, fault, words) => {
       engine.fake.fault = fault;
       const { gateway, logs } = await start({ env: KEY_ENV });
@@ -182,7 +236,12 @@ describe('cloudflare provider against a fake Workers AI', () => {
       ...TRANSPORT_FAULTS,
     ];
 
-    itHandlesEachFault(engine, CLOUDFLARE_FAULTS, { provider: 'cloudflare', secret: SECRET, env: KEY_ENV, route: RUN_CLEF });
+    itHandlesEachFault(engine, CLOUDFLARE_FAULTS, {
+      provider: 'cloudflare',
+      secret: SECRET,
+      env: KEY_ENV,
+      route: RUN_CLEF,
+    });
   });
 
   describe('health', () => {
@@ -192,7 +251,8 @@ describe('cloudflare provider against a fake Workers AI', () => {
       expect(report.status).toBe('ok');
       expect(report.providers[0]).toMatchObject({
         ok: true,
-        detail: 'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
+        detail:
+          'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
       });
       expect(engine.fake.requests).toHaveLength(0);
     });
@@ -202,18 +262,51 @@ describe('cloudflare provider against a fake Workers AI', () => {
     it.each([
       ['a missing account_id', '', 'providers.cloudflare.account_id', 'is required'],
       ['an empty account_id', 'account_id = " "', 'providers.cloudflare.account_id', 'must be a non-empty string'],
-      ['an unknown model', `${ACCOUNT_SETTING}\nmodel = "clef-2"`, 'providers.cloudflare.model', 'must be one of "clef", "clef-flash"'],
-      ['plain http to another machine (the token would travel in clear text)', `${ACCOUNT_SETTING}\nendpoint = "http://api.cloudflare.com"`, 'providers.cloudflare.endpoint', 'must use https'],
-      ['allow_remote, which a hosted API does not take', `${ACCOUNT_SETTING}\nallow_remote = true`, 'providers.cloudflare.allow_remote', 'is not a setting of provider cloudflare'],
-      ['a token written into the file', `${ACCOUNT_SETTING}\napi_token = "${SECRET}"`, 'providers.cloudflare.api_token', 'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)'],
-      ['a key written into the file', `${ACCOUNT_SETTING}\napi_key = "${SECRET}"`, 'providers.cloudflare.api_key', 'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)'],
+      [
+        'an unknown model',
+        `${ACCOUNT_SETTING}\nmodel = "clef-2"`,
+        'providers.cloudflare.model',
+        'must be one of "clef", "clef-flash"',
+      ],
+      [
+        'plain http to another machine (the token would travel in clear text)',
+        `${ACCOUNT_SETTING}\nendpoint = "http://api.cloudflare.com"`,
+        'providers.cloudflare.endpoint',
+        'must use https',
+      ],
+      [
+        'allow_remote, which a hosted API does not take',
+        `${ACCOUNT_SETTING}\nallow_remote = true`,
+        'providers.cloudflare.allow_remote',
+        'is not a setting of provider cloudflare',
+      ],
+      [
+        'a token written into the file',
+        `${ACCOUNT_SETTING}\napi_token = "${SECRET}"`,
+        'providers.cloudflare.api_token',
+        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
+      ],
+      [
+        'a key written into the file',
+        `${ACCOUNT_SETTING}\napi_key = "${SECRET}"`,
+        'providers.cloudflare.api_key',
+        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
+      ],
     ])('refuses %s as a config error naming the key', async (_name, lines, key, words) => {
-      const app = await gatewayApp({ toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${lines}`, env: KEY_ENV });
+      const app = await gatewayApp({
+        toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${lines}`,
+        env: KEY_ENV,
+      });
       try {
         const capabilities = app.get(CapabilitiesService).capabilities();
-        expect(capabilities.config_errors).toEqual([{ file: expect.any(String), key, message: expect.stringContaining(words) }]);
+        expect(capabilities.config_errors).toEqual([
+          { file: expect.any(String), key, message: expect.stringContaining(words) },
+        ]);
         expect(JSON.stringify(capabilities)).not.toContain(SECRET);
-        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({
+          status: 'error',
+          error: { code: 'config_error' },
+        });
       } finally {
         await app.close();
       }
@@ -221,12 +314,18 @@ describe('cloudflare provider against a fake Workers AI', () => {
 
     it('takes the account from SYSTEM1_CLOUDFLARE_ACCOUNT_ID', async () => {
       const { gateway } = await start({ env: { ...KEY_ENV, SYSTEM1_CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, settings: '' });
-      expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided', provider: 'cloudflare' });
+      expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({
+        status: 'decided',
+        provider: 'cloudflare',
+      });
       expect(engine.fake.requestsTo(RUN_CLEF)).toHaveLength(1);
     });
 
     it('takes the remote https endpoint by default, with no allow_remote', async () => {
-      const app = await gatewayApp({ toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${ACCOUNT_SETTING}`, env: KEY_ENV });
+      const app = await gatewayApp({
+        toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${ACCOUNT_SETTING}`,
+        env: KEY_ENV,
+      });
       try {
         const capabilities = app.get(CapabilitiesService).capabilities();
         expect(capabilities.config_errors).toEqual([]);

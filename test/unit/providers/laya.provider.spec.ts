@@ -5,7 +5,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -24,7 +24,12 @@ describe('laya provider against a fake laya-serve', () => {
     const { gateway, health } = await start();
     const report = await health.health();
     expect(report.status).toBe('ok');
-    expect(report.providers[0]).toMatchObject({ name: 'laya', role: 'primary', ok: true, detail: 'laya-serve up on cpu; loaded: typed-decisions' });
+    expect(report.providers[0]).toMatchObject({
+      name: 'laya',
+      role: 'primary',
+      ok: true,
+      detail: 'laya-serve up on cpu; loaded: typed-decisions',
+    });
 
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply).toMatchObject({
@@ -67,9 +72,16 @@ describe('laya provider against a fake laya-serve', () => {
       const { gateway } = await start();
       const reply = await gateway.decide({ question: 'Is `git push --force` to main safe?' });
       expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
-        questions: { decision: { type: 'choice', instructions: 'Is `git push --force` to main safe?', criteria: ['yes', 'no'] } },
+        questions: {
+          decision: { type: 'choice', instructions: 'Is `git push --force` to main safe?', criteria: ['yes', 'no'] },
+        },
       });
-      expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.6667, probabilities: { yes: 0.3333, no: 0.6667 } });
+      expect(reply).toMatchObject({
+        status: 'decided',
+        decision: 'no',
+        confidence: 0.6667,
+        probabilities: { yes: 0.3333, no: 0.6667 },
+      });
     });
 
     it('lets Laya route with model = "": no model is sent and the rationale names the checkpoint Laya chose', async () => {
@@ -77,7 +89,10 @@ describe('laya provider against a fake laya-serve', () => {
       const { gateway } = await start({ settings: 'model = ""' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(Object.keys(engine.fake.requestsTo('/v1/systemone')[0].body as object)).not.toContain('model');
-      expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya english \(auto-routed\): /) });
+      expect(reply).toMatchObject({
+        status: 'decided',
+        rationale: expect.stringMatching(/^laya english \(auto-routed\): /),
+      });
     });
 
     it('sends every question of a batch in one request and maps each answer', async () => {
@@ -88,23 +103,45 @@ describe('laya provider against a fake laya-serve', () => {
         batch: true,
         probabilities: true,
         model: 'typed-decisions',
-        questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 20, max_total_options: 512, max_levels: 32 },
+        questions: {
+          types: ['choice', 'noul', 'score'],
+          max_questions: 64,
+          max_options: 20,
+          max_total_options: 512,
+          max_levels: 32,
+        },
       });
       const reply = await provider.evaluate(
         {
           state: { prompt: 'fix the flaky test' },
           questions: {
-            tier: { type: 'choice', instructions: 'Which model tier?', criteria: { small: null, medium: null, large: null } },
+            tier: {
+              type: 'choice',
+              instructions: 'Which model tier?',
+              criteria: { small: null, medium: null, large: null },
+            },
             risky: { type: 'choice', instructions: 'Is it risky?', criteria: { yes: null, no: null } },
           },
         },
         { signal: AbortSignal.timeout(2000), requestId: 'batch' },
       );
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
-      expect(Object.keys((engine.fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(['tier', 'risky']);
+      expect(Object.keys((engine.fake.requestsTo('/v1/systemone')[0].body as { questions: object }).questions)).toEqual(
+        ['tier', 'risky'],
+      );
       expect(reply.answers).toEqual({
-        tier: expect.objectContaining({ type: 'choice', choice: 'small', probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 }, rationale: expect.stringMatching(/^laya typed-decisions: small=0.5/) }),
-        risky: expect.objectContaining({ type: 'choice', choice: 'yes', probabilities: { yes: 0.6667, no: 0.3333 }, rationale: expect.any(String) }),
+        tier: expect.objectContaining({
+          type: 'choice',
+          choice: 'small',
+          probabilities: { small: 0.5, medium: 0.3333, large: 0.1667 },
+          rationale: expect.stringMatching(/^laya typed-decisions: small=0.5/),
+        }),
+        risky: expect.objectContaining({
+          type: 'choice',
+          choice: 'yes',
+          probabilities: { yes: 0.6667, no: 0.3333 },
+          rationale: expect.any(String),
+        }),
       });
     });
   });
@@ -155,14 +192,28 @@ describe('laya provider against a fake laya-serve', () => {
     it('accepts the HF id of a checkpoint as the pinned model', async () => {
       const { gateway } = await start({ settings: 'model = "convaiinnovations/laya-multilingual"' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'convaiinnovations/laya-multilingual' });
+      expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
+        model: 'convaiinnovations/laya-multilingual',
+      });
       expect(reply).toMatchObject({ status: 'decided', rationale: expect.stringMatching(/^laya multilingual: /) });
     });
 
     it.each([
-      ['a noul answer', (a: Record<string, unknown>) => ({ type: 'noul', noul: 0.9 }) as unknown as typeof a, 'type "noul" instead of "choice"'],
-      ['a choice outside the options', (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }), 'the choice "merge anyway" is not one of the candidates sent'],
-      ['an answer_confidence above 1', (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }), 'answer_confidence is 1.4'],
+      [
+        'a noul answer',
+        (_a: Record<string, unknown>): Record<string, unknown> => ({ type: 'noul', noul: 0.9 }),
+        'type "noul" instead of "choice"',
+      ],
+      [
+        'a choice outside the options',
+        (a: Record<string, unknown>) => ({ ...a, choice: 'merge anyway' }),
+        'the choice "merge anyway" is not one of the candidates sent',
+      ],
+      [
+        'an answer_confidence above 1',
+        (a: Record<string, unknown>) => ({ ...a, answer_confidence: 1.4 }),
+        'answer_confidence is 1.4',
+      ],
     ])('reports %s as malformed_response', async (_name, tamper, detail) => {
       engine.fake.reshape = (body) => {
         const answers = body.answers as Record<string, Record<string, unknown>>;
@@ -171,14 +222,20 @@ describe('laya provider against a fake laya-serve', () => {
       };
       const { gateway } = await start();
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response', message: expect.stringContaining(detail) } });
+      expect(reply).toMatchObject({
+        status: 'error',
+        error: { code: 'malformed_response', message: expect.stringContaining(detail) },
+      });
     });
   });
 
   describe('known limitations', () => {
     it('abstains on mostly non-Latin text without asking the English-only checkpoint, and says to use multilingual', async () => {
       const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
-      const reply = await gateway.decide({ question: 'このプルリクエストをマージしてもよいですか？', options: ['マージする', '保留する'] });
+      const reply = await gateway.decide({
+        question: 'このプルリクエストをマージしてもよいですか？',
+        options: ['マージする', '保留する'],
+      });
       expect(reply).toMatchObject({ status: 'abstained', provider: 'laya', decision: null });
       expect(reply.rationale).toMatch(/100% of the letters .* are not Latin.*English-only.*model = "multilingual"/);
       expect(reply.attempts.map((a) => a.provider)).toEqual(['laya']);
@@ -192,7 +249,10 @@ describe('laya provider against a fake laya-serve', () => {
       await english.app.close();
 
       const multilingual = await start({ settings: 'model = "multilingual"' });
-      expect(await multilingual.gateway.decide({ question: 'Refund?', context })).toMatchObject({ status: 'decided', provider: 'laya' });
+      expect(await multilingual.gateway.decide({ question: 'Refund?', context })).toMatchObject({
+        status: 'decided',
+        provider: 'laya',
+      });
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(1);
     });
 
@@ -200,7 +260,11 @@ describe('laya provider against a fake laya-serve', () => {
       const options = Array.from({ length: 21 }, (_, i) => `option ${i + 1}`);
       const { gateway } = await start({ gateway: 'fallback = ["mock"]' });
       const reply = await gateway.decide({ question: 'Which one?', options });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'laya', outcome: 'error', detail: 'refused: laya takes at most 20 candidates per choice question; "decision" has 21' });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'laya',
+        outcome: 'error',
+        detail: 'refused: laya takes at most 20 candidates per choice question; "decision" has 21',
+      });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
     });
@@ -210,7 +274,14 @@ describe('laya provider against a fake laya-serve', () => {
       const { gateway } = await start();
       const reply = await gateway.decide({ question: 'Which one?', options });
       expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
-      expect(reply.attempts).toEqual([{ provider: 'laya', outcome: 'error', latency_ms: 0, detail: expect.stringMatching(/^refused: laya takes at most 20/) }]);
+      expect(reply.attempts).toEqual([
+        {
+          provider: 'laya',
+          outcome: 'error',
+          latency_ms: 0,
+          detail: expect.stringMatching(/^refused: laya takes at most 20/),
+        },
+      ]);
       expect(engine.fake.requestsTo('/v1/systemone')).toHaveLength(0);
     });
   });
@@ -247,10 +318,14 @@ describe('laya provider against a fake laya-serve', () => {
       engine.fake.loaded = ['english'];
       const { health } = await start({ env: KEY_ENV });
       const report = await health.health();
-      expect(engine.fake.requestsTo('/health')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
+      expect(engine.fake.requestsTo('/health')[0]).toMatchObject({
+        method: 'GET',
+        headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }),
+      });
       expect(report.providers[0]).toMatchObject({
         ok: true,
-        detail: 'laya-serve up on cpu; loaded: english; warning: typed-decisions is not preloaded, so the first decision will be slow (add it to LAYA_MODELS)',
+        detail:
+          'laya-serve up on cpu; loaded: english; warning: typed-decisions is not preloaded, so the first decision will be slow (add it to LAYA_MODELS)',
       });
       expect(JSON.stringify(report)).not.toContain(SECRET);
     });
@@ -260,30 +335,59 @@ describe('laya provider against a fake laya-serve', () => {
       const { health, logs } = await start({ env: KEY_ENV });
       const report = await health.health();
       expect(report.status).toBe('down');
-      expect(report.providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('laya refused the key in SYSTEM1_LAYA_API_KEY') });
+      expect(report.providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('laya refused the key in SYSTEM1_LAYA_API_KEY'),
+      });
       expect(JSON.stringify(report) + logs.join('\n')).not.toContain(SECRET);
     });
 
     it('is not ok when laya-serve is down or busy, with the reason', async () => {
       const down = await start();
       await engine.fake.stop();
-      expect((await down.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('connection refused: is the engine running?') });
+      expect((await down.health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('connection refused: is the engine running?'),
+      });
       await down.app.close();
 
       await engine.fake.start();
       engine.fake.fault = 'status-503';
       engine.fake.faultEverywhere = true;
       const busy = await start();
-      expect((await busy.health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 503') });
+      expect((await busy.health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('HTTP 503'),
+      });
     });
   });
 
   describe('settings', () => {
     it.each([
-      ['an unknown model, which Laya would silently auto-route', 'model = "jev-1"', 'providers.laya.model', 'silently auto-route'],
-      ['a non-loopback endpoint without allow_remote', 'endpoint = "http://10.1.2.3:8765"', 'providers.laya.endpoint', 'set allow_remote = true'],
-      ['http://LocalHost.:8765, a name DNS resolves, without allow_remote', 'endpoint = "http://LocalHost.:8765"', 'providers.laya.endpoint', 'points at localhost., which is not this machine'],
-      ['http://localhost%2e:8765 (the same name), without allow_remote', 'endpoint = "http://localhost%2e:8765"', 'providers.laya.endpoint', 'points at localhost., which is not this machine'],
+      [
+        'an unknown model, which Laya would silently auto-route',
+        'model = "jev-1"',
+        'providers.laya.model',
+        'silently auto-route',
+      ],
+      [
+        'a non-loopback endpoint without allow_remote',
+        'endpoint = "http://10.1.2.3:8765"',
+        'providers.laya.endpoint',
+        'set allow_remote = true',
+      ],
+      [
+        'http://LocalHost.:8765, a name DNS resolves, without allow_remote',
+        'endpoint = "http://LocalHost.:8765"',
+        'providers.laya.endpoint',
+        'points at localhost., which is not this machine',
+      ],
+      [
+        'http://localhost%2e:8765 (the same name), without allow_remote',
+        'endpoint = "http://localhost%2e:8765"',
+        'providers.laya.endpoint',
+        'points at localhost., which is not this machine',
+      ],
       ['an endpoint that is not a URL', 'endpoint = "laya:8765"', 'providers.laya.endpoint', 'must use http or https'],
       ['a model that is not a string', 'model = 3', 'providers.laya.model', 'must be a string'],
     ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
@@ -293,14 +397,19 @@ describe('laya provider against a fake laya-serve', () => {
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
         const decided = await app.get(DecideService).decide({ question: QUESTION, options: OPTIONS });
-        expect(decided).toMatchObject({ status: 'error', error: { code: 'config_error', message: expect.stringContaining(key) } });
+        expect(decided).toMatchObject({
+          status: 'error',
+          error: { code: 'config_error', message: expect.stringContaining(key) },
+        });
       } finally {
         await app.close();
       }
     });
 
     it('accepts a remote endpoint with allow_remote, and the Laya defaults', async () => {
-      const app = await gatewayApp({ toml: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://10.1.2.3:8765"\nallow_remote = true' });
+      const app = await gatewayApp({
+        toml: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://10.1.2.3:8765"\nallow_remote = true',
+      });
       try {
         const capabilities = app.get(CapabilitiesService).capabilities();
         expect(capabilities.config_errors).toEqual([]);

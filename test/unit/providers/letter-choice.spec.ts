@@ -1,23 +1,23 @@
 import { evaluateByPicks } from '../../../src/providers/choice/choice-engine';
-import {
-  letterAnswer,
-  letterMessages,
-  LetterReading,
-} from '../../../src/providers/letters/letter-choice';
+import { letterAnswer, letterMessages, type LetterReading } from '../../../src/providers/letters/letter-choice';
 import { MalformedResponseError } from '../../../src/decisions/decision-error';
 import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import { expectedShare } from './letter-chat.shared';
 
 const question = (options: string[], id = 'q'): ChoiceAsk => ({ id, text: 'Which?', options, yesNo: false });
 const READING: LetterReading = { label: 'test m1', noLogprobsHint: 'upgrade the server' };
-const generated = (token: string, top: { token: string; logprob: number }[]) => [{ token, logprob: top.find((t) => t.token === token)?.logprob ?? -1, top_logprobs: top }];
+const generated = (token: string, top: { token: string; logprob: number }[]) => [
+  { token, logprob: top.find((t) => t.token === token)?.logprob ?? -1, top_logprobs: top },
+];
 
 describe('the letter technique', () => {
   it('letters the options on their own lines, with the state as JSON only when there is one', () => {
     const [system, user] = letterMessages(question(['keep', 'drop\nit']), undefined);
     expect(system).toEqual({ role: 'system', content: 'Answer with the letter of exactly one option.' });
     expect(user).toEqual({ role: 'user', content: 'Which?\nA) keep\nB) drop it\nAnswer:' });
-    expect(letterMessages(question(['a', 'b']), { n: 1 })[1].content).toBe('Which?\nContext: {"n":1}\nA) a\nB) b\nAnswer:');
+    expect(letterMessages(question(['a', 'b']), { n: 1 })[1].content).toBe(
+      'Which?\nContext: {"n":1}\nA) a\nB) b\nAnswer:',
+    );
   });
 
   it('adds the leading-space variant to its letter and ignores lower case and longer tokens', () => {
@@ -45,7 +45,12 @@ describe('the letter technique', () => {
       { token: 'B', logprob: -9999.0 },
     ];
     const answer = letterAnswer(question(['x', 'y', 'z']), generated('A', top), READING);
-    expect(answer).toMatchObject({ decision: 'x', confidence: 1, probabilities: { x: 1, y: 0, z: 0 }, rationale: 'test m1: A) x=1.00' });
+    expect(answer).toMatchObject({
+      decision: 'x',
+      confidence: 1,
+      probabilities: { x: 1, y: 0, z: 0 },
+      rationale: 'test m1: A) x=1.00',
+    });
   });
 
   it('counts the generated token even when top_logprobs leaves it out, and ties go to it', () => {
@@ -60,10 +65,26 @@ describe('the letter technique', () => {
   it.each([
     ['no logprobs at all', undefined, 'the server returned no logprobs: upgrade the server'],
     ['an empty logprobs list', [], 'the server returned no logprobs: upgrade the server'],
-    ['no top_logprobs', [{ token: 'A', logprob: -0.1, top_logprobs: [] }], 'no top_logprobs for the answer: upgrade the server'],
-    ['a non-letter answer', generated('Sure', [{ token: 'Sure', logprob: -0.1 }]), 'the model answered "Sure", not an option letter'],
-    ['a letter past the options', generated('C', [{ token: 'C', logprob: -0.1 }]), 'the model answered "C", not an option letter'],
-    ['a logprob that is not a number', [{ token: 'A', logprob: '-0.1', top_logprobs: [] }], 'has no token and numeric logprob'],
+    [
+      'no top_logprobs',
+      [{ token: 'A', logprob: -0.1, top_logprobs: [] }],
+      'no top_logprobs for the answer: upgrade the server',
+    ],
+    [
+      'a non-letter answer',
+      generated('Sure', [{ token: 'Sure', logprob: -0.1 }]),
+      'the model answered "Sure", not an option letter',
+    ],
+    [
+      'a letter past the options',
+      generated('C', [{ token: 'C', logprob: -0.1 }]),
+      'the model answered "C", not an option letter',
+    ],
+    [
+      'a logprob that is not a number',
+      [{ token: 'A', logprob: '-0.1', top_logprobs: [] }],
+      'has no token and numeric logprob',
+    ],
   ])('calls %s a malformed reply', (_name, reply, words) => {
     const read = () => letterAnswer(question(['x', 'y']), reply, READING);
     expect(read).toThrow(MalformedResponseError);
@@ -74,7 +95,12 @@ describe('the letter technique', () => {
     let inFlight = 0;
     let most = 0;
     const reply = await evaluateByPicks(
-      { questions: { q1: { type: 'choice', instructions: 'q1', criteria: { a: null, b: null } }, q2: { type: 'choice', instructions: 'q2', criteria: { c: null, d: null } } } },
+      {
+        questions: {
+          q1: { type: 'choice', instructions: 'q1', criteria: { a: null, b: null } },
+          q2: { type: 'choice', instructions: 'q2', criteria: { c: null, d: null } },
+        },
+      },
       { signal: new AbortController().signal, requestId: 't' },
       async (q) => {
         most = Math.max(most, ++inFlight);
@@ -84,7 +110,10 @@ describe('the letter technique', () => {
       },
     );
     expect(most).toBe(2);
-    expect(reply.answers).toEqual({ q1: { type: 'choice', choice: 'a', probabilities: { a: 1, b: 0 } }, q2: { type: 'choice', choice: 'c', probabilities: { c: 1, d: 0 } } });
+    expect(reply.answers).toEqual({
+      q1: { type: 'choice', choice: 'a', probabilities: { a: 1, b: 0 } },
+      q2: { type: 'choice', choice: 'c', probabilities: { c: 1, d: 0 } },
+    });
     expect(reply.approximate).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { ConfigStatus } from '../../../src/decisions/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
@@ -11,7 +11,7 @@ import {
   eventually,
   expectedShare,
   matching,
-  Outcome,
+  type Outcome,
   REQUEST,
   REQUEST_PROMPT,
   SLOW_MS,
@@ -30,7 +30,12 @@ describe('openai provider against an OpenAI-compatible fake', () => {
   let app: TestingModule | undefined;
   let logs: string[];
 
-  const start = async ({ fake = keyed, settings = '', gateway = '', env = { SYSTEM1_OPENAI_API_KEY: SECRET } as Record<string, string> } = {}) => {
+  const start = async ({
+    fake = keyed,
+    settings = '',
+    gateway = '',
+    env = { SYSTEM1_OPENAI_API_KEY: SECRET } as Record<string, string>,
+  } = {}) => {
     logs = [];
     const toml = `[gateway]\nprovider = "openai"\n${gateway}\n[providers.openai]\nendpoint = "${fake.url.origin}"\nmodel = "qwen3-4b"\n${settings}`;
     app = await gatewayApp({ toml, env, logs });
@@ -47,8 +52,20 @@ describe('openai provider against an OpenAI-compatible fake', () => {
   beforeEach(() => {
     for (const fake of [keyed, open]) {
       fake.requests.length = 0;
-      Object.assign(fake, { fault: 'none', faultEverywhere: false, slowMs: SLOW_MS, letter: 'A', models: ['qwen3-4b'], errorStyle: 'error' });
-      Object.assign(fake, { topLogprobs: undefined, answerToken: undefined, withoutLogprobs: false, nullLogprobs: false });
+      Object.assign(fake, {
+        fault: 'none',
+        faultEverywhere: false,
+        slowMs: SLOW_MS,
+        letter: 'A',
+        models: ['qwen3-4b'],
+        errorStyle: 'error',
+      });
+      Object.assign(fake, {
+        topLogprobs: undefined,
+        answerToken: undefined,
+        withoutLogprobs: false,
+        nullLogprobs: false,
+      });
     }
   });
   afterEach(async () => {
@@ -114,7 +131,10 @@ describe('openai provider against an OpenAI-compatible fake', () => {
       provider: 'openai',
       decision: 'rerun the pipeline',
       confidence: expect.closeTo(first, 12),
-      probabilities: { 'rerun the pipeline': expect.closeTo(first, 12), 'block the merge': expect.closeTo(1 - first, 12) },
+      probabilities: {
+        'rerun the pipeline': expect.closeTo(first, 12),
+        'block the merge': expect.closeTo(1 - first, 12),
+      },
       rationale: 'openai qwen3-4b: A) rerun the pipeline=0.90, B) block the merge=0.10',
     });
 
@@ -136,19 +156,29 @@ describe('openai provider against an OpenAI-compatible fake', () => {
     const gateway = await start();
     keyed.letter = 'B';
     const reply = await gateway.decide({ question: 'Is the build green?' });
-    expect((keyed.requests[0].body as typeof BODY).messages[1].content).toBe('Is the build green?\nA) yes\nB) no\nAnswer:');
-    expect(reply).toMatchObject({ status: 'decided', decision: 'no', rationale: 'openai qwen3-4b: B) no=0.90, A) yes=0.10' });
+    expect((keyed.requests[0].body as typeof BODY).messages[1].content).toBe(
+      'Is the build green?\nA) yes\nB) no\nAnswer:',
+    );
+    expect(reply).toMatchObject({
+      status: 'decided',
+      decision: 'no',
+      rationale: 'openai qwen3-4b: B) no=0.90, A) yes=0.10',
+    });
   });
 
   it('never abstains itself: the gateway abstains below the threshold, without trying the fallback', async () => {
     const gateway = await start({ gateway: 'min_confidence = 0.95\nfallback = ["mock"]' });
     const reply = await gateway.decide(REQUEST);
-    expect(reply).toMatchObject({ status: 'abstained', decision: null, provider: 'openai', confidence: expect.closeTo(expectedShare(DEFAULT_TOP, 'A'), 12) });
+    expect(reply).toMatchObject({
+      status: 'abstained',
+      decision: null,
+      provider: 'openai',
+      confidence: expect.closeTo(expectedShare(DEFAULT_TOP, 'A'), 12),
+    });
     expect(reply.attempts.map((a) => a.provider)).toEqual(['openai']);
   });
 
   describe('faults, with mock as fallback and the key set', () => {
-
     const setups: Record<string, () => void> = {
       'object-style-500': () => Object.assign(keyed, { fault: 'status-500', errorStyle: 'object' }),
       'no-logprobs': () => (keyed.withoutLogprobs = true),
@@ -165,35 +195,57 @@ describe('openai provider against an OpenAI-compatible fake', () => {
       ['status-403', 'error', new RegExp(`${refused.source}Forbidden\\)$`)],
       ['status-503', 'error', /^HTTP 503 from 127\.0\.0\.1:\d+: The engine is overloaded \(retry after 1 s\)$/],
       ['wrong-shape', 'malformed', /is not a chat completion \(no choices\)$/],
-      ['no-logprobs', 'malformed', /^the server returned no logprobs: LM Studio and Ollama's \/v1 layer return none; use vLLM, SGLang or llama-server/],
+      [
+        'no-logprobs',
+        'malformed',
+        /^the server returned no logprobs: LM Studio and Ollama's \/v1 layer return none; use vLLM, SGLang or llama-server/,
+      ],
       ['lm-studio-null-logprobs', 'malformed', /^the server returned no logprobs: /],
-      ['thinking-token', 'malformed', 'the model answered "<think>", not an option letter (a reasoning model? set disable_thinking = true)'],
+      [
+        'thinking-token',
+        'malformed',
+        'the model answered "<think>", not an option letter (a reasoning model? set disable_thinking = true)',
+      ],
       ['unknown-model', 'error', /^HTTP 404 from 127\.0\.0\.1:\d+: The model `qwen3-4b` does not exist\.$/],
-    ])('%s: the attempt is %s with a detail to act on, mock answers, and the key shows nowhere', async (fault, outcome, detail) => {
-      const gateway = await start({ gateway: faultGateway(outcome) });
-      if (setups[fault]) setups[fault]();
-      else keyed.fault = fault as OpenAiFake['fault'];
-      const abandonedBefore = keyed.abandoned;
-      const reply = await gateway.decide(REQUEST);
-      expect(reply.attempts).toEqual([
-        { provider: 'openai', outcome, latency_ms: expect.any(Number), detail: expect.stringMatching(matching(detail)) },
-        { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
-      ]);
-      expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: 'rerun the pipeline' });
-      if (outcome === 'timeout') {
-        // Cut off at timeout_s (the detail names it), and the engine cut off too: its request was closed.
-        await eventually(() => keyed.abandoned > abandonedBefore, 'the fake to see its request closed at the timeout');
-      }
-      expect(keyed.requests[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expect(logs.join('\n')).toContain(`openai ${outcome}`);
-      expectNoSecret(reply);
-    });
+    ])(
+      '%s: the attempt is %s with a detail to act on, mock answers, and the key shows nowhere',
+      async (fault, outcome, detail) => {
+        const gateway = await start({ gateway: faultGateway(outcome) });
+        if (setups[fault]) setups[fault]();
+        else keyed.fault = fault as OpenAiFake['fault'];
+        const abandonedBefore = keyed.abandoned;
+        const reply = await gateway.decide(REQUEST);
+        expect(reply.attempts).toEqual([
+          {
+            provider: 'openai',
+            outcome,
+            latency_ms: expect.any(Number),
+            detail: expect.stringMatching(matching(detail)),
+          },
+          { provider: 'mock', outcome: 'ok', latency_ms: expect.any(Number), detail: null },
+        ]);
+        expect(reply).toMatchObject({ status: 'decided', provider: 'mock', decision: 'rerun the pipeline' });
+        if (outcome === 'timeout') {
+          // Cut off at timeout_s (the detail names it), and the engine cut off too: its request was closed.
+          await eventually(
+            () => keyed.abandoned > abandonedBefore,
+            'the fake to see its request closed at the timeout',
+          );
+        }
+        expect(keyed.requests[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+        expect(logs.join('\n')).toContain(`openai ${outcome}`);
+        expectNoSecret(reply);
+      },
+    );
 
     it('without a fallback, the error message names the refusal but not the key', async () => {
       const alone = await start({ gateway: `timeout_s = ${TIMEOUT_S}` });
       keyed.fault = 'status-401';
       const reply = await alone.decide(REQUEST);
-      expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error', message: expect.stringContaining('the server refused the key') } });
+      expect(reply).toMatchObject({
+        status: 'error',
+        error: { code: 'provider_error', message: expect.stringContaining('the server refused the key') },
+      });
       expectNoSecret(reply);
     });
   });
@@ -201,23 +253,58 @@ describe('openai provider against an OpenAI-compatible fake', () => {
   it('tells a server that wants a key from one that refuses it', async () => {
     const gateway = await start({ env: {} });
     const reply = await gateway.decide(REQUEST);
-    expect(reply.attempts[0].detail).toMatch(/^the server wants a key: set SYSTEM1_OPENAI_API_KEY \(HTTP 401 .*: Incorrect API key provided: \(none\)\)$/);
+    expect(reply.attempts[0].detail).toMatch(
+      /^the server wants a key: set SYSTEM1_OPENAI_API_KEY \(HTTP 401 .*: Incorrect API key provided: \(none\)\)$/,
+    );
   });
 
   describe('settings', () => {
     const configErrors = async (settings: string, env: Record<string, string> = {}) => {
       logs = [];
       app = await gatewayApp({ toml: `[gateway]\nprovider = "openai"\n[providers.openai]\n${settings}`, env, logs });
-      return app.get(ConfigStatus).errors().map((error) => [error.key, error.message]);
+      return app
+        .get(ConfigStatus)
+        .errors()
+        .map((error) => [error.key, error.message]);
     };
 
     it.each([
-      ['no model', 'providers.openai.model', '', {}, 'is required: name the chat model to ask (the name the server serves'],
+      [
+        'no model',
+        'providers.openai.model',
+        '',
+        {},
+        'is required: name the chat model to ask (the name the server serves',
+      ],
       ['an empty model', 'providers.openai.model', 'model = ""', {}, 'is required'],
-      ['another machine', 'providers.openai.endpoint', 'model = "m"\nendpoint = "https://api.example.com"', {}, 'points at api.example.com, which is not this machine; set allow_remote = true'],
-      ['an endpoint with credentials', 'providers.openai.endpoint', 'model = "m"\nendpoint = "http://user:pw@127.0.0.1:8000"', {}, 'must not carry credentials'],
-      ['a disable_thinking that is not a flag', 'providers.openai.disable_thinking', 'model = "m"\ndisable_thinking = "sometimes"', {}, 'must be true or false'],
-      ['a key in the file', 'providers.openai.api_key', `model = "m"\napi_key = "${SECRET}"`, {}, 'is a secret: secrets are read from environment variables only (SYSTEM1_OPENAI_API_KEY)'],
+      [
+        'another machine',
+        'providers.openai.endpoint',
+        'model = "m"\nendpoint = "https://api.example.com"',
+        {},
+        'points at api.example.com, which is not this machine; set allow_remote = true',
+      ],
+      [
+        'an endpoint with credentials',
+        'providers.openai.endpoint',
+        'model = "m"\nendpoint = "http://user:pw@127.0.0.1:8000"',
+        {},
+        'must not carry credentials',
+      ],
+      [
+        'a disable_thinking that is not a flag',
+        'providers.openai.disable_thinking',
+        'model = "m"\ndisable_thinking = "sometimes"',
+        {},
+        'must be true or false',
+      ],
+      [
+        'a key in the file',
+        'providers.openai.api_key',
+        `model = "m"\napi_key = "${SECRET}"`,
+        {},
+        'is a secret: secrets are read from environment variables only (SYSTEM1_OPENAI_API_KEY)',
+      ],
     ])('%s is a config error naming %s', async (_name, key, settings, env, words) => {
       const errors = await configErrors(settings, env as Record<string, string>);
       expect(errors).toContainEqual([key, expect.stringContaining(words)]);
@@ -243,24 +330,41 @@ describe('openai provider against an OpenAI-compatible fake', () => {
     it('is ok when GET /v1/models answers with the key, and says the model is listed', async () => {
       const report = await health();
       expect(report.status).toBe('ok');
-      expect(report.providers[0]).toMatchObject({ ok: true, detail: expect.stringMatching(/^OpenAI-compatible server at 127\.0\.0\.1:\d+, model "qwen3-4b" listed$/) });
-      expect(keyed.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([['GET', '/v1/models', `Bearer ${SECRET}`]]);
+      expect(report.providers[0]).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(/^OpenAI-compatible server at 127\.0\.0\.1:\d+, model "qwen3-4b" listed$/),
+      });
+      expect(keyed.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
+        ['GET', '/v1/models', `Bearer ${SECRET}`],
+      ]);
     });
 
     it('is ok but says so when the model is not listed (llama-server may list a file name)', async () => {
       keyed.models = ['/models/qwen3-4b-q4_k_m.gguf'];
       expect((await health()).providers[0]).toMatchObject({
         ok: true,
-        detail: expect.stringContaining('is up, but model "qwen3-4b" is not listed (serves: /models/qwen3-4b-q4_k_m.gguf)'),
+        detail: expect.stringContaining(
+          'is up, but model "qwen3-4b" is not listed (serves: /models/qwen3-4b-q4_k_m.gguf)',
+        ),
       });
     });
 
     it.each([
-      ['a refused key', { env: { SYSTEM1_OPENAI_API_KEY: 'sk-test-WRONG-KEY-7' } }, undefined, /^the server refused the key in SYSTEM1_OPENAI_API_KEY \(HTTP 401 .*\[redacted\]\)$/],
+      [
+        'a refused key',
+        { env: { SYSTEM1_OPENAI_API_KEY: 'sk-test-WRONG-KEY-7' } },
+        undefined,
+        /^the server refused the key in SYSTEM1_OPENAI_API_KEY \(HTTP 401 .*\[redacted\]\)$/,
+      ],
       ['a missing key', { env: {} }, undefined, /^the server wants a key: set SYSTEM1_OPENAI_API_KEY/],
       ['a server that hangs', {}, 'hang', new RegExp(`^timeout: no answer within ${TIMEOUT_S} s$`)],
       ['a server in trouble', {}, 'status-500', /^error: HTTP 500 from 127\.0\.0\.1:\d+: CUDA error/],
-      ['something else on the port', {}, 'wrong-shape', /^malformed: GET \/v1\/models at .* did not answer \{"data": \[\.\.\.\]\}/],
+      [
+        'something else on the port',
+        {},
+        'wrong-shape',
+        /^malformed: GET \/v1\/models at .* did not answer \{"data": \[\.\.\.\]\}/,
+      ],
     ] as const)('is not ok with %s, with a detail saying so', async (_name, options, fault, detail) => {
       if (fault) Object.assign(keyed, { fault, faultEverywhere: true });
       const report = await health(options as Parameters<typeof start>[0]);
@@ -270,4 +374,3 @@ describe('openai provider against an OpenAI-compatible fake', () => {
     });
   });
 });
-

@@ -1,16 +1,34 @@
 import { readAnswer } from '../../../src/decisions/answer-reader';
 import { MalformedResponseError } from '../../../src/decisions/decision-error';
 import type { ChoiceQuestion, Question } from '../../../src/decisions/question.types';
-import { probabilitiesBestFirst, readSystemOneEnvelope, typedSystemOneRequest } from '../../../src/providers/system-one/systemone-protocol';
+import {
+  probabilitiesBestFirst,
+  readSystemOneEnvelope,
+  typedSystemOneRequest,
+} from '../../../src/providers/system-one/systemone-protocol';
 
-const MERGE: ChoiceQuestion = { type: 'choice', instructions: 'Rerun or block?', criteria: { rerun: null, block: null } };
+const MERGE: ChoiceQuestion = {
+  type: 'choice',
+  instructions: 'Rerun or block?',
+  criteria: { rerun: null, block: null },
+};
 const DESTRUCTIVE: Question = { type: 'noul', instructions: 'Is rm -rf / destructive?' };
 
-const choice = (fields: Record<string, unknown> = {}) => ({ type: 'choice', choice: 'block', probabilities: { rerun: 0.48, block: 0.52 }, ...fields });
+const choice = (fields: Record<string, unknown> = {}) => ({
+  type: 'choice',
+  choice: 'block',
+  probabilities: { rerun: 0.48, block: 0.52 },
+  ...fields,
+});
 
 describe('the System One request', () => {
   it('sends bare candidates as labels where asked (else as written), yes/no as a choice where asked, and {} for no state', () => {
-    expect(typedSystemOneRequest({ state: { cwd: '/repo' }, questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { model: 'm', noulAsChoice: true, bareCandidates: 'labels' })).toEqual({
+    expect(
+      typedSystemOneRequest(
+        { state: { cwd: '/repo' }, questions: { decision: MERGE, destructive: DESTRUCTIVE } },
+        { model: 'm', noulAsChoice: true, bareCandidates: 'labels' },
+      ),
+    ).toEqual({
       model: 'm',
       state: { cwd: '/repo' },
       questions: {
@@ -18,15 +36,29 @@ describe('the System One request', () => {
         destructive: { type: 'choice', instructions: 'Is rm -rf / destructive?', criteria: { yes: null, no: null } },
       },
     });
-    expect(typedSystemOneRequest({ questions: { decision: MERGE, destructive: DESTRUCTIVE } }, { noulAsChoice: false, bareCandidates: 'self-described' })).toEqual({
+    expect(
+      typedSystemOneRequest(
+        { questions: { decision: MERGE, destructive: DESTRUCTIVE } },
+        { noulAsChoice: false, bareCandidates: 'self-described' },
+      ),
+    ).toEqual({
       state: {},
       questions: { decision: MERGE, destructive: DESTRUCTIVE },
     });
   });
 
   it('sends described candidates as written', () => {
-    const described: ChoiceQuestion = { type: 'choice', instructions: 'Which team?', criteria: { billing: 'Refunds', technical: null } };
-    expect(typedSystemOneRequest({ state: 'x', questions: { team: described } }, { noulAsChoice: false, bareCandidates: 'labels' }).questions).toEqual({ team: described });
+    const described: ChoiceQuestion = {
+      type: 'choice',
+      instructions: 'Which team?',
+      criteria: { billing: 'Refunds', technical: null },
+    };
+    expect(
+      typedSystemOneRequest(
+        { state: 'x', questions: { team: described } },
+        { noulAsChoice: false, bareCandidates: 'labels' },
+      ).questions,
+    ).toEqual({ team: described });
   });
 });
 
@@ -45,14 +77,38 @@ describe('reading a System One reply', () => {
     ['a missing answer', undefined, 'missing from the reply'],
     ['an answer that is not an object', 'block', 'not an object (got a string)'],
     ['a noul answer', { type: 'noul', noul: 0.9 }, 'type "noul" instead of "choice"'],
-    ['a choice that is not a candidate', choice({ choice: 'merge' }), 'the choice "merge" is not one of the candidates sent'],
+    [
+      'a choice that is not a candidate',
+      choice({ choice: 'merge' }),
+      'the choice "merge" is not one of the candidates sent',
+    ],
     ['a numeric choice', choice({ choice: 1 }), 'the choice 1 is not one of the candidates sent'],
     ['no probabilities', choice({ probabilities: undefined }), '"probabilities" is nothing, not an object'],
-    ['probabilities over another option', choice({ probabilities: { rerun: 0.4, block: 0.5, merge: 0.1 } }), '"probabilities" name "merge"'],
-    ['probabilities lacking an option', choice({ probabilities: { block: 1 } }), '"probabilities" lack the option "rerun"'],
-    ['a probability outside [0, 1]', choice({ probabilities: { rerun: -0.2, block: 1.2 } }), 'the probability of "rerun" is -0.2'],
-    ['a probability that is text', choice({ probabilities: { rerun: '0.5', block: 0.5 } }), 'the probability of "rerun" is "0.5"'],
-    ['probabilities summing to 0.9', choice({ probabilities: { rerun: 0.4, block: 0.5 } }), '"probabilities" sum to 0.9, not about 1'],
+    [
+      'probabilities over another option',
+      choice({ probabilities: { rerun: 0.4, block: 0.5, merge: 0.1 } }),
+      '"probabilities" name "merge"',
+    ],
+    [
+      'probabilities lacking an option',
+      choice({ probabilities: { block: 1 } }),
+      '"probabilities" lack the option "rerun"',
+    ],
+    [
+      'a probability outside [0, 1]',
+      choice({ probabilities: { rerun: -0.2, block: 1.2 } }),
+      'the probability of "rerun" is -0.2',
+    ],
+    [
+      'a probability that is text',
+      choice({ probabilities: { rerun: '0.5', block: 0.5 } }),
+      'the probability of "rerun" is "0.5"',
+    ],
+    [
+      'probabilities summing to 0.9',
+      choice({ probabilities: { rerun: 0.4, block: 0.5 } }),
+      '"probabilities" sum to 0.9, not about 1',
+    ],
     ['probabilities summing to 1.05', choice({ probabilities: { rerun: 0.5, block: 0.55 } }), 'sum to 1.05'],
   ])('refuses %s for that question alone, naming the problem', (_name, answer, problem) => {
     const read = readAnswer(answer, MERGE);
@@ -60,9 +116,17 @@ describe('reading a System One reply', () => {
   });
 
   it('reads a good answer with its rationale, tolerating rounding', () => {
-    expect(readAnswer(choice({ probabilities: { rerun: 0.48, block: 0.53 }, rationale: 'laya: block=0.53' }), MERGE)).toEqual({
+    expect(
+      readAnswer(choice({ probabilities: { rerun: 0.48, block: 0.53 }, rationale: 'laya: block=0.53' }), MERGE),
+    ).toEqual({
       ok: true,
-      answer: { type: 'choice', value: 'block', probabilities: { rerun: 0.48, block: 0.53 }, confidence: 0.53, calibrated: false },
+      answer: {
+        type: 'choice',
+        value: 'block',
+        probabilities: { rerun: 0.48, block: 0.53 },
+        confidence: 0.53,
+        calibrated: false,
+      },
       rationale: 'laya: block=0.53',
     });
   });

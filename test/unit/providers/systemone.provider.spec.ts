@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { LlamaServerFake } from '../../fakes/systemone.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -61,7 +61,13 @@ describe('systemone provider against a fake llama-server', () => {
     const reply = await gateway.decide({ question: 'Does this diff touch the database schema?' });
     expect(engine.fake.requestsTo('/v1/systemone')[0].body).toEqual({
       state: {},
-      questions: { decision: { type: 'choice', instructions: 'Does this diff touch the database schema?', criteria: { yes: 'yes', no: 'no' } } },
+      questions: {
+        decision: {
+          type: 'choice',
+          instructions: 'Does this diff touch the database schema?',
+          criteria: { yes: 'yes', no: 'no' },
+        },
+      },
     });
     expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.6667 });
   });
@@ -118,7 +124,11 @@ describe('systemone provider against a fake llama-server', () => {
       const { health } = await start();
       const report = await health.health();
       expect(report.status).toBe('ok');
-      expect(report.providers[0]).toMatchObject({ name: 'systemone', ok: true, detail: 'System One server up with its model loaded' });
+      expect(report.providers[0]).toMatchObject({
+        name: 'systemone',
+        ok: true,
+        detail: 'System One server up with its model loaded',
+      });
     });
 
     it('is not ok while the model is loading (503 Loading model), and decisions fail with the reason', async () => {
@@ -126,7 +136,9 @@ describe('systemone provider against a fake llama-server', () => {
       const { health, gateway } = await start();
       expect((await health.health()).providers[0]).toMatchObject({
         ok: false,
-        detail: expect.stringMatching(/^the server is still loading its model \(HTTP 503 from 127\.0\.0\.1:\d+: Loading model\)/),
+        detail: expect.stringMatching(
+          /^the server is still loading its model \(HTTP 503 from 127\.0\.0\.1:\d+: Loading model\)/,
+        ),
       });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply.error!.message).toContain('HTTP 503');
@@ -136,13 +148,21 @@ describe('systemone provider against a fake llama-server', () => {
     it('is not ok when the server is down', async () => {
       const { health } = await start();
       await engine.fake.stop();
-      expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('connection refused: is the engine running?') });
+      expect((await health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('connection refused: is the engine running?'),
+      });
     });
   });
 
   describe('settings', () => {
     it.each([
-      ['a non-loopback endpoint without allow_remote', 'endpoint = "http://gpu-box.lan:8790"', 'providers.systemone.endpoint', 'set allow_remote = true'],
+      [
+        'a non-loopback endpoint without allow_remote',
+        'endpoint = "http://gpu-box.lan:8790"',
+        'providers.systemone.endpoint',
+        'set allow_remote = true',
+      ],
       ['an empty model', 'model = ""', 'providers.systemone.model', 'must be a non-empty string'],
       ['an unknown setting', 'alias = "d1"', 'providers.systemone.alias', 'is not a setting of provider systemone'],
     ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
@@ -151,7 +171,10 @@ describe('systemone provider against a fake llama-server', () => {
         expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
-        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({
+          status: 'error',
+          error: { code: 'config_error' },
+        });
       } finally {
         await app.close();
       }

@@ -3,10 +3,10 @@
  * gateway against a fake, and the table of FakeEngine faults with the outcome and detail a user should see
  * for each.
  */
-import { TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/health.service';
-import { Fault, FakeEngine } from '../../fakes/fake-engine';
+import { type Fault, type FakeEngine } from '../../fakes/fake-engine';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';
 
@@ -27,7 +27,11 @@ export interface GatewayOptions {
   env?: Record<string, string>;
 }
 
-export async function gatewayFor(provider: string, fake: FakeEngine, { gateway = '', settings = '', env = {} }: GatewayOptions = {}): Promise<StartedGateway> {
+export async function gatewayFor(
+  provider: string,
+  fake: FakeEngine,
+  { gateway = '', settings = '', env = {} }: GatewayOptions = {},
+): Promise<StartedGateway> {
   const logs: string[] = [];
   const toml = `[gateway]\nprovider = "${provider}"\n${gateway}\n[providers.${provider}]\nendpoint = "${fake.url.origin}"\n${settings}`;
   const app = await gatewayApp({ toml, env, logs });
@@ -38,11 +42,16 @@ export async function gatewayFor(provider: string, fake: FakeEngine, { gateway =
  * The set-up every engine suite shares: a fresh fake started before each test, and after it the gateway
  * `start()` built in front of the fake closed and the fake stopped. A test may swap `fake` for one of its own.
  */
-export function engineUnderTest<F extends FakeEngine>(provider: string, makeFake: () => F, defaults: GatewayOptions = {}) {
+export function engineUnderTest<F extends FakeEngine>(
+  provider: string,
+  makeFake: () => F,
+  defaults: GatewayOptions = {},
+) {
   let started: StartedGateway | undefined;
   const suite = {
     fake: undefined as unknown as F,
-    start: async (options: GatewayOptions = {}) => (started = await gatewayFor(provider, suite.fake, { ...defaults, ...options })),
+    start: async (options: GatewayOptions = {}) =>
+      (started = await gatewayFor(provider, suite.fake, { ...defaults, ...options })),
   };
   beforeEach(async () => {
     suite.fake = makeFake();
@@ -59,11 +68,9 @@ export function engineUnderTest<F extends FakeEngine>(provider: string, makeFake
 export type FaultExpectation = [fault: Fault, outcome: 'timeout' | 'error' | 'malformed', detail: string | RegExp];
 
 /** Faults whose attempt must end at the gateway's timeout. */
-export const TIMEOUT_FAULTS: FaultExpectation[] = (['slow', 'hang', 'hang-after-headers', 'stall-body'] as const).map((fault) => [
-  fault,
-  'timeout',
-  'no answer within 0.3 s',
-]);
+export const TIMEOUT_FAULTS: FaultExpectation[] = (['slow', 'hang', 'hang-after-headers', 'stall-body'] as const).map(
+  (fault) => [fault, 'timeout', 'no answer within 0.3 s'],
+);
 
 /** Transport and body faults: the same words for every engine (the shared HTTP client's). */
 export const TRANSPORT_FAULTS: FaultExpectation[] = [
@@ -112,7 +119,10 @@ export function expectFaultHandled(
  * and then called it late never shows here.
  */
 export async function expectCutOff(fake: FakeEngine, abandonedBefore = 0): Promise<void> {
-  await eventually(() => fake.abandoned > abandonedBefore, `${fake.name} fake to see its request closed at the timeout`);
+  await eventually(
+    () => fake.abandoned > abandonedBefore,
+    `${fake.name} fake to see its request closed at the timeout`,
+  );
 }
 
 /**
@@ -123,7 +133,12 @@ export async function expectCutOff(fake: FakeEngine, abandonedBefore = 0): Promi
 export function itHandlesEachFault(
   engine: ReturnType<typeof engineUnderTest>,
   faults: FaultExpectation[],
-  { provider, secret, env, route = '/v1/systemone' }: { provider: string; secret: string; env: Record<string, string>; route?: string },
+  {
+    provider,
+    secret,
+    env,
+    route = '/v1/systemone',
+  }: { provider: string; secret: string; env: Record<string, string>; route?: string },
 ): void {
   it.each(faults)('%s: attempt %s, the fallback answers, and the key shows nowhere', async (...expectation) => {
     engine.fake.fault = expectation[0];

@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -21,7 +21,11 @@ describe('typesafe provider against a fake TypeSafe API', () => {
 
   it('sends the model, the options as a self-described map and the key as a bearer, and names the versioned model that answered', async () => {
     const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
-    const reply = await gateway.decide({ question: 'Which team should handle this?', options: ['billing', 'shipping', 'technical'], context: { ticket: 'charged twice' } });
+    const reply = await gateway.decide({
+      question: 'Which team should handle this?',
+      options: ['billing', 'shipping', 'technical'],
+      context: { ticket: 'charged twice' },
+    });
     const [sent] = engine.fake.requestsTo('/v1/systemone');
     expect(sent.method).toBe('POST');
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
@@ -51,7 +55,12 @@ describe('typesafe provider against a fake TypeSafe API', () => {
     const { gateway } = await start({ env: KEY_ENV, settings: 'model = "jev-1.13.0"' });
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({ model: 'jev-1.13.0' });
-    expect(reply).toMatchObject({ status: 'decided', decision: 'block the merge', confidence: 0.66, rationale: 'typesafe jev-1.13.0: block the merge=0.66, rerun the pipeline=0.33' });
+    expect(reply).toMatchObject({
+      status: 'decided',
+      decision: 'block the merge',
+      confidence: 0.66,
+      rationale: 'typesafe jev-1.13.0: block the merge=0.66, rerun the pipeline=0.33',
+    });
   });
 
   it('asks a yes/no question as the choice between "yes" and "no"', async () => {
@@ -78,9 +87,16 @@ describe('typesafe provider against a fake TypeSafe API', () => {
     it('fails the attempt without calling TypeSafe when SYSTEM1_TYPESAFE_API_KEY is not set, and health says the same', async () => {
       const { gateway, health } = await start({ gateway: 'fallback = ["mock"]' });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0]).toMatchObject({ provider: 'typesafe', outcome: 'error', detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY') });
+      expect(reply.attempts[0]).toMatchObject({
+        provider: 'typesafe',
+        outcome: 'error',
+        detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY'),
+      });
       expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
-      expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY') });
+      expect((await health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('set SYSTEM1_TYPESAFE_API_KEY'),
+      });
       expect(engine.fake.requests).toHaveLength(0);
     });
 
@@ -89,10 +105,15 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       const { gateway, health, logs } = await start({ env: KEY_ENV });
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
-      expect(reply.attempts[0].detail).toMatch(/^HTTP 401 from 127\.0\.0\.1:\d+: Invalid API key\.; TypeSafe refused the API key: check SYSTEM1_TYPESAFE_API_KEY$/);
+      expect(reply.attempts[0].detail).toMatch(
+        /^HTTP 401 from 127\.0\.0\.1:\d+: Invalid API key\.; TypeSafe refused the API key: check SYSTEM1_TYPESAFE_API_KEY$/,
+      );
       const report = await health.health();
       expect(engine.fake.requestsTo('/v1/models')[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      expect(report.providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('TypeSafe refused the API key') });
+      expect(report.providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('TypeSafe refused the API key'),
+      });
       expect(JSON.stringify(reply) + JSON.stringify(report) + logs.join('\n')).not.toContain(SECRET);
     });
   });
@@ -102,7 +123,11 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       ...TIMEOUT_FAULTS,
       ['status-500', 'error', 'HTTP 500 from 127.0.0.1'],
       ['status-401', 'error', 'Invalid API key.; TypeSafe refused the API key'],
-      ['status-403', 'error', 'Must supply an API key! Check your request and try again.; TypeSafe refused the API key'],
+      [
+        'status-403',
+        'error',
+        'Must supply an API key! Check your request and try again.; TypeSafe refused the API key',
+      ],
       ['status-429', 'error', 'Rate limit exceeded. (retry after 1 s)'],
       ['status-503', 'error', 'The service is overloaded.'],
       ...TRANSPORT_FAULTS,
@@ -116,30 +141,60 @@ describe('typesafe provider against a fake TypeSafe API', () => {
       const { health } = await start({ env: KEY_ENV });
       const report = await health.health();
       expect(report.status).toBe('ok');
-      expect(report.providers[0]).toMatchObject({ ok: true, detail: 'TypeSafe API reachable and the key accepted; model jev-latest' });
-      expect(engine.fake.requestsTo('/v1/models')[0]).toMatchObject({ method: 'GET', headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }) });
+      expect(report.providers[0]).toMatchObject({
+        ok: true,
+        detail: 'TypeSafe API reachable and the key accepted; model jev-latest',
+      });
+      expect(engine.fake.requestsTo('/v1/models')[0]).toMatchObject({
+        method: 'GET',
+        headers: expect.objectContaining({ authorization: `Bearer ${SECRET}` }),
+      });
     });
 
     it('is not ok when the API fails, with the reason', async () => {
       engine.fake.fault = 'status-503';
       engine.fake.faultEverywhere = true;
       const { health } = await start({ env: KEY_ENV });
-      expect((await health.health()).providers[0]).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 503') });
+      expect((await health.health()).providers[0]).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('HTTP 503'),
+      });
     });
   });
 
   describe('settings', () => {
     it.each([
-      ['an unknown model', 'model = "jev-2"', 'providers.typesafe.model', 'must be one of "jev-1.13.0", "jev-1.14.0", "jev-latest", "jev-preview"'],
-      ['plain http to another machine (the key would travel in clear text)', 'endpoint = "http://api.typesafe.ai"', 'providers.typesafe.endpoint', 'must use https'],
-      ['allow_remote, which a hosted API does not take', 'allow_remote = true', 'providers.typesafe.allow_remote', 'is not a setting of provider typesafe'],
+      [
+        'an unknown model',
+        'model = "jev-2"',
+        'providers.typesafe.model',
+        'must be one of "jev-1.13.0", "jev-1.14.0", "jev-latest", "jev-preview"',
+      ],
+      [
+        'plain http to another machine (the key would travel in clear text)',
+        'endpoint = "http://api.typesafe.ai"',
+        'providers.typesafe.endpoint',
+        'must use https',
+      ],
+      [
+        'allow_remote, which a hosted API does not take',
+        'allow_remote = true',
+        'providers.typesafe.allow_remote',
+        'is not a setting of provider typesafe',
+      ],
     ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
-      const app = await gatewayApp({ toml: `[gateway]\nprovider = "typesafe"\n[providers.typesafe]\n${line}`, env: KEY_ENV });
+      const app = await gatewayApp({
+        toml: `[gateway]\nprovider = "typesafe"\n[providers.typesafe]\n${line}`,
+        env: KEY_ENV,
+      });
       try {
         expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
-        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({
+          status: 'error',
+          error: { code: 'config_error' },
+        });
       } finally {
         await app.close();
       }

@@ -4,7 +4,7 @@ import { gatewayApp } from '../../helpers/gateway-app';
 import { VonFake } from '../../fakes/von.fake';
 import {
   itHandlesEachFault,
-  FaultExpectation,
+  type FaultExpectation,
   engineUnderTest,
   OPTIONS,
   QUESTION,
@@ -61,9 +61,16 @@ describe('von provider against a fake von serve', () => {
     expect(engine.fake.requestsTo('/v1/systemone')[0].body).toEqual({
       model: 'von-1.3',
       state: {},
-      questions: { decision: { type: 'choice', instructions: 'Is rm -rf / safe?', criteria: { yes: 'yes', no: 'no' } } },
+      questions: {
+        decision: { type: 'choice', instructions: 'Is rm -rf / safe?', criteria: { yes: 'yes', no: 'no' } },
+      },
     });
-    expect(reply).toMatchObject({ status: 'decided', decision: 'no', confidence: 0.6667, probabilities: { yes: 0.3333, no: 0.6667 } });
+    expect(reply).toMatchObject({
+      status: 'decided',
+      decision: 'no',
+      confidence: 0.6667,
+      probabilities: { yes: 0.3333, no: 0.6667 },
+    });
   });
 
   it('declares one pass per batch, probabilities and no option limit of its own', async () => {
@@ -77,7 +84,10 @@ describe('von provider against a fake von serve', () => {
   });
 
   it('reports a reply that breaks the protocol as malformed_response, naming the question', async () => {
-    engine.fake.reshape = (body) => ({ ...body, answers: { other: (body.answers as Record<string, unknown>).decision } });
+    engine.fake.reshape = (body) => ({
+      ...body,
+      answers: { other: (body.answers as Record<string, unknown>).decision },
+    });
     const { gateway } = await start();
     const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
     expect(reply).toMatchObject({ status: 'error', error: { code: 'malformed_response' } });
@@ -118,8 +128,16 @@ describe('von provider against a fake von serve', () => {
 
     it.each([
       ['down', async () => engine.fake.stop(), 'connection refused'],
-      ['answering text', async () => ((engine.fake.fault = 'non-json'), (engine.fake.faultEverywhere = true)), 'malformed: the reply from 127.0.0.1'],
-      ['failing', async () => ((engine.fake.fault = 'status-500'), (engine.fake.faultEverywhere = true)), 'error: HTTP 500'],
+      [
+        'answering text',
+        async () => ((engine.fake.fault = 'non-json'), (engine.fake.faultEverywhere = true)),
+        'malformed: the reply from 127.0.0.1',
+      ],
+      [
+        'failing',
+        async () => ((engine.fake.fault = 'status-500'), (engine.fake.faultEverywhere = true)),
+        'error: HTTP 500',
+      ],
     ])('is not ok when von serve is %s, with the reason', async (_name, breakIt, detail) => {
       const { health } = await start();
       await breakIt();
@@ -131,16 +149,29 @@ describe('von provider against a fake von serve', () => {
 
   describe('settings', () => {
     it.each([
-      ['a non-loopback endpoint without allow_remote', 'endpoint = "http://192.168.1.20:8777"', 'providers.von.endpoint', 'set allow_remote = true'],
+      [
+        'a non-loopback endpoint without allow_remote',
+        'endpoint = "http://192.168.1.20:8777"',
+        'providers.von.endpoint',
+        'set allow_remote = true',
+      ],
       ['an empty model', 'model = ""', 'providers.von.model', 'must be a non-empty string'],
-      ['an allow_remote that is not a flag', 'allow_remote = "yes"', 'providers.von.allow_remote', 'must be true or false'],
+      [
+        'an allow_remote that is not a flag',
+        'allow_remote = "yes"',
+        'providers.von.allow_remote',
+        'must be true or false',
+      ],
     ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
       const app = await gatewayApp({ toml: `[gateway]\nprovider = "von"\n[providers.von]\n${line}` });
       try {
         expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
           { file: expect.any(String), key, message: expect.stringContaining(words) },
         ]);
-        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({ status: 'error', error: { code: 'config_error' } });
+        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({
+          status: 'error',
+          error: { code: 'config_error' },
+        });
       } finally {
         await app.close();
       }

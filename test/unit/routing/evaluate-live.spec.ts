@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { evaluateLive, failureCode, FeatureAsker, STOP_AFTER_FAILURES } from '../../../src/routing/evaluate-live';
+import { evaluateLive, failureCode, type FeatureAsker, STOP_AFTER_FAILURES } from '../../../src/routing/evaluate-live';
 import type { FeatureReading } from '../../../src/routing/feature-reader.service';
 
 const BARS = { minFeatureAccuracy: 0.85, minSafety: 0.95, minFailures: 1, threshold: 0.6 };
@@ -31,7 +31,9 @@ function stubReader(answers: Record<string, Partial<typeof NO>>, failing = new S
       inFlight -= 1;
       if (failing.has(prompt)) return { kind: 'failed', detail: 'laya: timeout (no answer within 5000 ms)' };
       const given = { ...NO, ...answers[prompt] };
-      const features = Object.fromEntries(Object.entries(given).map(([f, v]) => [f, { answer: v, confidence: 0.9, calibrated: false }]));
+      const features = Object.fromEntries(
+        Object.entries(given).map(([f, v]) => [f, { answer: v, confidence: 0.9, calibrated: false }]),
+      );
       return { kind: 'answered', provider: 'laya', features: features as never, confident: true, engineCalls: 1 };
     },
   };
@@ -43,7 +45,15 @@ const engine = (reader: FeatureAsker) => ({ provider: 'laya', model: 'typed-deci
 it("scores the engine's new answers, not the logged ones, and the rule's tier on them for safety", async () => {
   const log = writeLog([
     // Logged by another engine, wrongly (design missed); labelled design. The spawn ran sonnet and failed.
-    { source: 'routing', prompt_id: 'p1', prompt: 'design the cache', provider: 'von', features: { design: { answer: false, confidence: 0.9 } }, tier: 'sonnet', labels: { ...NO, design: true } },
+    {
+      source: 'routing',
+      prompt_id: 'p1',
+      prompt: 'design the cache',
+      provider: 'von',
+      features: { design: { answer: false, confidence: 0.9 } },
+      tier: 'sonnet',
+      labels: { ...NO, design: true },
+    },
     { source: 'spawn', prompt_id: 'p1', tool_use_id: 't1', model: 'sonnet' },
     { source: 'outcome', tool_use_id: 't1', outcome: 'failed', resolved_model: 'claude-sonnet-5' },
     // Not labelled, but its spawn has an outcome: asked too, for safety. The engine calls it read-only (haiku).
@@ -60,7 +70,18 @@ it("scores the engine's new answers, not the logged ones, and the rule's tier on
 
   expect(stub.asked.sort()).toEqual(['design the cache', 'rename the flag everywhere']);
   expect(report).toMatchObject({ mode: 'live', provider: 'laya', prompts_routed: 4, prompts_labelled: 2, failures: 2 });
-  expect(report.engine).toEqual({ model: 'typed-decisions', prompts: 2, asked: 2, answered: 2, failed: 0, errors: {}, not_asked: 0, without_prompt_text: 1, stopped_because: null, last_error: null });
+  expect(report.engine).toEqual({
+    model: 'typed-decisions',
+    prompts: 2,
+    asked: 2,
+    answered: 2,
+    failed: 0,
+    errors: {},
+    not_asked: 0,
+    without_prompt_text: 1,
+    stopped_because: null,
+    last_error: null,
+  });
   // design: right on p1 (p4 has no answer): 1 of 1.
   expect(report.features.design).toEqual({ n: 1, coverage: 1, accuracy: 1, auroc: null });
   // p1: opus over the sonnet that failed (safe); p2: haiku under it (unsafe). The labels: p1 only, safe.
@@ -77,7 +98,15 @@ it('counts failed prompts by code, keeps at most four in flight, and stops when 
 
   const some = stubReader({}, new Set(['prompt 3', 'prompt 17']));
   const report = await evaluateLive(log, BARS, engine(some.reader));
-  expect(report.engine).toMatchObject({ prompts: 40, asked: 40, answered: 38, failed: 2, errors: { timeout: 2 }, not_asked: 0, stopped_because: null });
+  expect(report.engine).toMatchObject({
+    prompts: 40,
+    asked: 40,
+    answered: 38,
+    failed: 2,
+    errors: { timeout: 2 },
+    not_asked: 0,
+    stopped_because: null,
+  });
   expect(report.features.read_only.n).toBe(38);
   expect(some.mostInFlight()).toBe(4);
   // 2 of 40 is within the 5% the figures may leave out.
@@ -85,11 +114,20 @@ it('counts failed prompts by code, keeps at most four in flight, and stops when 
 
   const down = stubReader({}, new Set(prompts.slice(10)));
   const stopped = await evaluateLive(log, BARS, engine(down.reader), { concurrency: 1 });
-  expect(stopped.engine).toMatchObject({ asked: 10 + STOP_AFTER_FAILURES, answered: 10, failed: STOP_AFTER_FAILURES, not_asked: 40 - 10 - STOP_AFTER_FAILURES });
-  expect(stopped.engine.stopped_because).toBe(`${STOP_AFTER_FAILURES} failures in a row, the last: laya: timeout (no answer within 5000 ms)`);
+  expect(stopped.engine).toMatchObject({
+    asked: 10 + STOP_AFTER_FAILURES,
+    answered: 10,
+    failed: STOP_AFTER_FAILURES,
+    not_asked: 40 - 10 - STOP_AFTER_FAILURES,
+  });
+  expect(stopped.engine.stopped_because).toBe(
+    `${STOP_AFTER_FAILURES} failures in a row, the last: laya: timeout (no answer within 5000 ms)`,
+  );
   expect(stopped.verdict).toBe('NOT READY');
   expect(stopped.reasons).toContain(`the run stopped after 15 of 40 prompts: ${stopped.engine.stopped_because}`);
-  expect(stopped.reasons).toContain('laya failed on 5 of 40 prompts (timeout 5), more than 5%: the figures leave them out');
+  expect(stopped.reasons).toContain(
+    'laya failed on 5 of 40 prompts (timeout 5), more than 5%: the figures leave them out',
+  );
 });
 
 it('reads the error code out of a failed reading', () => {

@@ -1,5 +1,12 @@
 /** The figures `system1 evaluate` reports, against values worked out by hand. */
-import { featureFigures, JudgedSpawn, readinessReasons, ruleSafety, savings, weakPart } from '../../../src/routing/evaluate-report';
+import {
+  featureFigures,
+  type JudgedSpawn,
+  readinessReasons,
+  ruleSafety,
+  savings,
+  weakPart,
+} from '../../../src/routing/evaluate-report';
 
 const answer = (value: boolean, confidence: number) => ({ answer: value, confidence });
 
@@ -54,7 +61,12 @@ describe('the rule on outcome-labelled spawns', () => {
   it("is safe on the share of failures where it picks a higher tier: 1 of 3 with the engine's answers, 3 of 4 with the labels", () => {
     expect(ruleSafety(judged, 'byEngine')).toBeCloseTo(1 / 3, 12);
     expect(ruleSafety(judged, 'byLabels')).toBe(0.75);
-    expect(ruleSafety(judged.filter((j) => !j.failed), 'byEngine')).toBeNull();
+    expect(
+      ruleSafety(
+        judged.filter((j) => !j.failed),
+        'byEngine',
+      ),
+    ).toBeNull();
   });
 
   it('counts the successful spawns where the engine would have saved a tier', () => {
@@ -73,7 +85,12 @@ describe('the rule on outcome-labelled spawns', () => {
 describe('readinessReasons', () => {
   const bars = { minFeatureAccuracy: 0.85, minSafety: 0.95, minFailures: 30, threshold: 0.6 };
   const good = { n: 40, coverage: 1, accuracy: 0.9, auroc: 0.8 };
-  const features = { read_only: good, design: { ...good, accuracy: 0.6 }, review: { ...good, accuracy: null }, specified: good };
+  const features = {
+    read_only: good,
+    design: { ...good, accuracy: 0.6 },
+    review: { ...good, accuracy: null },
+    specified: good,
+  };
 
   it('gives one reason per bar missed, and names the weak part of an unsafe rule', () => {
     expect(readinessReasons({ features, failures: 12, safety_with_engine: 0.9, safety_with_labels: 1 }, bars)).toEqual([
@@ -82,11 +99,31 @@ describe('readinessReasons', () => {
       "the rule's safety with the engine's answers is 0.90, below 0.95 (1.00 with the teacher's labels: the engine is the weak part, not the rule)",
       'only 12 failed spawns are labelled (30 needed)',
     ]);
-    const weakRule = readinessReasons({ features: { ...features, design: good, review: good }, failures: 30, safety_with_engine: 0.8, safety_with_labels: 0.7 }, bars);
-    expect(weakRule).toEqual(["the rule's safety with the engine's answers is 0.80, below 0.95 (0.70 even with the teacher's labels: the rule is the weak part, not the engine)"]);
+    const weakRule = readinessReasons(
+      {
+        features: { ...features, design: good, review: good },
+        failures: 30,
+        safety_with_engine: 0.8,
+        safety_with_labels: 0.7,
+      },
+      bars,
+    );
+    expect(weakRule).toEqual([
+      "the rule's safety with the engine's answers is 0.80, below 0.95 (0.70 even with the teacher's labels: the rule is the weak part, not the engine)",
+    ]);
   });
 
   it('has none when every bar is met', () => {
-    expect(readinessReasons({ features: { read_only: good, design: good, review: good, specified: good }, failures: 30, safety_with_engine: 0.95, safety_with_labels: 0.5 }, bars)).toEqual([]);
+    expect(
+      readinessReasons(
+        {
+          features: { read_only: good, design: good, review: good, specified: good },
+          failures: 30,
+          safety_with_engine: 0.95,
+          safety_with_labels: 0.5,
+        },
+        bars,
+      ),
+    ).toEqual([]);
   });
 });

@@ -15,11 +15,18 @@ function log(n: number, { wrong, confidence = 0.9 }: { wrong?: string; confidenc
   const lines: object[] = [];
   for (let i = 0; i < n; i++) {
     const labels = { read_only: i % 3 === 1, design: i % 3 === 0, review: false, specified: i % 2 === 0 };
-    const features = Object.fromEntries(Object.entries(labels).map(([f, v]) => [f, { answer: f === wrong ? !v : v, confidence, calibrated: true }]));
+    const features = Object.fromEntries(
+      Object.entries(labels).map(([f, v]) => [f, { answer: f === wrong ? !v : v, confidence, calibrated: true }]),
+    );
     const engineTier = routeTier(Object.fromEntries(Object.entries(features).map(([f, a]) => [f, a.answer])) as never);
     lines.push({ source: 'routing', prompt_id: `p${i}`, provider: 'laya', features, tier: engineTier, labels });
     lines.push({ source: 'spawn', prompt_id: `p${i}`, tool_use_id: `t${i}`, model: 'haiku' });
-    lines.push({ source: 'outcome', tool_use_id: `t${i}`, outcome: routeTier(labels) === 'haiku' ? 'succeeded' : 'failed', resolved_model: 'claude-haiku-5' });
+    lines.push({
+      source: 'outcome',
+      tool_use_id: `t${i}`,
+      outcome: routeTier(labels) === 'haiku' ? 'succeeded' : 'failed',
+      resolved_model: 'claude-haiku-5',
+    });
   }
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\nnot json\n';
 }
@@ -51,7 +58,9 @@ describe('evaluate', () => {
     const wrongReadOnly = evaluateRouting(write(log(50, { wrong: 'read_only' })), BARS);
     expect(wrongReadOnly.safety_with_engine).toBeCloseTo(17 / 33, 6); // the design prompts still go to opus
     expect(wrongReadOnly.safety_with_labels).toBe(1); // a weak engine, not a weak rule
-    expect(wrongReadOnly.reasons.some((r) => r.startsWith("the rule's safety with the engine's answers is 0.52"))).toBe(true);
+    expect(wrongReadOnly.reasons.some((r) => r.startsWith("the rule's safety with the engine's answers is 0.52"))).toBe(
+      true,
+    );
 
     const few = evaluateRouting(write(log(12)), BARS);
     expect(few.reasons).toEqual(['only 8 failed spawns are labelled (30 needed)']);
@@ -65,13 +74,21 @@ describe('evaluate', () => {
   });
 
   it('maps model names to tiers', () => {
-    expect([tierOf('claude-sonnet-5'), tierOf('haiku'), tierOf('claude-opus-5-5'), tierOf('fable'), tierOf(null)]).toEqual(['sonnet', 'haiku', 'opus', null, null]);
+    expect([
+      tierOf('claude-sonnet-5'),
+      tierOf('haiku'),
+      tierOf('claude-opus-5-5'),
+      tierOf('fable'),
+      tierOf(null),
+    ]).toEqual(['sonnet', 'haiku', 'opus', null, null]);
   });
 
   it('system1 evaluate prints the verdict and exits 0 only when READY', () => {
     const main = path.join(__dirname, '..', '..', '..', 'dist', 'main.js');
     const env = { PATH: process.env.PATH!, HOME: dir, SYSTEM1_INSTALL_DIR: dir };
-    const ready = execFileSync(process.execPath, [main, 'evaluate', '--log', write(log(50)), '--json'], { env }).toString();
+    const ready = execFileSync(process.execPath, [main, 'evaluate', '--log', write(log(50)), '--json'], {
+      env,
+    }).toString();
     expect(JSON.parse(ready).verdict).toBe('READY');
     let code = 0;
     let stdout = '';

@@ -10,7 +10,14 @@ import { withLogLock } from '../../../src/logging/log-lock';
 import { isWaitingForLabels, parseLabels } from '../../../src/routing/routing-labels';
 
 const KNOWN = new Set(['p1', 'p2', 'p3']);
-const good = (id: string, tier = 'sonnet') => ({ id, read_only: false, design: false, review: false, specified: true, tier });
+const good = (id: string, tier = 'sonnet') => ({
+  id,
+  read_only: false,
+  design: false,
+  review: false,
+  specified: true,
+  tier,
+});
 
 describe('parseLabels', () => {
   it('takes JSONL and a JSON array alike', () => {
@@ -19,7 +26,13 @@ describe('parseLabels', () => {
     for (const text of [jsonl, array]) {
       const { labels, problems } = parseLabels(text, KNOWN);
       expect(problems).toEqual([]);
-      expect(labels.get('p2')).toEqual({ read_only: false, design: false, review: false, specified: true, tier: 'opus' });
+      expect(labels.get('p2')).toEqual({
+        read_only: false,
+        design: false,
+        review: false,
+        specified: true,
+        tier: 'opus',
+      });
     }
   });
 
@@ -29,7 +42,10 @@ describe('parseLabels', () => {
     [good('p1', 'giant'), '"tier" must be one of haiku, sonnet, opus'],
     [good('nope'), 'unknown id "nope": no routed prompt in the log has it'],
     [{ ...good('p1'), id: 7 }, '"id" must be the string id `label list` gave'],
-    [{ ...good('p1'), mood: 'fine' }, 'unknown field "mood": expected id, read_only, design, review, specified and tier'],
+    [
+      { ...good('p1'), mood: 'fine' },
+      'unknown field "mood": expected id, read_only, design, review, specified and tier',
+    ],
     [['p1'], 'not a JSON object'],
   ])('refuses %j: %s', (item, problem) => {
     const text = [JSON.stringify(good('p2')), JSON.stringify(item)].join('\n');
@@ -48,11 +64,15 @@ describe('parseLabels', () => {
   });
 
   it('a line that is not JSON, an id given twice, and a broken array', () => {
-    expect(parseLabels(`${JSON.stringify(good('p1'))}\n{"id": "p2",\n${JSON.stringify(good('p1'))}`, KNOWN).problems).toEqual([
+    expect(
+      parseLabels(`${JSON.stringify(good('p1'))}\n{"id": "p2",\n${JSON.stringify(good('p1'))}`, KNOWN).problems,
+    ).toEqual([
       { line: 2, problem: 'not valid JSON' },
       { line: 3, problem: 'id "p1" is labelled twice' },
     ]);
-    expect(parseLabels('[\n{"id": "p1"},\n{oops}\n]', KNOWN).problems).toEqual([{ line: 3, problem: 'not valid JSON' }]);
+    expect(parseLabels('[\n{"id": "p1"},\n{oops}\n]', KNOWN).problems).toEqual([
+      { line: 3, problem: 'not valid JSON' },
+    ]);
   });
 });
 
@@ -74,7 +94,11 @@ describe('withLogLock', () => {
   it('holds <log>.lock while the work runs and removes it after, even when the work throws', () => {
     expect(withLogLock(log, () => readFileSync(`${log}.lock`, 'utf8'))).toBe(`${process.pid}\n`);
     expect(existsSync(`${log}.lock`)).toBe(false);
-    expect(() => withLogLock(log, () => { throw new Error('boom'); })).toThrow('boom');
+    expect(() =>
+      withLogLock(log, () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     expect(existsSync(`${log}.lock`)).toBe(false);
   });
 

@@ -22,8 +22,15 @@ describe('the routing log', () => {
     const script = (id: string) =>
       `const { appendLogLine } = require(${JSON.stringify(built)});` +
       `for (let i = 0; i < 300; i++) appendLogLine(${JSON.stringify(file)}, { writer: '${id}', i, pad: 'x'.repeat(2000) });`;
-    await Promise.all(['a', 'b'].map((id) => new Promise((resolve) => spawn(process.execPath, ['-e', script(id)]).once('exit', resolve))));
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { writer: string });
+    await Promise.all(
+      ['a', 'b'].map(
+        (id) => new Promise((resolve) => spawn(process.execPath, ['-e', script(id)]).once('exit', resolve)),
+      ),
+    );
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { writer: string });
     expect(lines).toHaveLength(600);
     expect(lines.filter((l) => l.writer === 'a')).toHaveLength(300);
     rmSync(dir, { recursive: true, force: true });

@@ -14,14 +14,19 @@ const config = () => loadConfig({ env: { ...env, SYSTEM1_CONFIG: '/test/none.tom
 /** Each own field of a service as the class of what it holds (plain data as its type). */
 function wiring(service: object): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(service).map(([field, value]) => [field, typeof value === 'object' && value !== null ? value.constructor.name : typeof value]),
+    Object.entries(service).map(([field, value]) => [
+      field,
+      typeof value === 'object' && value !== null ? value.constructor.name : typeof value,
+    ]),
   );
 }
 
-describe('the hooks\' hand-built core', () => {
+describe("the hooks' hand-built core", () => {
   it('has every service System1Module provides, wired to the same kinds of dependency', async () => {
     const graph = buildCoreGraph(config(), env);
-    const app = await Test.createTestingModule({ imports: [System1Module.forRoot({ config: config(), env })] }).compile();
+    const app = await Test.createTestingModule({
+      imports: [System1Module.forRoot({ config: config(), env })],
+    }).compile();
     const built = Object.values(graph) as object[];
     let compared = 0;
     for (const Service of CORE_SERVICES) {

@@ -9,7 +9,10 @@ import { teamEngines } from '../../../src/system1/team-engines';
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'system1-team-engines-'));
-  writeFileSync(path.join(dir, 'good.js'), "exports.engines = [class { constructor(http) { this.name = 'team'; this.http = http; } create() {} }];");
+  writeFileSync(
+    path.join(dir, 'good.js'),
+    "exports.engines = [class { constructor(http) { this.name = 'team'; this.http = http; } create() {} }];",
+  );
   writeFileSync(path.join(dir, 'none.js'), 'exports.other = 1;');
   writeFileSync(path.join(dir, 'odd.js'), 'exports.engines = [42, class { constructor() { this.name = 7; } }];');
 });
