@@ -152,7 +152,10 @@ type TrustFigures = Pick<
 
 /** "log loss 1.156 -> 1.045 and Brier 0.690 -> 0.628": the raw engine's scores, then the held-out fit's. */
 function heldOutScores(report: TrustFigures): string {
-  return `log loss ${report.log_loss_before.toFixed(3)} -> ${report.log_loss_held_out!.toFixed(3)} and Brier ${report.brier_before.toFixed(3)} -> ${report.brier_held_out!.toFixed(3)}`;
+  return (
+    `log loss ${report.log_loss_before.toFixed(3)} -> ${report.log_loss_held_out!.toFixed(3)} ` +
+    `and Brier ${report.brier_before.toFixed(3)} -> ${report.brier_held_out!.toFixed(3)}`
+  );
 }
 
 /**
@@ -169,7 +172,8 @@ export function trustWarnings(report: TrustFigures): string[] {
     warnings.push(`only ${report.n} labelled answers: too few to trust a fit (${MIN_TRUSTED_N} or more)`);
   if (report.at_bound) {
     warnings.push(
-      `the temperature landed on a bound (${report.temperature.toFixed(3)}): with (almost) every answer right or wrong there is no finite optimum`,
+      `the temperature landed on a bound (${report.temperature.toFixed(3)}): ` +
+        'with (almost) every answer right or wrong there is no finite optimum',
     );
   }
   const { log_loss_held_out: logLoss, brier_held_out: brier, log_loss_gain_se: noise } = report;
@@ -178,7 +182,8 @@ export function trustWarnings(report: TrustFigures): string[] {
     warnings.push(`not needed: on held-out answers the fit does not beat the raw engine (${heldOutScores(report)})`);
   } else if (report.log_loss_before - logLoss <= noise) {
     warnings.push(
-      `harmless but not shown to help: on held-out answers ${heldOutScores(report)}, a log-loss gain within its noise (${noise.toFixed(3)})`,
+      `harmless but not shown to help: on held-out answers ${heldOutScores(report)}, ` +
+        `a log-loss gain within its noise (${noise.toFixed(3)})`,
     );
   }
   return warnings;
@@ -200,7 +205,10 @@ export function trustCaveats(report: TrustFigures): string[] {
 export function trustVerdict(report: TrustFigures): string {
   const warnings = trustWarnings(report);
   if (warnings.length) return `not trusted: ${warnings.join('; ')}`;
-  return `trusted: on held-out answers (5 stratified folds) it beats the raw engine, ${heldOutScores(report)} (log-loss noise ${report.log_loss_gain_se!.toFixed(3)})`;
+  return (
+    'trusted: on held-out answers (5 stratified folds) it beats the raw engine, ' +
+    `${heldOutScores(report)} (log-loss noise ${report.log_loss_gain_se!.toFixed(3)})`
+  );
 }
 
 /** The standard error of the mean per-answer log-loss gain of `after` over `before` (paired by answer). */

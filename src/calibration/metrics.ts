@@ -34,7 +34,8 @@ export function scorePrediction({ probabilities, label }: LabelledAnswer, temper
 export const ECE_BINS = 10;
 export const BINNING = `${ECE_BINS} equal-width confidence bins over [0, 1], each weighted by its share of answers`;
 
-// Bound once: a global lookup per call is slow inside a vm context (Jest's), and a bootstrap runs these millions of times.
+// Bound once: a global lookup per call is slow inside a vm
+// context (Jest's), and a bootstrap runs these millions of times.
 const { abs, floor, min } = Math;
 
 /** The bin of a confidence: equal-width over [0, 1], with 1.0 in the top bin. */

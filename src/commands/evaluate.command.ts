@@ -28,7 +28,8 @@ const f2 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2))
 @Command({
   name: 'evaluate',
   description:
-    'is an engine ready to route? READY or NOT READY, from the routing log (read-only), or with --live by asking the engine the labelled prompts again',
+    'is an engine ready to route? READY or NOT READY, from the routing log (read-only), ' +
+    'or with --live by asking the engine the labelled prompts again',
 })
 export class EvaluateCommand extends CommandRunner {
   constructor(
@@ -66,7 +67,8 @@ export class EvaluateCommand extends CommandRunner {
       }).finally(() => bar.stop());
       if (live.engine.asked > 0 && live.engine.answered === 0) {
         this.output.err(
-          `system1 evaluate: ${provider} answered none of the ${live.engine.asked} prompts asked (the last: ${live.engine.last_error}); is it running?`,
+          `system1 evaluate: ${provider} answered none of the ${live.engine.asked} prompts asked ` +
+            `(the last: ${live.engine.last_error}); is it running?`,
         );
       }
       result = live;
@@ -131,10 +133,15 @@ export class EvaluateCommand extends CommandRunner {
 function render(result: EvaluationReport | LiveReport): string[] {
   const source =
     'engine' in result
-      ? `evaluate (live): asked ${result.provider}${result.engine.model ? ` (${result.engine.model})` : ''} the four features of ${result.engine.prompts} prompts from ${result.log}: ` +
+      ? `evaluate (live): asked ${result.provider}${result.engine.model ? ` (${result.engine.model})` : ''} ` +
+        `the four features of ${result.engine.prompts} prompts from ${result.log}: ` +
         `${result.engine.answered} answered, ${result.engine.failed} failed${errorList(result.engine.errors)}` +
-        `${result.engine.not_asked ? `, ${result.engine.not_asked} not asked` : ''}${result.engine.without_prompt_text ? `, ${result.engine.without_prompt_text} without prompt text in the log` : ''}`
-      : `evaluate (from the log): ${result.log}${result.provider ? ` (provider ${result.provider})` : ''}: ${result.prompts_routed} prompts routed, ${result.prompts_labelled} labelled`;
+        `${result.engine.not_asked ? `, ${result.engine.not_asked} not asked` : ''}` +
+        (result.engine.without_prompt_text
+          ? `, ${result.engine.without_prompt_text} without prompt text in the log`
+          : '')
+      : `evaluate (from the log): ${result.log}${result.provider ? ` (provider ${result.provider})` : ''}: ` +
+        `${result.prompts_routed} prompts routed, ${result.prompts_labelled} labelled`;
   const weak =
     result.weak_part === 'rule'
       ? ': the rule is the weak part'
@@ -145,10 +152,13 @@ function render(result: EvaluationReport | LiveReport): string[] {
     source,
     ...Object.entries(result.features).map(
       ([feature, s]) =>
-        `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} (covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
+        `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} ` +
+        `(covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
     ),
-    `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine's answers, ${f2(result.safety_with_labels)} with the teacher's labels${weak}`,
-    `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ${result.savings.successful_spawns} successful spawns`,
+    `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine's answers, ` +
+      `${f2(result.safety_with_labels)} with the teacher's labels${weak}`,
+    `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ` +
+      `${result.savings.successful_spawns} successful spawns`,
     '',
     result.verdict,
     ...result.reasons.map((reason) => `  - ${reason}`),

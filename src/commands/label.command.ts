@@ -24,7 +24,8 @@ interface LabelFlags {
   name: 'label',
   arguments: '<list|apply|export> [file]',
   description:
-    'label logged routing prompts: list what waits (JSON), apply labels from FILE, export labelled prompts as calibration JSONL to FILE',
+    'label logged routing prompts: list what waits (JSON), apply labels from FILE, ' +
+    'export labelled prompts as calibration JSONL to FILE',
 })
 export class LabelCommand extends CommandRunner {
   constructor(

@@ -61,14 +61,17 @@ export class OutcomesCommand extends CommandRunner {
         summary.applied_to = this.config.routing.log_file;
       } catch (error) {
         this.output.err(
-          `outcomes: cannot write the routing log ${this.config.routing.log_file} (${readFailureReason(error)}): no label was written; free space or fix the folder's permissions and run again`,
+          `outcomes: cannot write the routing log ${this.config.routing.log_file} ` +
+            `(${readFailureReason(error)}): no label was written; ` +
+            "free space or fix the folder's permissions and run again",
         );
         this.output.fail();
       }
     }
     if (flags.json) return this.output.json(summary);
     const lines = [
-      `outcomes: ${summary.spawns} Agent spawns in ${summary.transcripts} transcripts of the last ${flags.days} days (${dir})`,
+      `outcomes: ${summary.spawns} Agent spawns in ${summary.transcripts} transcripts of the last ` +
+        `${flags.days} days (${dir})`,
       `  ${
         Object.entries(summary.by_outcome)
           .map(([k, v]) => `${k} ${v}`)

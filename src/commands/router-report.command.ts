@@ -49,22 +49,28 @@ export class RouterReportCommand extends CommandRunner {
       .map(([route, n]) => `${route} ${n}`)
       .join(', ');
     const lines = [
-      `router-report: ${report.records} requests in ${file}${report.unreadable_lines ? ` (${report.unreadable_lines} unreadable lines skipped)` : ''}`,
+      `router-report: ${report.records} requests in ` +
+        `${file}${report.unreadable_lines ? ` (${report.unreadable_lines} unreadable lines skipped)` : ''}`,
       ...(report.slow_unavailable
         ? [
-            `  ${report.slow_unavailable} of them had no slow answer to compare (too big, cut off or unreachable: see slow_unavailable in the log)`,
+            `  ${report.slow_unavailable} of them had no slow answer to compare (too big, ` +
+              'cut off or unreachable: see slow_unavailable in the log)',
           ]
         : []),
       `  as recorded at min_confidence ${report.current_min_confidence}: ${routes}`,
       '  threshold  fast share  fast  compared  agreement',
       ...report.rows.map(
         (row) =>
-          `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`,
+          `  ${row.threshold.toFixed(2).padStart(9)}  ${pct(row.fast_share).padStart(10)}  ` +
+          `${String(row.fast).padStart(4)}  ${String(row.compared).padStart(8)}  ` +
+          `${pct(row.agreement).padStart(9)}${row.compared < FEW_COMPARISONS && row.compared > 0 ? '  (few)' : ''}`,
       ),
       report.suggested
-        ? `  lowest threshold with agreement >= ${pct(flags.target)}: ${report.suggested.threshold} (fast share ${pct(report.suggested.fast_share)}, ${report.suggested.compared} compared)`
+        ? `  lowest threshold with agreement >= ${pct(flags.target)}: ${report.suggested.threshold} ` +
+          `(fast share ${pct(report.suggested.fast_share)}, ${report.suggested.compared} compared)`
         : `  no candidate threshold reaches agreement ${pct(flags.target)} yet`,
-      '  Agreement means every field matched the slow model; it is not accuracy. Set [router] min_confidence to the threshold you pick.',
+      '  Agreement means every field matched the slow model; it is not accuracy. ' +
+        'Set [router] min_confidence to the threshold you pick.',
     ];
     this.output.out(lines);
   }

@@ -17,7 +17,8 @@ import { OutputWriter } from './output.writer';
 @Command({
   name: 'serve-http',
   description:
-    'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), with /healthz, /readyz and /metrics',
+    'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), ' +
+    'with /healthz, /readyz and /metrics',
 })
 export class ServeHttpCommand extends CommandRunner {
   private readonly logger = new Logger('Http');
@@ -74,7 +75,8 @@ export class ServeHttpCommand extends CommandRunner {
       );
     } catch (error) {
       this.output.err(
-        `system1 serve-http: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        `system1 serve-http: cannot listen on ${options.host}:${options.port} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
       return this.output.fail(1);
     }
@@ -89,7 +91,8 @@ export class ServeHttpCommand extends CommandRunner {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     this.logger.log(
-      `${signal}: draining: no new connections, /readyz answers 503; answering the requests in flight (for at most ${running.drainBoundMs / 1000} s)`,
+      `${signal}: draining: no new connections, /readyz answers 503; ` +
+        `answering the requests in flight (for at most ${running.drainBoundMs / 1000} s)`,
     );
     // A second signal is the user insisting: stop now.
     const insist = () => {
@@ -126,7 +129,8 @@ function accessNote(options: HttpServeOptions): string {
     ...(options.tokens.none
       ? []
       : [
-          `bearer tokens of ${options.tokens.names.length} caller(s): ${options.tokens.names.join(', ')} (${HTTP_TOKEN_VARIABLE}[_<NAME>])`,
+          `bearer tokens of ${options.tokens.names.length} caller(s): ` +
+            `${options.tokens.names.join(', ')} (${HTTP_TOKEN_VARIABLE}[_<NAME>])`,
         ]),
     ...(options.oauth ? [`OAuth access tokens of ${options.oauth.issuer} for ${options.oauth.audience}`] : []),
   ];

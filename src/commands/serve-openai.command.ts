@@ -11,7 +11,8 @@ import { OutputWriter } from './output.writer';
 @Command({
   name: 'serve-openai',
   description:
-    'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, the rest go to the upstream untouched',
+    'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, ' +
+    'the rest go to the upstream untouched',
 })
 export class ServeOpenAiCommand extends CommandRunner {
   constructor(
@@ -36,7 +37,8 @@ export class ServeOpenAiCommand extends CommandRunner {
       running = await this.router.listen(options);
     } catch (error) {
       this.output.err(
-        `system1 serve-openai: cannot listen on ${options.host}:${options.port} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        `system1 serve-openai: cannot listen on ${options.host}:${options.port} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
       return this.output.fail(1);
     }
@@ -47,7 +49,9 @@ export class ServeOpenAiCommand extends CommandRunner {
       options.allowedHosts ? `also answers to ${options.allowedHosts.join(', ')}` : '',
     ];
     this.output.err(
-      `system1 serve-openai: listening on ${running.baseUrl}, upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ${notes.filter(Boolean).join('; ')}`,
+      `system1 serve-openai: listening on ${running.baseUrl}, ` +
+        `upstream ${options.upstream.origin}${options.upstream.pathname.replace(/\/$/, '')}; ` +
+        `${notes.filter(Boolean).join('; ')}`,
     );
     // nest-commander closes the app when run() returns: serve until asked to stop.
     await new Promise<void>((resolve) => {

@@ -44,13 +44,15 @@ export class SessionCheckCommand extends CommandRunner {
     const primary = report.providers[0];
     if (report.status === 'down' && primary) {
       return this.output.out(
-        `System-1 routing is on but ${primary.name} is down (${primary.detail}); no hints until it is back. /system1:doctor helps.`,
+        `System-1 routing is on but ${primary.name} is down (${primary.detail}); no hints until it is back. ` +
+          '/system1:doctor helps.',
       );
     }
     const waiting = this.unlabelledPrompts();
     if (waiting.count >= PROMPTS_TO_LABEL) {
       this.output.out(
-        `${waiting.partial ? 'At least ' : ''}${waiting.count} logged prompts are waiting for labels: /system1:calibrate fits System-1 to your work.`,
+        `${waiting.partial ? 'At least ' : ''}${waiting.count} logged prompts are waiting for labels: ` +
+          '/system1:calibrate fits System-1 to your work.',
       );
     }
   }

@@ -31,7 +31,8 @@ export class ToggleCommand extends CommandRunner {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       this.output.err(
-        `system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} (${code}); System-1 was not switched ${action}`,
+        `system1 toggle: cannot ${action === 'off' ? 'write' : 'remove'} the pause file ${this.pause.file} ` +
+          `(${code}); System-1 was not switched ${action}`,
       );
       return this.output.fail(1);
     }
@@ -47,6 +48,9 @@ export class ToggleCommand extends CommandRunner {
     } catch {
       // gone between the check and the read (on again, as the next call shows), or not a file we wrote
     }
-    return `System-1 is paused${since}: system1_decide abstains until "system1 toggle on". Pause file: ${this.pause.file}`;
+    return (
+      `System-1 is paused${since}: system1_decide abstains until "system1 toggle on". ` +
+      `Pause file: ${this.pause.file}`
+    );
   }
 }

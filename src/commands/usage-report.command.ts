@@ -46,10 +46,14 @@ export class UsageReportCommand extends CommandRunner {
     if (flags.json) return this.output.json(report);
     const usd = (n: number) => `$${n.toFixed(4)}`;
     this.output.out([
-      `usage-report: ${report.transcripts} sessions and ${report.subagent_transcripts} subagent runs in the last ${flags.days} days (${dir})`,
-      `  hints on ${report.hints} of ${report.prompts} prompts (${percent(report.hint_rate)}); ${report.spawns_after_hint} spawns after a hint, ${percent(report.adherence)} on the hinted tier`,
-      `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
-      `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
+      `usage-report: ${report.transcripts} sessions and ${report.subagent_transcripts} subagent runs ` +
+        `in the last ${flags.days} days (${dir})`,
+      `  hints on ${report.hints} of ${report.prompts} prompts (${percent(report.hint_rate)}); ` +
+        `${report.spawns_after_hint} spawns after a hint, ${percent(report.adherence)} on the hinted tier`,
+      `  subagent cost by tier (API list prices): haiku ${usd(report.subagent_cost_usd_by_tier.haiku)}, ` +
+        `sonnet ${usd(report.subagent_cost_usd_by_tier.sonnet)}, opus ${usd(report.subagent_cost_usd_by_tier.opus)}`,
+      `  savings: realised ${usd(report.savings_usd.realised)}, missed ${usd(report.savings_usd.missed)}; ` +
+        `hint overhead ${usd(report.hint_overhead.usd)} (${report.hint_overhead.characters} characters)`,
       '  A Claude Code subscription bills differently: these figures compare tiers, they are not your bill.',
     ]);
   }

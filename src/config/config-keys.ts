@@ -173,7 +173,9 @@ export type EnginesSettings = Values<typeof ENGINES_KEYS>;
 export type HttpCallerSettings = Values<typeof HTTP_CALLER_KEYS>;
 export type HttpOAuthSettings = Values<typeof HTTP_OAUTH_KEYS>;
 
-/** `SYSTEM1_<KEY>` for `[gateway]`, `SYSTEM1_<SECTION>_<KEY>` for the others (`http.oauth` -> `SYSTEM1_HTTP_OAUTH_`). */
+/**
+ * `SYSTEM1_<KEY>` for `[gateway]`, `SYSTEM1_<SECTION>_<KEY>` for the others (`http.oauth` -> `SYSTEM1_HTTP_OAUTH_`).
+ */
 export function envName(section: string, key: string): string {
   const prefix = section === 'gateway' ? 'SYSTEM1_' : `SYSTEM1_${section.toUpperCase().replace(/\./g, '_')}_`;
   return prefix + key.toUpperCase();

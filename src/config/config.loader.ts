@@ -219,7 +219,8 @@ function readHttpAccess(
         configError(
           file,
           'http.callers',
-          `${JSON.stringify(name.slice(0, 40))} is not a caller name (printable characters without spaces, at most 128)`,
+          `${JSON.stringify(name.slice(0, 40))} is not a caller name ` +
+            '(printable characters without spaces, at most 128)',
         ),
       );
       continue;

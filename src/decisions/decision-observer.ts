@@ -16,7 +16,10 @@ export interface DecisionEvent {
  */
 export type DecisionObserver = (event: DecisionEvent) => void;
 
-/** How one pipeline call ended, for counting: every question answered above the threshold, some abstained, or some failed. */
+/**
+ * How one pipeline call ended, for counting: every question
+ * answered above the threshold, some abstained, or some failed.
+ */
 export type DecisionStatus = 'answered' | 'abstained' | 'error';
 
 /** Why a question was not answered with a decision, though nothing failed. */

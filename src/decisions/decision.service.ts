@@ -522,7 +522,9 @@ export class DecisionService {
         .map((definition) => definition.name)
         .join(', ');
       return {
-        problem: `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, or configure one (built in: ${names})`,
+        problem:
+          `no provider is named ${JSON.stringify(ref.provider)}: register it with registerProvider, ` +
+          `or configure one (built in: ${names})`,
       };
     }
     const pool = ref.model
@@ -530,7 +532,9 @@ export class DecisionService {
       : this.registry.instance(ref.provider).pool;
     if (pool) return { pool };
     return {
-      problem: `provider ${JSON.stringify(ref.provider)} is not usable: ${this.registry.unusable(ref.provider, ref.model)}`,
+      problem:
+        `provider ${JSON.stringify(ref.provider)} is not usable: ` +
+        `${this.registry.unusable(ref.provider, ref.model)}`,
     };
   }
 

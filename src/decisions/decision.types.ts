@@ -44,7 +44,10 @@ export interface DecisionPolicy {
   calibrate?: boolean;
   /** Who asks, for the metrics; `other` when absent. */
   surface?: DecisionSurface;
-  /** False: no engine is skipped for its recent failures, and none are recorded (the library may turn it off); default true. */
+  /**
+   * False: no engine is skipped for its recent failures, and none
+   * are recorded (the library may turn it off); default true.
+   */
   cooldown?: boolean;
   /**
    * When every engine is cooling down, wait for the first to recover within the call's deadline (its budget,

@@ -93,7 +93,8 @@ export function capabilityRefusal(
   for (const [id, question] of entries) {
     if (!capabilities.types.includes(question.type)) {
       return unsupported(
-        `does not answer ${question.type} questions (question ${shown(id)}; it answers ${capabilities.types.join(', ')})`,
+        `does not answer ${question.type} questions (question ${shown(id)}; ` +
+          `it answers ${capabilities.types.join(', ')})`,
       );
     }
   }
@@ -117,7 +118,8 @@ export function capabilityRefusal(
       question.criteria.length > capabilities.max_levels
     ) {
       return over(
-        `takes at most ${capabilities.max_levels} levels per score question; ${shown(id)} has ${question.criteria.length}`,
+        `takes at most ${capabilities.max_levels} levels per score question; ` +
+          `${shown(id)} has ${question.criteria.length}`,
       );
     }
   }

@@ -26,13 +26,15 @@ export function widenScores(
   const wide = Object.entries(questions).filter((entry): entry is [string, ScoreQuestion] =>
     fitsOnlyAsChoice(entry[1], capabilities),
   );
-  if (wide.length === 0) return { questions, notes: [], restore: (answers) => answers }; // the common case: nothing to copy
+  // the common case: nothing to copy
+  if (wide.length === 0) return { questions, notes: [], restore: (answers) => answers };
   const levels = new Map(wide.map(([id, question]) => [id, question.criteria.length]));
   return {
     questions: { ...questions, ...Object.fromEntries(wide.map(([id, question]) => [id, levelChoice(question)])) },
     notes: wide.map(
       ([id]) =>
-        `${engine} scores at most ${capabilities.max_levels} levels, so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`,
+        `${engine} scores at most ${capabilities.max_levels} levels, ` +
+        `so ${shown(id)} (${levels.get(id)} levels) was asked as a choice among them`,
     ),
     restore: (answers) =>
       Object.fromEntries(

@@ -7,7 +7,8 @@ import { routeHook, spawnHook } from './claude-hooks';
 @Command({
   name: 'route-hook',
   description:
-    'the Claude Code UserPromptSubmit hook: reads the hook JSON on stdin, prints a model hint or nothing, always exits 0',
+    'the Claude Code UserPromptSubmit hook: reads the hook JSON on stdin, ' +
+    'prints a model hint or nothing, always exits 0',
 })
 export class RouteHookCommand extends CommandRunner {
   async run(): Promise<void> {

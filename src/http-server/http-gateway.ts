@@ -90,7 +90,9 @@ export class HttpGateway {
       const shown = route === 'other' ? clip(path, 80) : route;
       const by = caller ? ` caller=${clip(caller.name, 80)}` : '';
       this.deps.log(
-        `${requestId} ${method} ${shown}${call} -> ${status === 0 ? 'closed by the client before the answer' : status} (${this.deps.now() - started} ms)${by}`,
+        `${requestId} ${method} ${shown}${call} -> ` +
+          `${status === 0 ? 'closed by the client before the answer' : status} ` +
+          `(${this.deps.now() - started} ms)${by}`,
       );
     });
     const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) =>
@@ -101,13 +103,15 @@ export class HttpGateway {
     if (!(probe && req.headers.host === undefined) && !this.hosts?.allows(req.headers.host)) {
       return refuse(
         403,
-        'the Host header names a host this server does not answer to (a guard against DNS rebinding); add the name to [http] allowed_hosts to use it',
+        'the Host header names a host this server does not answer to (a guard against DNS rebinding); ' +
+          'add the name to [http] allowed_hosts to use it',
       );
     }
     if (!this.origins?.allows(req.headers.origin)) {
       return refuse(
         403,
-        'the Origin header names a site this server does not answer to (a guard against DNS rebinding); add it to [http] allowed_origins to use it',
+        'the Origin header names a site this server does not answer to (a guard against DNS rebinding); ' +
+          'add it to [http] allowed_origins to use it',
       );
     }
     const resource = this.deps.access.oauth?.resource;
@@ -166,7 +170,8 @@ export class HttpGateway {
     if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
       return refuse(
         503,
-        `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, [http] max_in_flight); retry shortly`,
+        `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, ` +
+          '[http] max_in_flight); retry shortly',
         { 'retry-after': '1' },
       );
     }

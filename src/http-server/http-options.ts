@@ -60,7 +60,9 @@ export function settleHttpOptions(
   problems.push(...tokenProblems, ...policies.problems, ...oauthProblems(config.httpOAuth));
   if (!isLoopbackHost(host) && tokens.none && !config.httpOAuth) {
     problems.push(
-      `host ${host} is not this machine: other machines could ask your engines without a token; set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>") or [http.oauth], or bind 127.0.0.1`,
+      `host ${host} is not this machine: other machines could ask your engines without a token; ` +
+        `set ${HTTP_TOKEN_VARIABLE} (clients then send "Authorization: Bearer <token>") ` +
+        'or [http.oauth], or bind 127.0.0.1',
     );
   }
   const headersTimeoutMs = settings.headers_timeout_s * 1000;
@@ -68,7 +70,8 @@ export function settleHttpOptions(
   // Node refuses to start a server whose headers may take longer than the whole request.
   if (headersTimeoutMs > requestTimeoutMs)
     problems.push(
-      `[http] headers_timeout_s (${settings.headers_timeout_s}) must not be above request_timeout_s (${settings.request_timeout_s})`,
+      `[http] headers_timeout_s (${settings.headers_timeout_s}) ` +
+        `must not be above request_timeout_s (${settings.request_timeout_s})`,
     );
   if (problems.length > 0) return { problems };
   return {

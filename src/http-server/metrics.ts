@@ -47,7 +47,9 @@ export class GatewayMetrics {
 
   private readonly decisions = new Counter({
     name: 'system1_decisions_total',
-    help: 'Decisions made by the pipeline, by surface, status (answered, abstained, error), the provider that answered (none when none did) and the caller (named in the config, else other).',
+    help:
+      'Decisions made by the pipeline, by surface, status (answered, abstained, error), ' +
+      'the provider that answered (none when none did) and the caller (named in the config, else other).',
     labelNames: ['surface', 'status', 'provider', 'caller'] as const,
     registers: [this.registry],
   });
@@ -60,32 +62,42 @@ export class GatewayMetrics {
   });
   private readonly attempts = new Counter({
     name: 'system1_attempts_total',
-    help: 'Engine attempts, by provider and outcome (answered, skipped while cooling down, or the failure: timeout, unavailable, ...).',
+    help:
+      'Engine attempts, by provider and outcome ' +
+      '(answered, skipped while cooling down, or the failure: timeout, unavailable, ...).',
     labelNames: ['provider', 'outcome'] as const,
     registers: [this.registry],
   });
   private readonly abstentions = new Counter({
     name: 'system1_abstentions_total',
-    help: 'Questions not decided though nothing failed, by surface, provider and reason (below_threshold, engine_abstained, paused).',
+    help:
+      'Questions not decided though nothing failed, by surface, provider and reason ' +
+      '(below_threshold, engine_abstained, paused).',
     labelNames: ['surface', 'provider', 'reason'] as const,
     registers: [this.registry],
   });
   private readonly cooldownSkips = new Counter({
     name: 'system1_cooldown_skips_total',
-    help: 'Attempts skipped because the provider was cooling down after failures, by provider (cooldowns are per replica).',
+    help:
+      'Attempts skipped because the provider was cooling down after failures, ' +
+      'by provider (cooldowns are per replica).',
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
   private readonly attemptDuration = new Histogram({
     name: 'system1_attempt_duration_seconds',
-    help: 'Time each engine call took, by provider and endpoint (the replica of a pool; empty for a provider with one endpoint).',
+    help:
+      'Time each engine call took, by provider and endpoint (the replica of a pool; ' +
+      'empty for a provider with one endpoint).',
     labelNames: ['provider', 'endpoint'] as const,
     buckets: ATTEMPT_BUCKETS,
     registers: [this.registry],
   });
   private readonly hedgesSent = new Counter({
     name: 'system1_hedges_sent_total',
-    help: 'Second copies of a request sent to another replica of a pool after hedge_after_ms, by provider and the replica it went to.',
+    help:
+      'Second copies of a request sent to another replica of a pool after hedge_after_ms, ' +
+      'by provider and the replica it went to.',
     labelNames: ['provider', 'endpoint'] as const,
     registers: [this.registry],
   });
@@ -97,7 +109,9 @@ export class GatewayMetrics {
   });
   private readonly cacheHits = new Counter({
     name: 'system1_cache_hits_total',
-    help: 'Decisions answered from the decision cache (an identical request within cache_ttl_s), no engine asked, by provider.',
+    help:
+      'Decisions answered from the decision cache (an identical request within cache_ttl_s), ' +
+      'no engine asked, by provider.',
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
@@ -132,7 +146,9 @@ export class GatewayMetrics {
     const label = (provider: string) => this.providers.value(provider);
     new Gauge({
       name: 'system1_endpoint_requests_in_flight',
-      help: 'Engine calls under way, by provider and endpoint (each replica of a pool; empty for a provider with one endpoint), hedged copies included.',
+      help:
+        'Engine calls under way, by provider and endpoint (each replica of a pool; ' +
+        'empty for a provider with one endpoint), hedged copies included.',
       labelNames: ['provider', 'endpoint'] as const,
       registers: [this.registry],
       collect() {

@@ -28,7 +28,9 @@ export class ReadinessCheck {
       return {
         ready: false,
         reason: 'config_errors',
-        detail: `the config has ${errors} problem${errors === 1 ? '' : 's'}; system1_health or the server log names them`,
+        detail:
+          `the config has ${errors} problem${errors === 1 ? '' : 's'}; ` +
+          'system1_health or the server log names them',
       };
     if (!report.providers.some((probe) => probe.ok)) {
       const names = report.providers.map((probe) => probe.name).join(', ');

@@ -31,7 +31,10 @@ export interface System1 {
   registerProvider(name: string, provider: CustomProvider): () => void;
   /** The engines tried, in order, when a call names no model. */
   chain(): ModelRef[];
-  /** Problems in the config file, the environment or a provider's settings: while any is left, calls answer `unavailable`. */
+  /**
+   * Problems in the config file, the environment or a provider's
+   * settings: while any is left, calls answer `unavailable`.
+   */
   configErrors(): ConfigError[];
   /** Cancels calls in flight and releases the container. Idempotent. */
   close(): Promise<void>;
@@ -74,7 +77,9 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
  * ```ts
  * @Module({ imports: [System1Module.forRoot(), MyEngineModule] })
  * class AppModule {}
- * const system1 = system1From(await NestFactory.createApplicationContext(AppModule), { defaultModel: { provider: 'my-engine' } });
+ * const system1 = system1From(await NestFactory.createApplicationContext(AppModule), {
+ *   defaultModel: { provider: 'my-engine' },
+ * });
  * ```
  */
 export function system1From(
@@ -86,7 +91,8 @@ export function system1From(
   if (options.cacheTtlS !== undefined && !closeApp) {
     throw new System1InputError(
       'cacheTtlS',
-      'is an option of createSystem1; with system1From, set [gateway] cache_ttl_s in the config System1Module.forRoot() reads',
+      'is an option of createSystem1; with system1From, ' +
+        'set [gateway] cache_ttl_s in the config System1Module.forRoot() reads',
     );
   }
   const decisions = app.get(DecisionService);

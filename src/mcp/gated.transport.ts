@@ -108,7 +108,10 @@ export class GatedTransport implements Transport {
     this.finish();
   }
 
-  /** Resolves true once every request received has been answered, false after `timeoutMs` or when nothing more can be written. */
+  /**
+   * Resolves true once every request received has been answered,
+   * false after `timeoutMs` or when nothing more can be written.
+   */
   settled(timeoutMs: number): Promise<boolean> {
     if (this.inFlightCount === 0) return Promise.resolve(true);
     if (this.inner.writable === false) return Promise.resolve(false);
@@ -129,7 +132,8 @@ export class GatedTransport implements Transport {
     if (this.inFlightCount > 0 && this.inner.writable !== false) {
       const { drainBoundMs } = this.options;
       this.options.log(
-        `stdin closed: writing the ${this.inFlightCount} answer(s) in flight first (for at most ${drainBoundMs / 1000} s)`,
+        `stdin closed: writing the ${this.inFlightCount} answer(s) ` +
+          `in flight first (for at most ${drainBoundMs / 1000} s)`,
       );
       if (!(await this.settled(drainBoundMs)))
         this.options.warn(
@@ -151,7 +155,8 @@ export class GatedTransport implements Transport {
     // This server sends the client no requests (no sampling, elicitation or roots), so no response is awaited.
     if (!('method' in message))
       return this.options.warn(
-        `dropped a response from the client (id ${describeId(message.id)}): Received a response for an unknown message ID`,
+        `dropped a response from the client (id ${describeId(message.id)}): ` +
+          'Received a response for an unknown message ID',
       );
     const { method } = message;
     const unsupported = unsupportedRevision(message.params);
@@ -197,7 +202,10 @@ export class GatedTransport implements Transport {
       .catch(() => undefined); // the client has gone
   }
 
-  /** Counts one request with this id as answered; false when none was pending (an answer the SDK wrote for a refusal of its own). */
+  /**
+   * Counts one request with this id as answered; false when none
+   * was pending (an answer the SDK wrote for a refusal of its own).
+   */
   private settle(id: RequestId): boolean {
     const k = key(id);
     const count = this.pending.get(k);

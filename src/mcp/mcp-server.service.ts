@@ -37,7 +37,10 @@ export class McpServerService {
   private readonly byName: Map<string, McpTool>;
   /** The tool list, built once: the schemas are fixed for the life of the process. */
   private toolList?: { tools: Tool[] };
-  /** One validator for every instance (the SDK would build an Ajv per Server); used only for elicitation, which this server never asks for. */
+  /**
+   * One validator for every instance (the SDK would build an Ajv per
+   * Server); used only for elicitation, which this server never asks for.
+   */
   private readonly validator = new AjvJsonSchemaValidator();
 
   constructor(

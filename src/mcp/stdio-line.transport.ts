@@ -38,7 +38,8 @@ export class StdioLineTransport implements DrainableTransport {
 
   async start(): Promise<void> {
     const { warn } = this.options;
-    // Error replies carry `"id": null` (JSON-RPC's rule for an unreadable message), which the SDK's message type cannot express.
+    // Error replies carry `"id": null` (JSON-RPC's rule for an
+    // unreadable message), which the SDK's message type cannot express.
     const reply = (message: ErrorReply) => {
       warn(`answered ${describeId(message.id)} with ${message.error.code}: ${message.error.message}`);
       void this.write(message);

@@ -49,7 +49,8 @@ export class OpenAiRouterService {
           res
             .writeHead(500, { 'content-type': 'application/json' })
             .end(
-              '{"error":{"message":"internal router error","type":"system1_router_error","param":null,"code":"internal"}}',
+              '{"error":{"message":"internal router error",' +
+                '"type":"system1_router_error","param":null,"code":"internal"}}',
             );
         else res.destroy();
       });

@@ -61,7 +61,9 @@ const TOKEN_HEADER = 'x-system1-token';
 /** The upstream's answer, or why there is none (a status and words safe to show). */
 type Opened = { response: IncomingMessage } | { status: number; message: string };
 
-/** What the caller was sent from the upstream, and for a shadow comparison, the slow answer's body or why there is none. */
+/**
+ * What the caller was sent from the upstream, and for a shadow comparison, the slow answer's body or why there is none.
+ */
 interface Relayed {
   status: number;
   slow?: SlowBody;
@@ -114,7 +116,8 @@ export class OpenAiRouter {
     if (!this.deps.hosts.allows(req.headers.host)) {
       return refuse(
         403,
-        'the Host header names a host this router does not answer to (a guard against DNS rebinding); add the name to [router] allowed_hosts to use it',
+        'the Host header names a host this router does not answer to (a guard against DNS rebinding); ' +
+          'add the name to [router] allowed_hosts to use it',
         'host_not_allowed',
       );
     }
@@ -122,7 +125,8 @@ export class OpenAiRouter {
       return refuse(401, `this router needs its token in the ${TOKEN_HEADER} header`, 'system1_token');
     if (this.deps.forwarder.hop.seenIn(req.headers.via)) {
       const message =
-        'this request has already passed through this router: its upstream leads back to it (directly or through another router); point --upstream or [router] upstream at the model API';
+        'this request has already passed through this router: its upstream leads back to it ' +
+        '(directly or through another router); point --upstream or [router] upstream at the model API';
       return refuse(508, message, 'loop_detected', { 'x-should-retry': 'false' });
     }
     if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/'))
@@ -196,7 +200,8 @@ export class OpenAiRouter {
       this.deps.shadowLog.append(entry);
     } catch (error) {
       this.deps.warn(
-        `${requestId} cannot write the shadow log ${this.deps.shadowLog.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        `${requestId} cannot write the shadow log ${this.deps.shadowLog.file} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
     }
     finish(answered.status, report);
@@ -299,7 +304,9 @@ export class OpenAiRouter {
           size <= MAX_SHADOW_BYTES
             ? { body: Buffer.concat(chunks) }
             : {
-                unavailable: `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, more than the router keeps to compare`,
+                unavailable:
+                  `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, ` +
+                  'more than the router keeps to compare',
               },
         );
       });

@@ -17,7 +17,9 @@ export interface RouteReport {
   shadow?: boolean;
 }
 
-/** A detail names a field or option the caller chose; a name can be any length, so it is cut to this many characters. */
+/**
+ * A detail names a field or option the caller chose; a name can be any length, so it is cut to this many characters.
+ */
 export const MAX_DETAIL_CHARS = 200;
 
 /**
@@ -39,7 +41,10 @@ export function routeHeader(report: RouteReport): string {
   return parts.join('; ');
 }
 
-/** A JSON string with everything outside printable ASCII escaped (control characters included), so it is one safe header line. */
+/**
+ * A JSON string with everything outside printable ASCII escaped
+ * (control characters included), so it is one safe header line.
+ */
 function asciiQuoted(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

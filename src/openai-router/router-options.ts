@@ -43,7 +43,9 @@ export function settleRouterOptions(
   const host = flags.host ?? settings.host;
   if (!isLoopbackHost(host) && !(flags.allowNonLoopback ?? settings.allow_non_loopback)) {
     problems.push(
-      `router host ${host} is not this machine: binding it lets other machines use the fast engine and relay through you; set [router] allow_non_loopback = true (or --allow-non-loopback) to allow it`,
+      `router host ${host} is not this machine: ` +
+        'binding it lets other machines use the fast engine and relay through you; ' +
+        'set [router] allow_non_loopback = true (or --allow-non-loopback) to allow it',
     );
   }
   let upstream: URL | undefined;
@@ -53,13 +55,15 @@ export function settleRouterOptions(
     upstream = parseEndpoint(rawUpstream, { allowRemote: true, httpsUnlessLoopback: true });
   } catch (error) {
     problems.push(
-      `router upstream ${flags.upstream !== undefined ? '(--upstream) ' : ''}${error instanceof EndpointError ? error.message : 'is not usable'}`,
+      `router upstream ${flags.upstream !== undefined ? '(--upstream) ' : ''}` +
+        `${error instanceof EndpointError ? error.message : 'is not usable'}`,
     );
   }
   const port = flags.port ?? settings.port;
   if (upstream && upstreamIsThisRouter(upstream, host, port)) {
     problems.push(
-      `router upstream ${upstream.origin} is this router itself (${host} port ${port}): every request would come back to it without end; point it at the model's API`,
+      `router upstream ${upstream.origin} is this router itself (${host} port ${port}): ` +
+        "every request would come back to it without end; point it at the model's API",
     );
   }
   const token = env[ROUTER_TOKEN_VARIABLE]?.trim();

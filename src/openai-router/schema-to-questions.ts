@@ -274,7 +274,8 @@ function score(node: Record<string, unknown>, path: string[], walk: Walk): LeafS
   const count = highest - lowest + 1;
   if (count < SCORE_VALUES.min || count > SCORE_VALUES.max) {
     throw new Ineligible(
-      `${field} is an integer with ${Math.max(count, 0)} possible values (a score takes ${SCORE_VALUES.min} to ${SCORE_VALUES.max})`,
+      `${field} is an integer with ${Math.max(count, 0)} possible values ` +
+        `(a score takes ${SCORE_VALUES.min} to ${SCORE_VALUES.max})`,
     );
   }
   // The levels are the integers themselves, lowest first.

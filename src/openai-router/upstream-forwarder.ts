@@ -44,8 +44,8 @@ const IDLE_TIMEOUT_MS = 10 * 60_000;
  * Sends the caller's request to the slow model untouched: the same method, body bytes and headers, the
  * caller's Authorization included, none of it logged. An https upstream on another machine goes through the
  * system proxy as a CONNECT tunnel when one is set (the proxy never reads the key); a loopback one goes
- * direct. No redirect is followed (a redirect would carry the caller's key somewhere the user never named). The answer comes back as a
- * stream, compressed or not, exactly as the upstream sent it.
+ * direct. No redirect is followed (a redirect would carry the caller's key somewhere the user never named). The
+ * answer comes back as a stream, compressed or not, exactly as the upstream sent it.
  */
 export class UpstreamForwarder {
   constructor(

@@ -128,7 +128,8 @@ function askProblems(provider: string, counts: AskCounts): string[] {
       .map(([code, n]) => `${code} ${n}`)
       .join(', ');
     problems.push(
-      `${provider} failed on ${counts.failed} of ${counts.prompts} prompts (${byCode}), more than ${MAX_FAILED_SHARE * 100}%: the figures leave them out`,
+      `${provider} failed on ${counts.failed} of ${counts.prompts} prompts (${byCode}), ` +
+        `more than ${MAX_FAILED_SHARE * 100}%: the figures leave them out`,
     );
   }
   return problems;

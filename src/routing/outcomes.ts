@@ -18,8 +18,11 @@ export interface LabelledSpawn {
 }
 
 const USER_STOPPED = /User rejected tool use|doesn't want to proceed|interrupted by user|stopped by user/i;
-const BLOCKED_REPORT =
-  /\b(i was unable to|i could not|i couldn't|i can't|i cannot|unable to complete|blocked by|i'm blocked|i am blocked|could not finish|did not finish)\b/i;
+const BLOCKED_REPORT = new RegExp(
+  "\\b(i was unable to|i could not|i couldn't|i can't|i cannot|unable to complete|blocked by|" +
+    "i'm blocked|i am blocked|could not finish|did not finish)\\b",
+  'i',
+);
 
 /**
  * Proposes an outcome for every Agent spawn: failed when its tool result was an error, its task

@@ -112,7 +112,10 @@ export class RouteHookService {
     });
     if (!hinted) return null;
     this.logger.log(`[${requestId}] hint: ${tier}`);
-    return `System-1 routing: this prompt reads as ${TIER_WORDS[tier]}; when you spawn subagents for it, pass model: "${tier}".`;
+    return (
+      `System-1 routing: this prompt reads as ${TIER_WORDS[tier]}; when you spawn subagents for it, ` +
+      `pass model: "${tier}".`
+    );
   }
 
   /** The skill line, or null; with `[skills] hint = false` the pick is only recorded. */

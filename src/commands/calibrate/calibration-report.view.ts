@@ -14,21 +14,26 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
   const { rows } = report;
   const lines = [
     `calibrate: ${report.data} against ${report.provider}${report.model ? ` (${report.model})` : ''}`,
-    `  ${rows.examples} examples: ${rows.answered} answered, ${rows.abstained} abstained, ${rows.failed} failed, ${rows.not_asked} not asked` +
-      `${rows.without_probabilities ? `, ${rows.without_probabilities} without probabilities` : ''}; ${rows.lines_skipped.length} lines skipped`,
+    `  ${rows.examples} examples: ${rows.answered} answered, ${rows.abstained} abstained, ` +
+      `${rows.failed} failed, ${rows.not_asked} not asked` +
+      `${rows.without_probabilities ? `, ${rows.without_probabilities} without probabilities` : ''}; ` +
+      `${rows.lines_skipped.length} lines skipped`,
   ];
   if (rows.stopped_because)
     lines.push(`  stopped early: ${rows.stopped_because}; the ${rows.not_asked} examples not asked are not counted`);
   lines.push(
-    `  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.`,
+    `  ECE uses ${report.binning}; intervals are 95% bootstrap intervals; "held out" is 5-fold ` +
+      'cross-validated, folds stratified by label; a fit is trusted on held-out log loss and Brier.',
   );
 
   if (report.overall) {
     const used = report.overall_fits;
     lines.push(
       '',
-      'Overall, as decisions will see it once these fits are saved: each answer scaled by the fit the gateway would apply',
-      `  (${used.by_question} by their question's fit, ${used.by_option_count} by their option count's, ${used.none} unscaled: no trusted fit;`,
+      'Overall, as decisions will see it once these fits are saved: ' +
+        'each answer scaled by the fit the gateway would apply',
+      `  (${used.by_question} by their question's fit, ${used.by_option_count} by their option count's, ` +
+        `${used.none} unscaled: no trusted fit;`,
       '  held out: the same rule with fits made on the other folds)',
       ...group(report.overall, report.target_accuracy, false),
       ...listed(
@@ -52,7 +57,9 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
     lines.push('', 'Fits per option count (for questions without a trusted fit of their own):');
     for (const count of report.option_counts) {
       lines.push(
-        `  ${count.option_count} options: n ${count.n}, T=${f(count.temperature)}${count.at_bound ? ' (at a bound)' : ''}, ECE ${f(count.ece_before)} -> ${f(count.ece_after)}, ` +
+        `  ${count.option_count} options: n ${count.n}, ` +
+          `T=${f(count.temperature)}${count.at_bound ? ' (at a bound)' : ''}, ` +
+          `ECE ${f(count.ece_before)} -> ${f(count.ece_after)}, ` +
           `held out ${f(count.ece_held_out)}; ${count.verdict}` +
           `${count.caveats.length ? `; ${count.caveats.join('; ')}` : ''}`,
       );
@@ -68,7 +75,9 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
       ...listed(
         untrusted,
         (q) =>
-          `  ${JSON.stringify(q.question)}: n ${q.n}, T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.verdict}`,
+          `  ${JSON.stringify(q.question)}: n ${q.n}, ` +
+          `T=${f(q.temperature)}${q.at_bound ? ' (at a bound)' : ''}, ` +
+          `ECE ${f(q.ece_before)} -> ${f(q.ece_after)}: ${q.verdict}`,
         'untrusted question fits',
       ),
     );
@@ -104,19 +113,28 @@ function listed<T>(items: readonly T[], line: (item: T) => string, what: string)
 
 /** One group's figures; `ownFit` is false for the overall view, where each answer has its own temperature. */
 function group(report: GroupReport, target: number, ownFit = true): string[] {
+  const temperature = ownFit
+    ? `temperature ${f(report.temperature)}${report.at_bound ? ' (at a bound)' : ''}`
+    : 'temperature per answer';
   const lines = [
-    `  n ${report.n}   accuracy ${f(report.accuracy)}${ci(report.accuracy_ci)}   AUROC ${f(report.auroc)}${ci(report.auroc_ci)} (after ${f(report.auroc_after)})`,
-    `  ${ownFit ? `temperature ${f(report.temperature)}${report.at_bound ? ' (at a bound)' : ''}` : 'temperature per answer'}   log loss ${f(report.log_loss_before)} -> ${f(report.log_loss_after)}   Brier ${f(report.brier_before)} -> ${f(report.brier_after)}`,
+    `  n ${report.n}   accuracy ${f(report.accuracy)}${ci(report.accuracy_ci)}   ` +
+      `AUROC ${f(report.auroc)}${ci(report.auroc_ci)} (after ${f(report.auroc_after)})`,
+    `  ${temperature}   log loss ${f(report.log_loss_before)} -> ${f(report.log_loss_after)}   ` +
+      `Brier ${f(report.brier_before)} -> ${f(report.brier_after)}`,
     `  held out: log loss ${f(report.log_loss_held_out)}   Brier ${f(report.brier_held_out)}`,
-    `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
+    `  ECE ${f(report.ece_before)}${ci(report.ece_before_ci)} -> ` +
+      `${f(report.ece_after)}${ci(report.ece_after_ci)}   held out ${f(report.ece_held_out)}   ` +
       `noise floor at this n ${f(report.ece_noise_floor.mean)} (95%: ${f(report.ece_noise_floor.p95)})`,
     '  threshold  coverage  accuracy     n',
     ...report.thresholds.map(
       (row) =>
-        `  ${f(row.threshold, 2).padStart(9)}  ${percent(row.coverage).padStart(8)}  ${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`,
+        `  ${f(row.threshold, 2).padStart(9)}  ${percent(row.coverage).padStart(8)}  ` +
+        `${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`,
     ),
     report.recommended_threshold
-      ? `  recommended min_confidence for ${percent(target)} accuracy: ${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, accuracy ${f(report.recommended_threshold.accuracy)})`
+      ? `  recommended min_confidence for ${percent(target)} accuracy: ` +
+        `${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, ` +
+        `accuracy ${f(report.recommended_threshold.accuracy)})`
       : `  no threshold reaches ${percent(target)} accuracy`,
   ];
   if (ownFit) lines.push(`  ${report.verdict}`);

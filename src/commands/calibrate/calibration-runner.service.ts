@@ -128,7 +128,9 @@ export class CalibrationRunner {
           counts.failed += 1;
           consecutiveFailures += 1;
           if (consecutiveFailures >= STOP_AFTER_FAILURES)
-            counts.stopped_because = `${STOP_AFTER_FAILURES} failures in a row, the last: ${S1_CODES[answer.error.code].attempt} (${answer.error.message})`;
+            counts.stopped_because =
+              `${STOP_AFTER_FAILURES} failures in a row, the last: ` +
+              `${S1_CODES[answer.error.code].attempt} (${answer.error.message})`;
           continue;
         }
         consecutiveFailures = 0;

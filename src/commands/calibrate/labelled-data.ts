@@ -50,7 +50,8 @@ export function looseLabelNote(examples: readonly LabelledExample[]): string | u
   const { line, looseLabel, options, label } = loose[0];
   return (
     `${loose.length} labels match an option only up to case or spaces and were read as it ` +
-    `(the first, line ${line}: ${JSON.stringify(looseLabel)} as ${JSON.stringify(options[label])}); write labels exactly as their option`
+    `(the first, line ${line}: ${JSON.stringify(looseLabel)} as ${JSON.stringify(options[label])}); ` +
+    'write labels exactly as their option'
   );
 }
 
@@ -75,7 +76,10 @@ function parseLine(text: string): Omit<LabelledExample, 'line'> | string {
   if (loose.length === 1) return { ...example, label: loose[0], looseLabel: label };
   if (loose.length > 1) {
     const named = loose.map((index) => JSON.stringify(options[index])).join(' and ');
-    return `label ${JSON.stringify(label)} is ambiguous: it matches ${named} only up to case or spaces; write it exactly as one option`;
+    return (
+      `label ${JSON.stringify(label)} is ambiguous: it matches ${named} only up to case or spaces; ` +
+      'write it exactly as one option'
+    );
   }
   return `label ${JSON.stringify(label)} is not one of the options (${options.join(', ')})`;
 }

@@ -15,7 +15,9 @@ interface PullFlags {
   maxFileSize?: number;
 }
 
-/** One file of a model is at most this unless --max-file-size says otherwise (gte-reranker's float32 export: 599 MB). */
+/**
+ * One file of a model is at most this unless --max-file-size says otherwise (gte-reranker's float32 export: 599 MB).
+ */
 const DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3;
 
 /**
@@ -26,7 +28,9 @@ const DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3;
 @SubCommand({
   name: 'pull',
   arguments: '<engine> [repo]',
-  description: `download a cross-encoder exported to ONNX from a Hugging Face Hub layout (HF_ENDPOINT, HF_TOKEN) into the install dir, installing the engine's packages first (default repo: ${DEFAULT_RERANKER_REPO})`,
+  description:
+    'download a cross-encoder exported to ONNX from a Hugging Face Hub layout (HF_ENDPOINT, HF_TOKEN) ' +
+    `into the install dir, installing the engine's packages first (default repo: ${DEFAULT_RERANKER_REPO})`,
 })
 export class EnginePullCommand extends CommandRunner {
   constructor(
@@ -50,7 +54,9 @@ export class EnginePullCommand extends CommandRunner {
       const origin = HubEndpoint.fromEnv(env).origin;
       await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
       this.output.err(
-        `Pulling ${repo} (${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) at ${flags.revision} from ${origin} ...`,
+        `Pulling ${repo} ` +
+          `(${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) ` +
+          `at ${flags.revision} from ${origin} ...`,
       );
       const { folder, manifest, upToDate } = await this.puller.pull({
         repo,
@@ -84,7 +90,8 @@ export class EnginePullCommand extends CommandRunner {
   @Option({
     flags: '--quantized',
     description:
-      'pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, its accuracy not measured here) instead of float32 onnx/model.onnx',
+      'pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, ' +
+      'its accuracy not measured here) instead of float32 onnx/model.onnx',
   })
   parseQuantized(): boolean {
     return true;

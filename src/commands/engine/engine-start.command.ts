@@ -27,7 +27,8 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
   name: 'start',
   arguments: '<engine>',
   description:
-    'start the local engine in the background on 127.0.0.1 with the most recently pulled model (or --model DIR), and point the config at it when it names no provider or the mock',
+    'start the local engine in the background on 127.0.0.1 with the most recently pulled model ' +
+    '(or --model DIR), and point the config at it when it names no provider or the mock',
 })
 export class EngineStartCommand extends CommandRunner {
   constructor(
@@ -45,7 +46,8 @@ export class EngineStartCommand extends CommandRunner {
     const home = RerankerHome.of(env);
     if (!home.installed)
       return this.stop(
-        `the reranker is not installed in ${home.dir}: run "system1 engine pull reranker" first (it installs the engine's packages and a model)`,
+        `the reranker is not installed in ${home.dir}: ` +
+          `run "system1 engine pull reranker" first (it installs the engine's packages and a model)`,
         1,
       );
     const model = this.model(home, flags.model);
@@ -61,25 +63,29 @@ export class EngineStartCommand extends CommandRunner {
       switch (outcome.kind) {
         case 'already-running':
           this.output.out(
-            `The reranker started earlier still runs (pid ${outcome.record.pid}, ${outcome.record.model}); "system1 engine stop reranker" first to start another.`,
+            `The reranker started earlier still runs (pid ${outcome.record.pid}, ${outcome.record.model}); ` +
+              '"system1 engine stop reranker" first to start another.',
           );
           port = outcome.record.port;
           break;
         case 'port-has-reranker':
           this.output.out(
-            `A reranker already answers on http://127.0.0.1:${outcome.port} (${outcome.model ?? 'its model unnamed'}; not started by this command): left it alone.`,
+            `A reranker already answers on http://127.0.0.1:${outcome.port} ` +
+              `(${outcome.model ?? 'its model unnamed'}; not started by this command): left it alone.`,
           );
           port = outcome.port;
           break;
         case 'loading':
           this.output.out([
-            `The reranker (pid ${outcome.pid}) is still loading ${model.folder}; it will serve on http://127.0.0.1:${outcome.port}. Log: ${home.log}`,
+            `The reranker (pid ${outcome.pid}) is still loading ${model.folder}; ` +
+              `it will serve on http://127.0.0.1:${outcome.port}. Log: ${home.log}`,
             'Run "system1 engine start reranker" again once it serves, to point the config at it.',
           ]);
           return;
         case 'started':
           this.output.out(
-            `The reranker serves on http://127.0.0.1:${outcome.port} (pid ${outcome.pid}). Log: ${home.log}. Stop it with: system1 engine stop reranker`,
+            `The reranker serves on http://127.0.0.1:${outcome.port} (pid ${outcome.pid}). Log: ${home.log}. ` +
+              'Stop it with: system1 engine stop reranker',
           );
           port = outcome.port;
       }
@@ -108,7 +114,8 @@ export class EngineStartCommand extends CommandRunner {
       );
     const { repo, commit, revision, variant, pulled_at } = latest.manifest;
     this.output.out(
-      `Model: ${latest.folder} (the most recently pulled: ${repo} at ${commit ? commit.slice(0, 12) : revision}, ${variant}, pulled ${pulled_at})`,
+      `Model: ${latest.folder} (the most recently pulled: ` +
+        `${repo} at ${commit ? commit.slice(0, 12) : revision}, ${variant}, pulled ${pulled_at})`,
     );
     return { folder: latest.folder };
   }
@@ -145,7 +152,8 @@ function describeConfig(outcome: ConfigOutcome): string[] {
   if (outcome.kind === 'set') {
     const before = outcome.before === undefined ? 'named no provider' : `used the provider "${outcome.before}"`;
     return [
-      `The config ${outcome.file} ${before}: set [gateway] provider = "systemone" and [providers.systemone] endpoint to the reranker. Check with: system1 smoke`,
+      `The config ${outcome.file} ${before}: set [gateway] provider = "systemone" and [providers.systemone] ` +
+        'endpoint to the reranker. Check with: system1 smoke',
       ...note,
     ];
   }

@@ -9,7 +9,8 @@ import { unmanagedEngine } from './engine-name';
   name: 'stop',
   arguments: '<engine>',
   description:
-    'stop the local engine "system1 engine start" started (by its pid file, after checking the pid is still that server)',
+    'stop the local engine "system1 engine start" started (by its pid file, ' +
+    'after checking the pid is still that server)',
 })
 export class EngineStopCommand extends CommandRunner {
   constructor(
@@ -35,7 +36,8 @@ export class EngineStopCommand extends CommandRunner {
       if (outcome.kind === 'not-ours') {
         // Another program's command line is not ours to print: it may carry its own secrets.
         this.output.out(
-          `The pid file named pid ${outcome.pid}, which is no longer the reranker but another program: left it alone and removed the stale pid file.`,
+          `The pid file named pid ${outcome.pid}, which is no longer the reranker but another program: ` +
+            'left it alone and removed the stale pid file.',
         );
       }
     } catch (error) {

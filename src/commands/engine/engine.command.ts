@@ -8,7 +8,8 @@ import { EngineStopCommand } from './engine-stop.command';
 @Command({
   name: 'engine',
   description:
-    'a local engine in two commands: engine pull reranker [REPO] downloads an ONNX cross-encoder, engine start|stop reranker starts and stops it',
+    'a local engine in two commands: engine pull reranker [REPO] downloads an ONNX cross-encoder, ' +
+    'engine start|stop reranker starts and stops it',
   subCommands: [EnginePullCommand, EngineStartCommand, EngineStopCommand],
 })
 export class EngineCommand extends CommandRunner {
@@ -19,7 +20,8 @@ export class EngineCommand extends CommandRunner {
   async run(args: string[]): Promise<void> {
     const given = args[0] === undefined ? 'none' : JSON.stringify(args[0]);
     this.output.err(
-      `system1 engine: expected pull, start or stop (as in: system1 engine pull reranker), got ${given}; see system1 engine --help`,
+      `system1 engine: expected pull, start or stop (as in: system1 engine pull reranker), got ${given}; ` +
+        'see system1 engine --help',
     );
     this.output.fail(2);
   }

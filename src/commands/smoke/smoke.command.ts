@@ -13,7 +13,8 @@ interface SmokeFlags {
 @Command({
   name: 'smoke',
   description:
-    'start the gateway as an MCP client does and check handshake, tools, health and optionally one decision (this build, or with --installed the copy clients are registered with)',
+    'start the gateway as an MCP client does and check handshake, tools, health and optionally one decision ' +
+    '(this build, or with --installed the copy clients are registered with)',
 })
 export class SmokeCommand extends CommandRunner {
   constructor(

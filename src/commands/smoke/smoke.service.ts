@@ -48,7 +48,9 @@ export function installedServerCommand(env: Record<string, string | undefined>):
 
 /** The report of an install that is not there: the first layer fails, naming where smoke looked. */
 export function notInstalledReport(main: string): SmokeReport {
-  const detail = `NOT INSTALLED: there is no ${main}; run the installer (node scripts/install.js from a clone), or set SYSTEM1_INSTALL_DIR to where it installed`;
+  const detail =
+    `NOT INSTALLED: there is no ${main}; run the installer (node scripts/install.js from a clone), ` +
+    'or set SYSTEM1_INSTALL_DIR to where it installed';
   return { ok: false, command: [process.execPath, main, 'mcp'], layers: [{ layer: 'start', ok: false, detail }] };
 }
 
@@ -173,7 +175,10 @@ function describeDecision(decision: Record<string, unknown>): string {
   if (decision.status === 'error') return `error ${error?.code}: ${error?.message}`;
   if (decision.status === 'abstained')
     return `abstained (${String(decision.rationale)}); the engine answered but below the threshold`;
-  return `decided ${JSON.stringify(decision.decision)} with confidence ${String(decision.confidence)} from ${String(decision.provider)}`;
+  return (
+    `decided ${JSON.stringify(decision.decision)} with confidence ${String(decision.confidence)} ` +
+    `from ${String(decision.provider)}`
+  );
 }
 
 function describe(error: unknown): string {

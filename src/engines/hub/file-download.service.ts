@@ -96,7 +96,8 @@ export class FileDownloader {
     if (problem !== undefined) {
       rmSync(part, { force: true });
       throw new PullError(
-        `${job.context.file} of ${job.context.repo} ${problem}: deleted it; run the same command again to download it afresh`,
+        `${job.context.file} of ${job.context.repo} ${problem}: deleted it; ` +
+          'run the same command again to download it afresh',
       );
     }
     renameSync(part, dest);
@@ -117,7 +118,8 @@ export class FileDownloader {
     const { context, expected, maxBytes } = job;
     const reply = await this.http.get(job.url, hub, { from }).catch((error: Error) => {
       throw new PullError(
-        `${context.file} of ${context.repo}: ${error.message}${from > 0 ? ' (its .part is kept: run the same command again to resume)' : ''}`,
+        `${context.file} of ${context.repo}: ` +
+          `${error.message}${from > 0 ? ' (its .part is kept: run the same command again to resume)' : ''}`,
       );
     });
     if (reply.status === 416 && from > 0) {
@@ -134,7 +136,8 @@ export class FileDownloader {
     if (!range || (reply.status === 206 && range.start !== from)) {
       reply.body.resume();
       throw new PullError(
-        `the server answered the resume of ${context.file} with another byte range (${reply.headers['content-range'] ?? 'none'}); delete ${part} and run again`,
+        `the server answered the resume of ${context.file} with another byte range ` +
+          `(${reply.headers['content-range'] ?? 'none'}); delete ${part} and run again`,
       );
     }
     // 200 to a Range: the server sends the whole file, so the .part starts over.
@@ -147,7 +150,8 @@ export class FileDownloader {
       reply.body.resume();
       rmSync(part, { force: true });
       throw new PullError(
-        `${context.file} of ${context.repo} is ${formatBytes(total)}, over the ${formatBytes(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`,
+        `${context.file} of ${context.repo} is ${formatBytes(total)}, ` +
+          `over the ${formatBytes(maxBytes)} cap for one file: refused (raise --max-file-size to allow it)`,
       );
     }
     let received = start;
@@ -159,11 +163,13 @@ export class FileDownloader {
         received += chunk.length;
         if (received > maxBytes)
           throw new PullError(
-            `${context.file} of ${context.repo} grew past the ${formatBytes(maxBytes)} cap for one file while arriving: refused and deleted`,
+            `${context.file} of ${context.repo} grew past the ${formatBytes(maxBytes)} cap for one file while ` +
+              'arriving: refused and deleted',
           );
         if (expected.size !== undefined && received > expected.size) {
           throw new PullError(
-            `${context.file} of ${context.repo} arrived longer than the ${expected.size} bytes the Hub's metadata says: refused and deleted`,
+            `${context.file} of ${context.repo} arrived longer than the ${expected.size} bytes the Hub's ` +
+              'metadata says: refused and deleted',
           );
         }
         this.progress.advance(chunk.length);
@@ -196,7 +202,8 @@ export class FileDownloader {
 
   private interrupted(context: FileContext, received: number, total: number | undefined, why: string): PullError {
     return new PullError(
-      `the transfer of ${context.file} of ${context.repo} stopped after ${received} of ${total ?? 'an unknown number of'} bytes (${why}): run the same command again to resume it`,
+      `the transfer of ${context.file} of ${context.repo} stopped after ${received} of ` +
+        `${total ?? 'an unknown number of'} bytes (${why}): run the same command again to resume it`,
     );
   }
 }

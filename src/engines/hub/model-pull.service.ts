@@ -91,7 +91,9 @@ export class ModelPuller {
       commit ??= meta.commit;
       if (meta.size !== undefined && meta.size > options.maxFileBytes) {
         throw new PullError(
-          `${wanted.path} of ${repo} is ${formatBytes(meta.size)}, over the ${formatBytes(options.maxFileBytes)} cap for one file: refused before downloading (raise --max-file-size to allow it)`,
+          `${wanted.path} of ${repo} is ${formatBytes(meta.size)}, ` +
+            `over the ${formatBytes(options.maxFileBytes)} cap for one file: ` +
+            'refused before downloading (raise --max-file-size to allow it)',
         );
       }
       planned.push({ path: wanted.path, meta });
@@ -135,7 +137,8 @@ export class ModelPuller {
           ? `resumed at ${formatBytes(done.resumedFrom)}`
           : 'downloaded';
       options.log(
-        `  ${file}: ${formatBytes(done.bytes)}, ${how}, ${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`,
+        `  ${file}: ${formatBytes(done.bytes)}, ${how}, ` +
+          `${meta.sha256 ? 'sha256 matches the Hub' : 'size checked (no sha256 from the Hub for a regular file)'}`,
       );
       files.push({ path: file, bytes: done.bytes, sha256: done.sha256, sha256_from_hub: meta.sha256 !== undefined });
     }

@@ -28,21 +28,25 @@ export function statusError(
     return new PullError(`the repo ${repo} has no revision ${revision} (${status})`);
   if (errorCode === 'RepoNotFound') {
     return new PullError(
-      `the repo ${repo} does not exist, or is private or gated (${status}): check its name${tokenSet ? ' and that HF_TOKEN can read it' : ', or set HF_TOKEN to a token that can read it'}`,
+      `the repo ${repo} does not exist, or is private or gated (${status}): check its ` +
+        `name${tokenSet ? ' and that HF_TOKEN can read it' : ', or set HF_TOKEN to a token that can read it'}`,
     );
   }
   if (status === 404) return new PullError(`the repo ${repo} has no file ${file} at revision ${revision} (404)`);
   if (status === 401 || status === 403) {
     return new PullError(
       tokenSet
-        ? `the Hub refused HF_TOKEN for ${file} of ${repo} (${status}): the token cannot read this repo; if it is gated, accept its conditions on its page first`
-        : `${file} of ${repo} needs a token (${status}: the repo is gated or private): set HF_TOKEN to a Hugging Face access token that can read it`,
+        ? `the Hub refused HF_TOKEN for ${file} of ${repo} (${status}): the token cannot read this repo; ` +
+            'if it is gated, accept its conditions on its page first'
+        : `${file} of ${repo} needs a token (${status}: the repo is gated or private): ` +
+            'set HF_TOKEN to a Hugging Face access token that can read it',
     );
   }
   if (status === 416) return new PullError(`the server refused the byte range asked for ${file} of ${repo} (416)`);
   if (status === 429)
     return new PullError(
-      `the Hub is limiting requests (429) while fetching ${file} of ${repo}: wait a minute and run the same command again`,
+      `the Hub is limiting requests (429) while fetching ${file} of ${repo}: ` +
+        'wait a minute and run the same command again',
     );
   if (status >= 500)
     return new PullError(`the Hub failed (${status}) while serving ${file} of ${repo}: try again later`);

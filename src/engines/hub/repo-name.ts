@@ -14,7 +14,8 @@ export function checkRepoName(repo: string): string {
     !/\.(partial|old)$/.test(repo);
   if (!ok)
     throw new PullError(
-      `${JSON.stringify(repo.slice(0, 200))} is not a Hugging Face repo id: owner/name, with letters, digits, "-", "_" and "."`,
+      `${JSON.stringify(repo.slice(0, 200))} is not a Hugging Face repo id: ` +
+        'owner/name, with letters, digits, "-", "_" and "."',
     );
   return repo;
 }

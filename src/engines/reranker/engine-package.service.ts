@@ -19,7 +19,8 @@ function packageFiles(from: string): string[] {
     files = (JSON.parse(readFileSync(path.join(from, 'package.json'), 'utf8')) as { files?: unknown }).files;
   } catch (error) {
     throw new PullError(
-      `this copy of the gateway carries no usable engines/reranker (${path.join(from, 'package.json')}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}); reinstall it with install.sh`,
+      `this copy of the gateway carries no usable engines/reranker (${path.join(from, 'package.json')}: ` +
+        `${(error as NodeJS.ErrnoException).code ?? 'not JSON'}); reinstall it with install.sh`,
     );
   }
   if (!Array.isArray(files) || !files.every((file) => typeof file === 'string'))
@@ -86,7 +87,8 @@ export class EnginePackage {
       );
     if (result.code !== 0)
       throw new PullError(
-        `npm ${args.join(' ')} in ${home.dir} failed (exit ${result.code ?? 'by a signal'}); its output is above. The model was not downloaded`,
+        `npm ${args.join(' ')} in ${home.dir} failed (exit ${result.code ?? 'by a signal'}); ` +
+          'its output is above. The model was not downloaded',
       );
     writeFileSync(stamp, lock);
   }

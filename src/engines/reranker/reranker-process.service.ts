@@ -103,10 +103,8 @@ export class RerankerProcesses {
     const pid = Number(/\(pid (\d+)\)/.exec(launched.stdout)?.[1]);
     if (!Number.isSafeInteger(pid) || pid <= 0)
       throw new EngineProcessError('the launcher did not say the pid of the server it started:', lines);
-    writeFileSync(
-      home.pidFile,
-      `${JSON.stringify({ pid, port, model: options.model, started_at: new Date().toISOString() } satisfies PidRecord)}\n`,
-    );
+    const record = { pid, port, model: options.model, started_at: new Date().toISOString() } satisfies PidRecord;
+    writeFileSync(home.pidFile, `${JSON.stringify(record)}\n`);
     if (/still loading/.test(launched.stdout)) return { kind: 'loading', pid, port };
     if (!(await this.health.check(port)).reranker) {
       throw new EngineProcessError(

@@ -93,7 +93,10 @@ export class CallerAccess {
     if (!caller.policy.tools.has(tool)) {
       return {
         status: 403,
-        message: `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ${[...caller.policy.tools].join(', ') || 'no tool'}); the operator sets this in [http.callers.<name>] tools`,
+        message:
+          `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ` +
+          `${[...caller.policy.tools].join(', ') || 'no tool'}); ` +
+          'the operator sets this in [http.callers.<name>] tools',
       };
     }
     const scope = caller.scopes && this.oauth?.resource.scopeFor(tool as ToolName);
@@ -112,7 +115,10 @@ export class CallerAccess {
     if (waitMs === 0) return undefined;
     return {
       status: 429,
-      message: `the caller ${JSON.stringify(caller.name)} is over its rate (${caller.policy.ratePerMinute} decisions a minute, burst ${caller.policy.burst}); retry after the Retry-After seconds`,
+      message:
+        `the caller ${JSON.stringify(caller.name)} is over its rate ` +
+        `(${caller.policy.ratePerMinute} decisions a minute, burst ${caller.policy.burst}); ` +
+        'retry after the Retry-After seconds',
       headers: { 'retry-after': String(Math.ceil(Math.max(0, waitMs - MAX_HOLD_MS) / 1000)) },
       holdMs: Math.min(waitMs, MAX_HOLD_MS),
     };
@@ -163,7 +169,9 @@ export class CallerAccess {
     const error = why === undefined ? '' : ', error="invalid_token"';
     return {
       status: 401,
-      message: `this server needs its token: send "Authorization: Bearer <token>" (the value of ${HTTP_TOKEN_VARIABLE}, or of your caller's SYSTEM1_HTTP_TOKEN_<NAME>)`,
+      message:
+        `this server needs its token: send "Authorization: Bearer <token>" (the value of ${HTTP_TOKEN_VARIABLE}, ` +
+        "or of your caller's SYSTEM1_HTTP_TOKEN_<NAME>)",
       headers: { 'www-authenticate': `Bearer realm="system1"${error}` },
     };
   }

@@ -25,7 +25,8 @@ export class CallerTokens {
       // Set but blank is a mistake (an empty secret from a template or a script), not a request to turn the check off.
       if (raw.trim() === '') {
         problems.push(
-          `${variable} is set but blank; give it a token, or unset it${name === DEFAULT_CALLER ? ' to run on loopback without one' : ''}`,
+          `${variable} is set but blank; give it a token, ` +
+            `or unset it${name === DEFAULT_CALLER ? ' to run on loopback without one' : ''}`,
         );
         continue;
       }

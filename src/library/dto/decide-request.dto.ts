@@ -33,7 +33,10 @@ function questionMapProblem(value: unknown): string | undefined {
     if (typeof question !== 'object' || question === null || Array.isArray(question))
       return `.${id} must be an object with type and instructions`;
     if (!questionDtoFor(question))
-      return `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`;
+      return (
+        `.${id}.type must be one of ${QUESTION_TYPES.join(', ')} (got ` +
+        `${JSON.stringify((question as { type?: unknown }).type) ?? 'nothing'})`
+      );
   }
   return undefined;
 }

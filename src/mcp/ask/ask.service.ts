@@ -62,7 +62,8 @@ export class AskService {
     );
     const { answers, meta } = questionResults(outcome);
     this.logger.log(
-      `[${requestId}] ${Object.keys(answers).length} questions, ${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`,
+      `[${requestId}] ${Object.keys(answers).length} questions, ` +
+        `${meta.executed ? `answered by ${meta.executed.provider}` : 'no engine answered'}`,
     );
     return {
       response: {

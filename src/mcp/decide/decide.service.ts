@@ -70,7 +70,9 @@ export class DecideService {
         this.logger.warn(`[${requestId}] ${attempt.provider} ${attempt.outcome}: ${attempt.detail}`);
     }
     this.logger.log(
-      `[${requestId}] ${reply.status}${reply.provider ? ` by ${reply.provider}` : ''}${reply.confidence !== null ? ` with confidence ${reply.confidence}` : ''}${reply.calibrated ? ' (calibrated)' : ''}`,
+      `[${requestId}] ${reply.status}${reply.provider ? ` by ${reply.provider}` : ''}` +
+        `${reply.confidence !== null ? ` with confidence ${reply.confidence}` : ''}` +
+        `${reply.calibrated ? ' (calibrated)' : ''}`,
     );
     return reply;
   }

@@ -25,9 +25,10 @@ export function checkDecideRequest(raw: unknown): RequestCheck {
   const prototype = Object.getPrototypeOf(raw) as unknown;
   if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
   if (unknown.length > 0) {
+    const problems = unknown.map((key) => `property ${JSON.stringify(key)} should not exist`).join('; ');
     return {
       ok: false,
-      message: `invalid request: ${unknown.map((key) => `property ${JSON.stringify(key)} should not exist`).join('; ')}`,
+      message: `invalid request: ${problems}`,
     };
   }
   // Copied with defineProperty, not Object.assign: an own "__proto__" key must stay a plain (rejected) field

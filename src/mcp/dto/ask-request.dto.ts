@@ -90,7 +90,8 @@ function askQuestionsProblem(value: unknown): string | undefined {
 @JSONSchema({
   title: 'system1_ask request',
   description:
-    'Several typed questions (choice, yes/no, score, box) about one state, answered in one engine pass where the engine can.',
+    'Several typed questions (choice, yes/no, score, box) about one state, ' +
+    'answered in one engine pass where the engine can.',
 })
 export class AskRequestDto {
   @IsState()

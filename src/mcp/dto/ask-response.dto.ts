@@ -145,7 +145,8 @@ export class AskResponseDto {
     type: 'boolean',
     const: true,
     description:
-      'Present when the answers came from the decision cache (an identical request within cache_ttl_s): no engine was asked.',
+      'Present when the answers came from the decision cache (an identical request within ' +
+      'cache_ttl_s): no engine was asked.',
   })
   cached?: boolean;
 

@@ -51,7 +51,8 @@ export class DecideRequestDto {
   @Matches(NOT_BLANK, { each: true, message: 'each option must not be blank' })
   @JSONSchema({
     description:
-      'The candidates; the decision is exactly one of them. Leave out for a yes/no question. A provider may accept fewer (see system1_capabilities).',
+      'The candidates; the decision is exactly one of them. Leave out for a yes/no question. ' +
+      'A provider may accept fewer (see system1_capabilities).',
   })
   options?: string[];
 
@@ -61,7 +62,9 @@ export class DecideRequestDto {
   // The function form replaces what the converter infers: it knows nothing of the custom size decorator.
   @JSONSchema(() => ({
     type: 'object',
-    description: `Facts the engine decides on, passed to the provider as the state: at most ${CONTEXT_MAX_DEPTH} levels deep and ${CONTEXT_MAX_BYTES} bytes as JSON.`,
+    description:
+      'Facts the engine decides on, passed to the provider as the state: ' +
+      `at most ${CONTEXT_MAX_DEPTH} levels deep and ${CONTEXT_MAX_BYTES} bytes as JSON.`,
   }))
   context?: Record<string, unknown>;
 

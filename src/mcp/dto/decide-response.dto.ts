@@ -23,8 +23,10 @@ export class AttemptDto {
   @IsIn(ATTEMPT_OUTCOMES)
   @JSONSchema({
     description:
-      'ok: answered; abstained: answered below the threshold or declined; timeout, error, malformed: failed (detail says why); ' +
-      'hedged: the second copy of a request, sent to another replica of the pool after hedge_after_ms, answered first; ' +
+      'ok: answered; abstained: answered below the threshold or declined; ' +
+      'timeout, error, malformed: failed (detail says why); ' +
+      'hedged: the second copy of a request, sent to another replica of the pool ' +
+      'after hedge_after_ms, answered first; ' +
       'cancelled: the copy of a hedged request that lost the race, stopped before it answered; ' +
       'cached: answered from the decision cache (an identical request within cache_ttl_s), no engine asked.',
   })
@@ -89,7 +91,8 @@ export class DecideResponseDto {
   @IsBoolean()
   @JSONSchema({
     description:
-      'True when a trusted fitted temperature was applied (fits under the trust floor are listed in system1_capabilities but not applied).',
+      'True when a trusted fitted temperature was applied (fits under the trust floor are listed in ' +
+      'system1_capabilities but not applied).',
   })
   calibrated!: boolean;
 

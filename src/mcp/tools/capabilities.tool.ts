@@ -7,7 +7,8 @@ import { TOOLS } from '../tool-names';
 export class CapabilitiesTool implements McpTool {
   readonly name = TOOLS.capabilities;
   readonly description =
-    'Describe the System-1 gateway: versions, provider chain, timeout and threshold, what each provider accepts, calibration fits, and the request and response JSON Schemas.';
+    'Describe the System-1 gateway: versions, provider chain, timeout and threshold, ' +
+    'what each provider accepts, calibration fits, and the request and response JSON Schemas.';
 
   constructor(private readonly capabilities: CapabilitiesService) {}
 

@@ -9,7 +9,8 @@ import { TOOLS } from '../tool-names';
 export class HealthTool implements McpTool {
   readonly name = TOOLS.health;
   readonly description =
-    'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, with config errors, a probe per provider, and what this process decided since it started.';
+    'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, ' +
+    'with config errors, a probe per provider, and what this process decided since it started.';
 
   constructor(
     private readonly health: HealthService,

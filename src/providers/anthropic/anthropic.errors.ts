@@ -6,7 +6,8 @@ export const API_KEY_VARIABLE = 'ANTHROPIC_API_KEY';
 
 export function missingKeyError(): ProviderError {
   return new ProviderError(
-    `${API_KEY_VARIABLE} is not set: export your Anthropic API key as ${API_KEY_VARIABLE} in the environment the gateway starts in (it is never read from the config file)`,
+    `${API_KEY_VARIABLE} is not set: export your Anthropic API key as ${API_KEY_VARIABLE} in the environment ` +
+      'the gateway starts in (it is never read from the config file)',
   );
 }
 
@@ -20,13 +21,19 @@ function meaning(status: number, model: string): string | undefined {
     case 400:
       return 'the Anthropic API rejected the request (invalid_request_error)';
     case 401:
-      return `the Anthropic API refused the key in ${API_KEY_VARIABLE} (authentication_error): check that it is a current key`;
+      return (
+        `the Anthropic API refused the key in ${API_KEY_VARIABLE} (authentication_error): ` +
+        'check that it is a current key'
+      );
     case 402:
       return 'the Anthropic account cannot be billed (billing_error)';
     case 403:
       return `the key in ${API_KEY_VARIABLE} may not use this API or model (permission_error)`;
     case 404:
-      return `the Anthropic API does not know model ${JSON.stringify(model)}: set providers.anthropic.model to a model your key can use`;
+      return (
+        `the Anthropic API does not know model ${JSON.stringify(model)}: ` +
+        'set providers.anthropic.model to a model your key can use'
+      );
     case 413:
       return 'the request is too large for the Anthropic API (request_too_large)';
     case 429:

@@ -38,7 +38,8 @@ export class AnthropicProviderDefinition implements ProviderDefinition<Anthropic
   readonly keyVariable = API_KEY_VARIABLE;
   readonly name = 'anthropic';
   readonly description =
-    'a hosted Claude model through the Anthropic Messages API; every request leaves this machine and is billed per token';
+    'a hosted Claude model through the Anthropic Messages API; ' +
+    'every request leaves this machine and is billed per token';
   readonly settings: ProviderSettingSpecs<AnthropicSettings> = {
     endpoint: httpEngineSettings('https://api.anthropic.com').endpoint,
     model: { type: text({ nonEmpty: true }), default: 'claude-haiku-5-5', describe: 'the Claude model asked' },

@@ -36,7 +36,8 @@ export function answerFromMessage(body: unknown, question: ChoiceAsk, { model, m
     // A call cut off by the token limit can look like any of the problems; the limit is what to change.
     if (stopReason === 'max_tokens') {
       throw new MalformedResponseError(
-        `the reply stopped at max_tokens (${maxTokens}) before the \`${CHOOSE_TOOL}\` call was complete; raise providers.anthropic.max_tokens`,
+        `the reply stopped at max_tokens (${maxTokens}) before the \`${CHOOSE_TOOL}\` call was complete; ` +
+          'raise providers.anthropic.max_tokens',
       );
     }
     throw new MalformedResponseError(problem);
@@ -59,7 +60,10 @@ function choiceProblem(input: Record<string, unknown>, question: ChoiceAsk): str
   const outside: unknown = ranking.find((name) => typeof name !== 'string' || !question.options.includes(name));
   if (outside !== undefined) return `the model ranked ${shown(outside)}, which is not one of the options`;
   if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
-    return `the \`${CHOOSE_TOOL}\` call's confidence ${confidence === undefined ? 'is missing' : `${shown(confidence)} is not a number in [0, 1]`}`;
+    return (
+      `the \`${CHOOSE_TOOL}\` call's confidence ` +
+      `${confidence === undefined ? 'is missing' : `${shown(confidence)} is not a number in [0, 1]`}`
+    );
   }
   return undefined;
 }

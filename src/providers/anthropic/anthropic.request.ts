@@ -36,7 +36,10 @@ export function messagesRequest(
     system: [
       {
         type: 'text',
-        text: `You make one quick judgement call. Options (exact names):\n${question.options.map((option) => `- ${option}`).join('\n')}\nAnswer only by calling the tool \`${CHOOSE_TOOL}\`.`,
+        text:
+          'You make one quick judgement call. Options (exact names):\n' +
+          `${question.options.map((option) => `- ${option}`).join('\n')}\n` +
+          `Answer only by calling the tool \`${CHOOSE_TOOL}\`.`,
         cache_control: { type: 'ephemeral' },
       },
     ],

@@ -79,7 +79,8 @@ export function parseEndpoint(raw: string, { allowRemote, httpsUnlessLoopback = 
   const loopback = isLoopbackHost(url.hostname);
   if (!loopback && !allowRemote) {
     throw new EndpointError(
-      `points at ${url.hostname}, which is not this machine${dottedNameHint(url.hostname)}; set allow_remote = true to allow it`,
+      `points at ${url.hostname}, which is not this machine${dottedNameHint(url.hostname)}; ` +
+        'set allow_remote = true to allow it',
     );
   }
   if (!loopback && httpsUnlessLoopback && url.protocol !== 'https:') {

@@ -61,14 +61,17 @@ function tunnelAgentClass(): new (proxy: string) => Agent {
         // Only the code: the socket's message could quote the proxy URL.
         const code = (error as { code?: unknown }).code;
         throw new ProxyTunnelError(
-          `could not reach the proxy ${this.where()} to tunnel to ${target} (${typeof code === 'string' ? code : 'connection failed'}); the request was not sent: check HTTPS_PROXY`,
+          `could not reach the proxy ${this.where()} to tunnel to ${target} ` +
+            `(${typeof code === 'string' ? code : 'connection failed'}); ` +
+            'the request was not sent: check HTTPS_PROXY',
           'PROXY_UNREACHABLE',
         );
       }
       if (refusedWith !== undefined) {
         socket.destroy();
         throw new ProxyTunnelError(
-          `the proxy ${this.where()} refused to open a tunnel to ${target} (HTTP ${refusedWith}); the request was not sent: check HTTPS_PROXY and NO_PROXY, or the proxy's rules`,
+          `the proxy ${this.where()} refused to open a tunnel to ${target} (HTTP ${refusedWith}); ` +
+            "the request was not sent: check HTTPS_PROXY and NO_PROXY, or the proxy's rules",
           'PROXY_TUNNEL_REFUSED',
         );
       }

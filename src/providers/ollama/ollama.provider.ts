@@ -35,7 +35,8 @@ const LISTED_MODELS = 8;
 @System1Engine()
 export class OllamaProviderDefinition implements ProviderDefinition<LetterChatSettings> {
   readonly name = 'ollama';
-  readonly description = `a local chat model through Ollama ${OLLAMA_MIN_VERSION}+: options as letters, probabilities from logprobs`;
+  readonly description =
+    `a local chat model through Ollama ${OLLAMA_MIN_VERSION}+: ` + 'options as letters, probabilities from logprobs';
   readonly settings = letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT);
 
   constructor(private readonly http: EngineHttpClient) {}
@@ -121,7 +122,9 @@ class OllamaProvider extends ChoiceEngine {
     }
     return letterAnswer(question, body.logprobs, {
       label: `ollama ${this.model}`,
-      noLogprobsHint: `Ollama returns them from ${OLLAMA_MIN_VERSION} on; upgrade Ollama (its /v1 compat layer returns none either)`,
+      noLogprobsHint:
+        `Ollama returns them from ${OLLAMA_MIN_VERSION} on; ` +
+        'upgrade Ollama (its /v1 compat layer returns none either)',
     });
   }
 

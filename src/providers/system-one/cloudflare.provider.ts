@@ -15,7 +15,8 @@ export const CLOUDFLARE_MAX_OPTIONS = 255;
 /** Workers AI refuses a request with more questions than this. */
 export const CLOUDFLARE_MAX_QUESTIONS = 64;
 const KEY_VARIABLE = 'SYSTEM1_CLOUDFLARE_API_TOKEN';
-const MISSING_KEY = `Cloudflare Workers AI needs an API token: set ${KEY_VARIABLE} (requests are billed to its account)`;
+const MISSING_KEY =
+  'Cloudflare Workers AI needs an API token: ' + `set ${KEY_VARIABLE} (requests are billed to its account)`;
 
 /** `model` is one of {@link CLOUDFLARE_MODELS}: its setting type allows no other. */
 type CloudflareSettings = { account_id?: string; endpoint: string; model: string };
