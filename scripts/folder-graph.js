@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The import graph between the top-level folders of src/, and its cycles.
+ * The import graph between the top-level folders of src/, and its cycles; and the files that import each other.
  *
  * A folder may import the folders below it, never one that imports it back: a cycle means neither folder can
  * be understood, tested or bundled without the other. This walks src/, reads the relative imports of every
@@ -97,18 +97,33 @@ function folderOf(root, file) {
  * @returns {{ folders: string[], edges: { from: string, to: string, example: string }[] }}
  */
 function folderGraph(srcDir) {
+  return importGraph(srcDir, folderOf);
+}
+
+/**
+ * The same walk with one node per file: a file-level circle (two files that import each other, however far
+ * round) means neither module can be loaded, read or tested alone. `folders` holds the files' paths.
+ *
+ * @param {string} srcDir
+ */
+function fileGraph(srcDir) {
+  return importGraph(srcDir, (root, file) => path.relative(root, file).split(path.sep).join('/'));
+}
+
+/** Every node `nodeOf` makes of the source files under `srcDir`, and every edge between two of them. */
+function importGraph(srcDir, nodeOf) {
   const root = path.resolve(srcDir);
   if (!fs.statSync(root).isDirectory()) throw new Error(`${srcDir} is not a directory`);
   const shown = (file) => path.relative(root, file).split(path.sep).join('/');
   const folders = new Set();
   const edges = new Map();
   for (const file of sourceFiles(root)) {
-    const from = folderOf(root, file);
+    const from = nodeOf(root, file);
     folders.add(from);
     for (const spec of relativeSpecifiers(fs.readFileSync(file, 'utf8'))) {
       const target = resolveSpecifier(root, file, spec);
       if (!target) continue;
-      const to = folderOf(root, target);
+      const to = nodeOf(root, target);
       const key = `${from}\0${to}`;
       if (from !== to && !edges.has(key)) edges.set(key, { from, to, example: `${shown(file)} -> ${shown(target)}` });
     }
@@ -190,6 +205,11 @@ function folderCycles(srcDir) {
   return cyclesOf(folderGraph(srcDir));
 }
 
+/** The file-level circles of `srcDir`, in the same shape (`folders` naming files). */
+function fileCycles(srcDir) {
+  return cyclesOf(fileGraph(srcDir));
+}
+
 /** The cycles of a graph made by {@link folderGraph}. */
 function cyclesOf(graph) {
   return components(graph.folders, graph.edges).map((folders) => {
@@ -207,8 +227,10 @@ function main(argv) {
     console.log(`${graph.folders.length} folders, ${graph.edges.length} edges under ${srcDir}:`);
     for (const { from, to, example } of graph.edges) console.log(`  ${from} -> ${to}: ${example}`);
   }
+  const circles = fileCycles(srcDir);
+  for (const circle of circles) console.log(`Files that import each other: ${circle.loop.join(' -> ')}`);
   const cycles = cyclesOf(graph);
-  if (cycles.length === 0) return 0;
+  if (cycles.length === 0) return circles.length === 0 ? 0 : 1;
   console.log(
     `Folders under ${srcDir} that import each other (${cycles.length} cycle group(s)); a folder should only import folders below it:`,
   );
@@ -219,6 +241,6 @@ function main(argv) {
   return 1;
 }
 
-module.exports = { folderGraph, folderCycles, cyclesOf };
+module.exports = { folderGraph, folderCycles, fileGraph, fileCycles, cyclesOf };
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -14,9 +14,11 @@ interface FolderCycle {
   loop: string[];
 }
 const SCRIPT = path.join(__dirname, '..', '..', 'scripts', 'folder-graph.js');
-const { folderCycles, folderGraph } = require('../../scripts/folder-graph') as {
+const { folderCycles, folderGraph, fileCycles, fileGraph } = require('../../scripts/folder-graph') as {
   folderCycles(srcDir: string): FolderCycle[];
   folderGraph(srcDir: string): { folders: string[]; edges: FolderEdge[] };
+  fileCycles(srcDir: string): FolderCycle[];
+  fileGraph(srcDir: string): { folders: string[]; edges: FolderEdge[] };
 };
 
 /** A folder may import the folders below it, never one that imports it back (docs/architecture.md). */
@@ -58,6 +60,48 @@ describe('folders under src/', () => {
       expect(run.status).toBe(1);
       expect(run.stdout).toContain('alpha <-> beta');
       expect(run.stdout).toContain('alpha -> beta: alpha/one.ts -> beta/two.ts');
+    });
+  });
+
+  it('hold no two files that import each other, however far round', () => {
+    const src = path.join(__dirname, '..', '..', 'src');
+    const graph = fileGraph(src);
+    expect(graph.folders.length).toBeGreaterThanOrEqual(200);
+    expect(graph.edges).toContainEqual(
+      expect.objectContaining({ from: 'mcp/decide/decide.service.ts', to: 'decisions/decision.service.ts' }),
+    );
+    expect(fileCycles(src)).toEqual([]);
+  });
+
+  describe('in a tree where three files of one folder import each other round', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'file-circles-'));
+      mkdirSync(path.join(dir, 'src', 'alpha'), { recursive: true });
+      writeFileSync(
+        path.join(dir, 'src', 'alpha', 'one.ts'),
+        "import { two } from './two';\nexport const one = two;\n",
+      );
+      writeFileSync(
+        path.join(dir, 'src', 'alpha', 'two.ts'),
+        "import { three } from './three';\nexport const two = three;\n",
+      );
+      writeFileSync(
+        path.join(dir, 'src', 'alpha', 'three.ts'),
+        "import type { one } from './one';\nexport const three = 3;\n",
+      );
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reports the circle, though no folder cycle, and the command exits 1', () => {
+      expect(folderCycles(path.join(dir, 'src'))).toEqual([]);
+      const circles = fileCycles(path.join(dir, 'src'));
+      expect(circles.map((circle) => circle.folders)).toEqual([['alpha/one.ts', 'alpha/three.ts', 'alpha/two.ts']]);
+      const run = spawnSync(process.execPath, [SCRIPT, path.join(dir, 'src')], { encoding: 'utf8' });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain(
+        'Files that import each other: alpha/one.ts -> alpha/two.ts -> alpha/three.ts -> alpha/one.ts',
+      );
     });
   });
 });
