@@ -346,7 +346,9 @@ describe('serve-http as an OAuth 2.1 resource server', () => {
 
     const shortLived = await issuer.token('short-lived', audience);
     expect((await callTool(server.url, shortLived, 'system1_health')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Wait until just past the token's own `exp` (whole seconds; the server allows no clock skew here).
+    const { exp } = JSON.parse(Buffer.from(shortLived.split('.')[1], 'base64url').toString()) as { exp: number };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 1100));
     const expired = await callTool(server.url, shortLived, 'system1_health');
     expect([expired.status, expired.headers.get('www-authenticate')]).toEqual([
       401,

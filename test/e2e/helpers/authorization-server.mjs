@@ -5,7 +5,7 @@
 //   POST /test/rotate   a new signing key is put first in the JWKS (the old one stays published)
 //   GET  /test/stats    {"jwksFetches": N}: how often the JWKS was read
 // Clients (secret "secret-<id>"): team-agent (every scope), reader (system1:read only), short-lived (tokens
-// that expire after 1 s).
+// that expire after 4 s: `exp` is in whole seconds, so a shorter life can end before the first use).
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
@@ -43,7 +43,7 @@ function provider(issuer, keys) {
           scope: SCOPES,
           audience: resource,
           accessTokenFormat: 'jwt',
-          accessTokenTTL: client.clientId === 'short-lived' ? 1 : 600,
+          accessTokenTTL: client.clientId === 'short-lived' ? 4 : 600,
           jwt: { sign: { alg: 'RS256' } },
         }),
       },
