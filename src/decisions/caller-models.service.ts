@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import { callerScope } from './caller-scope';
 import { callerModelEntryProblems, callerModelProblem, configuredModel } from './caller-models';
 import { DecisionService } from './decision.service';
@@ -18,7 +17,7 @@ export class CallerModels {
   private widenedBy = '[gateway] caller_models';
 
   constructor(
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly config: LoadedConfig,
     private readonly decisions: DecisionService,
     private readonly registry: ProviderRegistry,
   ) {

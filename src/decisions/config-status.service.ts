@@ -1,14 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigError } from '../config/config-error';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import { ProviderRegistry } from './provider-registry.service';
 
 /** Every config problem, from the file and the environment and from the providers' own checks. */
 @Injectable()
 export class ConfigStatus {
   constructor(
-    @Inject(system1Config.KEY) readonly config: LoadedConfig,
+    readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
   ) {}
 

@@ -1,7 +1,6 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import type { DecisionErrorCode } from './decision-error';
 import { ERROR_MEANINGS } from './error-meanings';
 import type { ModelRef } from './question.types';
@@ -97,8 +96,8 @@ export class CooldownService {
   private readonly listeners = new Set<(key: string) => void>();
 
   constructor(
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
-    @Optional() @Inject(COOLDOWN_STORE) store?: CooldownStore,
+    private readonly config: LoadedConfig,
+    store?: CooldownStore,
   ) {
     this.store = store ?? new MemoryStore();
   }

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import type { DecisionRequest, QuestionOutcome } from './decision.types';
 import type { StrayAnswers } from './engine-reply';
 import type { EvaluateReply, System1Provider } from './provider.interface';
@@ -50,7 +49,7 @@ export class DecisionCache {
   private readonly engines = new WeakMap<System1Provider, number>();
   private nextEngine = 0;
 
-  constructor(@Inject(system1Config.KEY) config: LoadedConfig) {
+  constructor(config: LoadedConfig) {
     const { cache_ttl_s, cache_max_entries, cache_max_bytes } = config.gateway;
     this.quota = {
       entries: Math.max(1, Math.floor(cache_max_entries * SCOPE_SHARE)),

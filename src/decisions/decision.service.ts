@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { abortable, firstOf } from '../common/abortable';
@@ -6,7 +6,6 @@ import { withDeadline } from '../common/deadline';
 import { isRecord } from '../common/is-record';
 import { CalibrationService } from '../calibration/calibration.service';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
 import { callerScope } from './caller-scope';
@@ -108,7 +107,7 @@ export class DecisionService {
   private readonly logger = new Logger('Decisions');
 
   constructor(
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
     private readonly runtime: RuntimeProviders,
     private readonly calibration: CalibrationService,

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../config/config-error';
 import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
 import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
 import { type CooldownState, CooldownService } from './cooldown.service';
 import { EndpointLoad } from './endpoint-load.service';
@@ -55,7 +54,7 @@ export interface HealthReport {
 @Injectable()
 export class HealthService {
   constructor(
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    private readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,

@@ -1,15 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ownValue } from '../common/own-keys';
 import { ConfigError, configError, ENVIRONMENT } from '../config/config-error';
 import { type LoadedConfig, providerVariable, secretInFile } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { settingProblem } from '../config/setting-types';
-import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { endpointsFromEnv, type EndpointSpec, type Pool, readEndpoints, singleEngine } from './engine-pool';
 import { ProviderDefinition, System1Provider } from './provider.interface';
 import { createProvider, readProviderSettings, type SettingProblem } from './provider-settings';
-import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from './providers.token';
+import type { ProviderDefinitions } from './providers.token';
 
 export type ChainRole = 'primary' | 'fallback';
 
@@ -60,9 +59,9 @@ export class ProviderRegistry {
   private readonly byName = new Map<string, Configured>();
 
   constructor(
-    @Inject(SYSTEM1_PROVIDERS) private readonly definitions: ProviderDefinitions,
-    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
-    @Inject(PROCESS_ENV) private readonly env: Env,
+    private readonly definitions: ProviderDefinitions,
+    private readonly config: LoadedConfig,
+    private readonly env: Env,
   ) {}
 
   chain(): ChainMember[] {

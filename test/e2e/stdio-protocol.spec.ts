@@ -165,7 +165,7 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
   expect(stderr).toContain('raw-bad-1');
   expect(stderr).toContain('Raw stdio question?'); // DEBUG adds the question text
   // Every gateway log line about a request carries its id.
-  const gatewayLines = stderr.split('\n').filter((line) => line.includes('[Gateway]'));
+  const gatewayLines = stderr.split('\n').filter((line) => line.includes('[Decide]'));
   expect(gatewayLines.length).toBeGreaterThan(0);
-  for (const line of gatewayLines) expect(line).toMatch(/\[Gateway\] \[(raw-ok-1|raw-bad-1|[0-9a-f-]{36})\] /);
+  for (const line of gatewayLines) expect(line).toMatch(/\[Decide\] \[(raw-ok-1|raw-bad-1|[0-9a-f-]{36})\] /);
 });

@@ -31,8 +31,7 @@ const QUESTION_ID = 'decision';
  */
 @Injectable()
 export class DecideService {
-  // `[Gateway]` is the word operators and tests find system1_decide's lines by (test/e2e/stdio-protocol.spec.ts).
-  private readonly logger = new Logger('Gateway');
+  private readonly logger = new Logger('Decide');
 
   constructor(private readonly decisions: DecisionService) {}
 
