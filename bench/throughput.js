@@ -159,7 +159,8 @@ async function routingFeatures() {
     },
   };
   const separate = createHookServices(env, new GatewayLogger(() => {}));
-  separate.registry.instance = () => ({ provider: oneByOne, errors: [], problem: '' });
+  const { singleEngine } = require(path.join(ROOT, 'dist', 'decisions', 'engine-pool'));
+  separate.registry.instance = () => ({ provider: oneByOne, pool: singleEngine(oneByOne), errors: [], problem: '' });
   const readers = {
     'one pass (4 questions per call)': services.featureReader,
     'four calls (1 question each)': separate.featureReader,
