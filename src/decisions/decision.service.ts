@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { abortable, firstOf } from '../common/abortable';
 import { withDeadline } from '../common/deadline';
 import { isRecord } from '../common/is-record';
 import { CalibrationService } from '../calibration/calibration.service';
@@ -600,12 +599,11 @@ export class DecisionService {
     ask: (context: AttemptContext) => Promise<T>,
   ): Promise<T> {
     return this.runtime.track(engine, (unregistered) =>
-      withDeadline((deadline) => {
-        const cancels = [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined);
-        if (cancels.length === 0) return ask({ signal: deadline, requestId });
-        const linked = firstOf([deadline, ...cancels]);
-        return abortable(Promise.resolve(ask({ signal: linked.signal, requestId })), cancels).finally(linked.release);
-      }, timeoutMs),
+      withDeadline(
+        (signal) => ask({ signal, requestId }),
+        timeoutMs,
+        [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined),
+      ),
     );
   }
 
