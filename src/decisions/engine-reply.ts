@@ -1,3 +1,4 @@
+import { deepFreeze } from '../common/deep-freeze';
 import { isRecord } from '../common/is-record';
 import { keyedMap } from '../common/own-keys';
 import { shown } from '../common/clip';
@@ -17,6 +18,8 @@ const STRAY_IDS_SHOWN = 3;
  * provider's: its text is not safe to show.
  */
 function plainData(value: unknown, what: string): unknown {
+  // Text, true and false, null and absence are data already, and immutable: no copy to make.
+  if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   try {
     const text = JSON.stringify(value);
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
@@ -25,17 +28,30 @@ function plainData(value: unknown, what: string): unknown {
   }
 }
 
+type CapabilitiesData = { facts: ProviderCapabilities; typed: QuestionCapabilities };
+
+/**
+ * Capabilities read before, by the object a provider returned: kept only for one frozen all the way down
+ * (see frozenData), which no getter, trap or later write can make say something else.
+ */
+const readBefore = new WeakMap<object, CapabilitiesData>();
+
 /** An engine's capabilities as data, and the typed questions it takes. */
-export function capabilitiesData(
-  engine: string,
-  capabilities: () => ProviderCapabilities,
-): { facts: ProviderCapabilities; typed: QuestionCapabilities } {
+export function capabilitiesData(engine: string, capabilities: () => ProviderCapabilities): CapabilitiesData {
   let raw: unknown;
   try {
     raw = capabilities();
   } catch {
     throw new MalformedResponseError(`${engine}: capabilities() failed`);
   }
+  const known = isRecord(raw) ? readBefore.get(raw) : undefined;
+  if (known) return known;
+  const read = readCapabilities(engine, raw);
+  if (isRecord(raw) && frozenData(raw)) readBefore.set(raw, deepFreeze(read));
+  return read;
+}
+
+function readCapabilities(engine: string, raw: unknown): CapabilitiesData {
   const facts = plainData(raw, `${engine}: what capabilities() returned`);
   if (!isRecord(facts))
     throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
@@ -44,6 +60,26 @@ export function capabilitiesData(
     throw new MalformedResponseError(`${engine}: capabilities() list no question types`);
   }
   return { facts: facts as ProviderCapabilities, typed };
+}
+
+/**
+ * Plain data that cannot change: frozen, with plain or no prototypes (no inherited `toJSON`), values in data
+ * properties only (a frozen Proxy must report its target's values), all the way down. A trap that throws
+ * makes it not so.
+ */
+function frozenData(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'function';
+  try {
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    const plain = prototype === null || prototype === Object.prototype || prototype === Array.prototype;
+    if (!plain || depth > 8 || !Object.isFrozen(value)) return false;
+    return Reflect.ownKeys(value).every((key) => {
+      const property = Object.getOwnPropertyDescriptor(value, key);
+      return property !== undefined && 'value' in property && frozenData(property.value, depth + 1);
+    });
+  } catch {
+    return false;
+  }
 }
 
 /** Answers to questions nobody asked: counted, and the first few ids kept for the warning. */

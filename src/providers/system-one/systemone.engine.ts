@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../common/deep-freeze';
 import { isRecord } from '../../common/is-record';
 import { EngineStatusError, ProviderError } from '../../decisions/decision-error';
 import type {
@@ -26,6 +27,7 @@ import {
  */
 export class SystemOneEngine<S extends SystemOneSettings> implements System1Provider {
   readonly name: string;
+  private fixedCapabilities?: ProviderCapabilities;
 
   constructor(
     private readonly dialect: SystemOneDialect<S>,
@@ -35,10 +37,18 @@ export class SystemOneEngine<S extends SystemOneSettings> implements System1Prov
     this.name = dialect.name;
   }
 
-  /** Every System One engine answers a batch in one pass with per-option probabilities. */
+  /**
+   * Every System One engine answers a batch in one pass with per-option probabilities. The settings are fixed
+   * for the engine's life, so its capabilities are too: one frozen object, which the pipeline reads once.
+   */
   capabilities(): ProviderCapabilities {
-    const questions = this.dialect.limits?.(this.settings) ?? protocolLimits();
-    return { batch: true, probabilities: true, model: this.settings.model || null, questions, ...this.dialect.facts };
+    return (this.fixedCapabilities ??= deepFreeze({
+      batch: true,
+      probabilities: true,
+      model: this.settings.model || null,
+      questions: this.dialect.limits?.(this.settings) ?? protocolLimits(),
+      ...this.dialect.facts,
+    }));
   }
 
   health(context: AttemptContext): Promise<HealthProbeResult> {
