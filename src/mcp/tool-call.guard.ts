@@ -20,8 +20,12 @@ export type ToolCallCheck = { message: Record<string, unknown> } | { invalid: st
  */
 export function checkToolCall(message: Record<string, unknown>): ToolCallCheck {
   const params = isRecord(message.params) ? message.params : {};
-  if (typeof own(params, 'name') !== 'string')
+  const name = own(params, 'name');
+  if (typeof name !== 'string')
     return { invalid: 'invalid params: params.name must be a string, the name of the tool to call' };
+  // A name and arguments alone (what most clients send) leave the SDK's schema nothing to refuse.
+  if (Object.keys(params).every((key) => key === 'name' || key === 'arguments'))
+    return { message: { ...message, params: { name, arguments: { [SENT_ARGUMENTS]: own(params, 'arguments') } } } };
   // Every params member but the arguments, as the SDK's schema reads them (own members only count as sent).
   const rest: Record<string, unknown> = Object.fromEntries(
     Object.entries(params).filter(([key]) => key !== 'arguments'),
