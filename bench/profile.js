@@ -1,7 +1,7 @@
 // Where a busy stdio server's time goes: `system1 mcp` under `node --cpu-prof`, forwarding every decision to
 // one fake System One engine (answering at once) at 64 in flight, and the profile summed into the parts
-// issue 24 asked about. The bundle's names are minified; esbuild's keep-names registrations in it
-// (`helper(minified, "original")`) give the original names back, so the parts are found by the names in src/.
+// issue 24 asked about. The bundle keeps the names of src/ (only whitespace and syntax are minified), so
+// the parts are found by those names.
 // Shares are of the profiled time without idle: self time for the garbage collector, inclusive time (a function and what it calls, counted once per sample) for the others, so parts may overlap.
 'use strict';
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
@@ -11,44 +11,30 @@ const { ROOT, fake, isolatedEnv, connect, drive, save, sized } = require('./lib'
 
 const IN_FLIGHT = 64;
 const DECISIONS = sized(20_000, 2_000);
-const BUNDLE = path.join(ROOT, 'dist', 'bundle', 'serve-mcp.js');
 
 /** Each part: how a profile node is recognised (by original name, or by script), and which time counts. */
 const PARTS = {
   garbage_collector: { self: true, match: (frame) => frame.functionName === '(garbage collector)' },
-  keep_names_helper: {
-    match: (frame, names) => frame.url.endsWith('serve-mcp.js') && frame.functionName === names.helper,
-  },
-  engine_call: { match: (frame, names) => names.of(frame) === 'evaluate' && frame.url.endsWith('serve-mcp.js') },
+  engine_call: { match: (frame) => frame.functionName === 'evaluate' && frame.url.endsWith('serve-mcp.js') },
   node_http_client: { match: (frame) => /^node:_http_(client|agent|outgoing|common)$/.test(frame.url) },
   sdk_request_parse: { match: (frame) => frame.functionName === 'safeParse' },
   request_dto_check: { match: (frame) => frame.functionName === 'validateSync' },
-  engine_reply_copy: { match: (frame, names) => names.of(frame) === 'plainData' },
+  engine_reply_copy: { match: (frame) => frame.functionName === 'plainData' },
   abort_signals: {
     match: (frame) =>
       ['createAbortSignal', 'addAbortSignal', 'any'].includes(frame.functionName) &&
       frame.url.startsWith('node:internal/abort'),
   },
   stdout_writes: {
-    match: (frame, names) =>
-      names.of(frame) === 'batchThisTurn' || (frame.functionName.endsWith('uncork') && frame.url.includes('writable')),
+    match: (frame) =>
+      frame.functionName === 'batchThisTurn' ||
+      (frame.functionName.endsWith('uncork') && frame.url.includes('writable')),
   },
-  pause_check: { match: (frame, names) => names.of(frame) === 'isPaused' },
+  pause_check: { match: (frame) => frame.functionName === 'isPaused' },
 };
 
-/** Original names of the bundle's minified top-level functions, from its keep-names registrations. */
-function namesOf(bundleText) {
-  const helper = /var ([\w$]+)=\(e,t\)=>[\w$]+\(e,"name",\{value:t,configurable:!0\}\)/.exec(bundleText)?.[1];
-  if (!helper) throw new Error('no keep-names helper in the bundle: was it built with keepNames?');
-  const original = new Map();
-  const registration = new RegExp(`${helper.replace(/\$/g, '\\$')}\\(([\\w$]+),"([\\w$]+)"\\)`, 'g');
-  for (const [, minified, name] of bundleText.matchAll(registration))
-    if (!original.has(minified)) original.set(minified, name);
-  return { helper, of: (frame) => original.get(frame.functionName) ?? frame.functionName };
-}
-
 /** Shares of the profile's non-idle time per part, and the top functions by self time. */
-function summarise(profile, names) {
+function summarise(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -61,15 +47,15 @@ function summarise(profile, names) {
     const leaf = byId.get(id);
     if (idle(leaf)) return;
     total += delta;
-    const label = `${names.of(leaf.callFrame)} (${leaf.callFrame.url.split('/').pop() || 'native'})`;
+    const label = `${leaf.callFrame.functionName || '(anonymous)'} (${leaf.callFrame.url.split('/').pop() || 'native'})`;
     self.set(label, (self.get(label) ?? 0) + delta);
     for (const [part, { self: selfOnly, match }] of Object.entries(PARTS)) {
       if (selfOnly) {
-        if (match(leaf.callFrame, names)) time[part] += delta;
+        if (match(leaf.callFrame)) time[part] += delta;
         continue;
       }
       for (let node = leaf; node; node = byId.get(parent.get(node.id))) {
-        if (match(node.callFrame, names)) {
+        if (match(node.callFrame)) {
           time[part] += delta;
           break;
         }
@@ -116,10 +102,7 @@ async function main() {
   )
     await new Promise((resolve) => setTimeout(resolve, 100));
   if (!file) throw new Error('the server wrote no CPU profile');
-  const summary = summarise(
-    JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
-    namesOf(readFileSync(BUNDLE, 'utf8')),
-  );
+  const summary = summarise(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
   rmSync(dir, { recursive: true, force: true });
   console.log(
     `where system1 mcp's time goes at ${IN_FLIGHT} in flight against a fake engine (${DECISIONS} decisions, shares of non-idle time)`,

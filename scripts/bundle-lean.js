@@ -36,9 +36,12 @@ function bundle(entry) {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // Class names are data here: DTO names key the JSON Schema definitions, and logs name classes.
-    keepNames: true,
-    minify: true,
+    // Class names are data here (DTO names key the JSON Schema definitions, logs name classes), so identifiers
+    // keep their names: every module here is CommonJS, wrapped in a closure of its own, so none is renamed.
+    // Not keepNames, which does the same for minified names with a `__name` call at every closure made: a
+    // twentieth of a busy server's time.
+    minifyWhitespace: true,
+    minifySyntax: true,
     external: NEVER_LOADED,
     plugins: [withoutPhoneNumbers],
     logLevel: 'warning',
