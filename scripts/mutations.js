@@ -48,11 +48,13 @@ const MUTATIONS = [
     tests: CALLER_TESTS,
   },
   {
-    name: 'a request-side problem cools the engine down (round three)',
+    // The cooldown itself refuses such codes too (see 'refusals counted toward cooldown'): what this rule
+    // holds alone is that no other replica is asked for a request the gateway refused or never sent.
+    name: "a request-side problem counts as the engine's failure (round three)",
     file: 'src/decisions/decision.service.ts',
     from: "const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;",
-    to: 'const engineFailed = !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;',
-    tests: [...CALLER_TESTS, ...COOLDOWN_TESTS],
+    to: 'const engineFailed = !signal?.aborted;',
+    tests: ['test/unit/decisions/pools.spec.ts', ...CALLER_TESTS, ...COOLDOWN_TESTS],
   },
   {
     name: 'a request holds a decision slot while its body arrives (round three)',

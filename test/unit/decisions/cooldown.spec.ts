@@ -226,6 +226,20 @@ describe('CooldownService', () => {
     expect(service.remainingMs('laya')).toBe(W1);
   });
 
+  it.each([DecisionErrorCode.Unsupported, DecisionErrorCode.LimitExceeded, DecisionErrorCode.CoolingDown])(
+    'never counts %s, which says nothing of the engine (refused before sending, or skipped)',
+    (code) => {
+      const service = cooldown(30);
+      for (let i = 0; i < 10; i++) expect(service.failed('laya', code)).toBe(false);
+      expect(service.remainingMs('laya')).toBe(0);
+      // Nor does one in between add to the count of the engine's own failures.
+      service.failed('laya', Unavailable);
+      service.failed('laya', code);
+      service.failed('laya', Unavailable);
+      expect(service.remainingMs('laya')).toBe(0);
+    },
+  );
+
   it('is safe with provider names like Object.prototype members', () => {
     const service = cooldown(30);
     expect(service.remainingMs('constructor')).toBe(0);

@@ -9,6 +9,7 @@ import { CooldownService } from '../../../src/decisions/cooldown.service';
 import { DecisionService } from '../../../src/decisions/decision.service';
 import type { DecisionRequest } from '../../../src/decisions/decision.types';
 import { EndpointLoad } from '../../../src/decisions/endpoint-load.service';
+import { endpointKey } from '../../../src/decisions/engine-pool';
 import { HealthService } from '../../../src/decisions/health.service';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
@@ -75,6 +76,31 @@ describe('a pool of three replicas', () => {
       expect(count).toBeGreaterThanOrEqual(850);
       expect(count).toBeLessThanOrEqual(1_150);
     }
+  });
+
+  const TOO_MANY_OPTIONS = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`option ${i}`, null]));
+  it.each<[string, Partial<DecisionRequest>, string]>([
+    [
+      'more options than Laya takes',
+      { questions: { q: { type: 'choice', instructions: 'Which?', criteria: TOO_MANY_OPTIONS } } },
+      'limit_exceeded',
+    ],
+    [
+      'an image, which Laya does not take',
+      { ...QUESTION, images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+      'unsupported',
+    ],
+  ])('asks no other replica for a request refused before sending (%s), and cools none', async (_, request, code) => {
+    const app = await pooled();
+    const { answers, attempts } = await app.get(DecisionService).decide({ ...QUESTION, ...request });
+    expect(answers.q).toMatchObject({ status: 'error', error: { code } });
+    expect(attempts).toHaveLength(1);
+    expect(replicas.map(decisionsTo)).toEqual([0, 0, 0]);
+    const resolved = app.get(DecisionService).resolvePool({ provider: 'laya' });
+    const members = 'pool' in resolved ? resolved.pool : [];
+    expect(members).toHaveLength(3);
+    const keys = members.map((member) => endpointKey({ provider: 'laya' }, member));
+    expect(keys.map((key) => app.get(CooldownService).peekMs(key))).toEqual([0, 0, 0]);
   });
 
   it('gives a replica of weight 2 about twice the share of one of weight 1', async () => {
