@@ -7,6 +7,7 @@
 const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { mkdtempSync, rmSync } = require('node:fs');
+const { readFile } = require('node:fs/promises');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const esbuild = require('esbuild');
@@ -38,12 +39,11 @@ function bundle(entry) {
     format: 'cjs',
     // Class names are data here (DTO names key the JSON Schema definitions, logs name classes), so identifiers
     // keep their names: every module here is CommonJS, wrapped in a closure of its own, so none is renamed.
-    // Not keepNames, which does the same for minified names with a `__name` call at every closure made: a
-    // twentieth of a busy server's time.
+    // Not minifySyntax, which drops the name of a class assigned twice (tsc's `X = X_1 = class X`), nor
+    // keepNames, which puts a `__name` call at every closure made: a twentieth of a busy server's time.
     minifyWhitespace: true,
-    minifySyntax: true,
     external: NEVER_LOADED,
-    plugins: [withoutPhoneNumbers],
+    plugins: [withoutPhoneNumbers, nestClassNames],
     logLevel: 'warning',
   });
 }
@@ -64,6 +64,22 @@ const withoutPhoneNumbers = {
         "exports.parsePhoneNumber = () => { throw new Error('@IsPhoneNumber is not available in the lean bundles (scripts/bundle-lean.js)'); };",
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * esbuild declares a class that names itself as `var X = class _X`, so its `name` is `_X`. Nest names its
+ * loggers so (`new Logger(InstanceLoader.name)`), and the gateway's logger keeps Nest's start-up lines off stderr
+ * by those names. Nest's own files keep their names the way keepNames does; they run at start-up, not per request.
+ */
+const nestClassNames = {
+  name: 'nest-class-names',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]@nestjs[\\/].*\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const { code } = await esbuild.transform(source, { keepNames: true, format: 'cjs', loader: 'js' });
+      return { contents: code, loader: 'js' };
+    });
   },
 };
 

@@ -30,3 +30,11 @@ it.each(['route-hook', 'spawn-hook'])('runs %s from the bundle with its code cac
   });
   expect(stderr).toContain(`code cache accepted (node ${process.version})`);
 });
+
+// esbuild renames a class that names itself (`var InstanceLoader = class _InstanceLoader`), which once let
+// Nest's start-up lines past the logger that keeps them off stderr by their class names.
+it('says one line on stderr at start-up from the bundle: that it is serving', async () => {
+  const session = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock' } }); // resolves on that line
+  const lines = session.stderr().split('\n').filter((line) => line.trim());
+  expect(lines).toEqual([expect.stringMatching(/INFO {2}\[Mcp\] serving 4 tools on stdio/)]);
+});
