@@ -35,6 +35,9 @@ it.each(['route-hook', 'spawn-hook'])('runs %s from the bundle with its code cac
 // Nest's start-up lines past the logger that keeps them off stderr by their class names.
 it('says one line on stderr at start-up from the bundle: that it is serving', async () => {
   const session = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock' } }); // resolves on that line
-  const lines = session.stderr().split('\n').filter((line) => line.trim());
+  const lines = session
+    .stderr()
+    .split('\n')
+    .filter((line) => line.trim());
   expect(lines).toEqual([expect.stringMatching(/INFO {2}\[Mcp\] serving 4 tools on stdio/)]);
 });
