@@ -29,7 +29,10 @@ function fake(name) {
   return engine;
 }
 
-/** An isolated environment: no user config, no pause file, logs only at WARNING. */
+/**
+ * An isolated environment: no user config, no pause file, and the log at INFO, the level a user gets unless
+ * they choose another (a line per decision; the servers' stderr goes to /dev/null here).
+ */
 function isolatedEnv(extra = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'system1-bench-'));
   return {
@@ -37,7 +40,7 @@ function isolatedEnv(extra = {}) {
     HOME: dir,
     XDG_CONFIG_HOME: path.join(dir, 'xdg'),
     SYSTEM1_INSTALL_DIR: path.join(dir, 'install'),
-    SYSTEM1_LOG_LEVEL: 'WARNING',
+    SYSTEM1_LOG_LEVEL: 'INFO',
     ...extra,
   };
 }

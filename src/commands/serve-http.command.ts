@@ -10,6 +10,7 @@ import { EndpointLoad } from '../decisions/endpoint-load.service';
 import { HealthService } from '../decisions/health.service';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { HTTP_TOKEN_VARIABLE, HttpServeOptions, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
+import { gatewayLogger } from '../logging/gateway.logger';
 import { McpServerService } from '../mcp/mcp-server.service';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
@@ -85,6 +86,7 @@ export class ServeHttpCommand extends CommandRunner {
       options.allowedHosts.length > 0 ? `also answers to ${options.allowedHosts.join(', ')}` : '',
     ];
     this.output.err(`system1 serve-http: listening on ${running.url}; ${notes.filter(Boolean).join('; ')}`);
+    gatewayLogger.linesPerTurn();
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));

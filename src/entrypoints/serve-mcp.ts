@@ -11,6 +11,7 @@ export async function serveMcp(start: LeanStart): Promise<void> {
   const app = await NestFactory.createApplicationContext(McpAppModule, { logger: gatewayLogger, abortOnError: false });
   logCodeCache(start);
   serverHeap.serving();
+  gatewayLogger.linesPerTurn();
   try {
     await app.get(McpServerService).serveStdio();
   } finally {

@@ -2,6 +2,7 @@ import { type LoggerService, type LogLevel as NestLevel } from '@nestjs/common';
 import { closeSync } from 'node:fs';
 import { format } from 'node:util';
 import { readFailureReason } from '../common/regular-file';
+import { TurnCork } from '../common/turn-cork';
 import type { LogLevel } from '../config/config-keys';
 import { escapeControlCharacters } from './control-characters';
 import { openLogForAppend, writeToLog } from './log-file';
@@ -41,7 +42,20 @@ export class GatewayLogger implements LoggerService {
   private enabled = new Set<NestLevel>(ENABLED.INFO);
   private file?: { path: string; fd: number };
 
-  constructor(private readonly stderr: (line: string) => void = (line) => process.stderr.write(line)) {}
+  constructor(private stderr: (line: string) => void = (line) => process.stderr.write(line)) {}
+
+  /**
+   * For the servers, which log a line per request: the lines of one turn of the event loop go to stderr in
+   * one write (see TurnCork). Commands keep one write per line, in step with what they print on stdout.
+   */
+  linesPerTurn(): void {
+    const cork = new TurnCork(process.stderr);
+    const write = this.stderr;
+    this.stderr = (line) => {
+      cork.hold();
+      write(line);
+    };
+  }
 
   configure(level: LogLevel, logFile: string): void {
     this.enabled = new Set(ENABLED[level]);

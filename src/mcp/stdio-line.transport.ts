@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
+import { TurnCork } from '../common/turn-cork';
 import { describeId, type ErrorReply } from './envelope';
 import { guardStdin, MAX_LINE_BYTES } from './stdin-guard';
 import type { DrainableTransport } from './gated.transport';
@@ -23,14 +24,17 @@ export class StdioLineTransport implements DrainableTransport {
   private outputGone = false;
   private closed = false;
   private ended = false;
-  private corked = false;
   private drained?: Promise<void>;
+  /** Answers finished in one turn of the event loop leave in one write. */
+  private readonly cork: TurnCork;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
     private readonly options: StdioLineOptions,
-  ) {}
+  ) {
+    this.cork = new TurnCork(output);
+  }
 
   get writable(): boolean {
     return !this.outputGone && !this.closed;
@@ -72,7 +76,7 @@ export class StdioLineTransport implements DrainableTransport {
 
   private write(message: unknown): Promise<void> {
     if (!this.writable) return Promise.resolve();
-    this.batchThisTurn();
+    this.cork.hold();
     // The line is queued either way; waiting for 'drain' only paces a client that reads slowly.
     if (this.output.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
     return (this.drained ??= this.untilDrained());
@@ -89,21 +93,6 @@ export class StdioLineTransport implements DrainableTransport {
       };
       this.output.on('drain', done);
       this.output.on('close', done);
-    });
-  }
-
-  /**
-   * Answers finished in one turn of the event loop leave in one write: stdout to a pipe is synchronous on
-   * Linux, and a write call per answer was a sixth of the server's time at 64 in flight. The turn, not the
-   * tick: engine replies arrive one socket read each, so a tick rarely finishes more than one answer.
-   */
-  private batchThisTurn(): void {
-    if (this.corked) return;
-    this.corked = true;
-    this.output.cork();
-    setImmediate(() => {
-      this.corked = false;
-      this.output.uncork();
     });
   }
 

@@ -30,6 +30,15 @@ export class EngineConnection {
     private readonly env: ProviderCreateContext['env'],
   ) {}
 
+  /** The URL of the last path asked: an engine is asked at one path for every decision, so it is built once. */
+  private last?: { path: string; url: URL };
+
+  /** The URL of `path` under the endpoint. */
+  private urlOf(path: string): URL {
+    if (this.last?.path !== path) this.last = { path, url: endpointUrl(this.base, path) };
+    return this.last.url;
+  }
+
   /** The key, when its variable is set: read per call so a rotated key needs no restart. */
   apiKey(): string | undefined {
     return secretFromEnv(this.env, this.keyVariable);
@@ -41,7 +50,7 @@ export class EngineConnection {
     const key = this.apiKey();
     return this.http.request({
       method,
-      url: endpointUrl(this.base, path),
+      url: this.urlOf(path),
       body,
       headers: key ? { ...headers, authorization: `Bearer ${key}` } : headers,
       signal,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { GATEWAY_VERSION } from '../../common/version';
 import { isRecord } from '../../common/is-record';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/decision-error';
@@ -63,8 +64,8 @@ export class EngineHttpClient {
     allowRemote,
     secrets = [],
   }: EngineRequest): Promise<EngineResponse> {
-    const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
-    if (!isLoopbackHost(url.hostname) && !allowRemote) {
+    const { where, loopback } = targetOf(url);
+    if (!loopback && !allowRemote) {
       throw new EngineTransportError(`refused to call ${url.hostname}: not this machine and allow_remote is off`);
     }
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -79,7 +80,7 @@ export class EngineHttpClient {
 
     let reply: EngineReplyText;
     try {
-      const agent = proxyTunnelFor(url) ?? this.agents[url.protocol as 'http:' | 'https:'];
+      const agent = (!loopback && proxyTunnelFor(url)) || this.agents[url.protocol as 'http:' | 'https:'];
       const lookup = connectLookup(url);
       reply = await this.exchange(
         url,
@@ -140,12 +141,22 @@ export class EngineHttpClient {
 
   private exchangeOnce(
     url: URL,
-    options: http.RequestOptions & { signal: AbortSignal },
+    { signal, ...options }: http.RequestOptions & { signal: AbortSignal },
     payload: string | undefined,
   ): Promise<EngineReplyText> {
-    return new Promise<EngineReplyText>((resolve, reject) => {
+    return new Promise<EngineReplyText>((outcome, failure) => {
+      // The caller reports the signal's own reason (see request).
+      if (signal.aborted) return failure(new Error('aborted before the request'));
+      const resolve = (reply: EngineReplyText) => {
+        signal.removeEventListener('abort', abort);
+        outcome(reply);
+      };
+      const reject = (error: Error) => {
+        signal.removeEventListener('abort', abort);
+        failure(error);
+      };
       const transport = url.protocol === 'https:' ? https : http;
-      const request = transport.request(url, options, (response) => {
+      const request = transport.request({ ...targetOf(url).options, ...options }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -170,11 +181,39 @@ export class EngineHttpClient {
         response.on('error', reject);
         response.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: CUT_OFF })));
       });
+      // The signal is watched here rather than handed to node:http, which also ties it to the request's end
+      // of stream with listeners of its own (2.6% of a busy server's time in a profile at 64 in flight).
+      const abort = () => request.destroy(Object.assign(new Error('aborted'), { code: 'ABORT_ERR' }));
+      signal.addEventListener('abort', abort, { once: true });
       const staleSocket = watchForStaleSocket(request);
       request.on('error', (error) => reject(staleSocket(error) ? new StaleSocketError(error) : error));
       request.end(payload);
     });
   }
+}
+
+/** What a request to one URL needs from it, worked out once per URL (a connection keeps its URLs). */
+interface Target {
+  /** `host:port`, for messages. */
+  where: string;
+  loopback: boolean;
+  /** The URL as node:http's options, as node:http would turn it into them on every request. */
+  options: http.RequestOptions;
+}
+
+const targets = new WeakMap<URL, Target>();
+
+function targetOf(url: URL): Target {
+  let target = targets.get(url);
+  if (!target) {
+    target = {
+      where: `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`,
+      loopback: isLoopbackHost(url.hostname),
+      options: urlToHttpOptions(url),
+    };
+    targets.set(url, target);
+  }
+  return target;
 }
 
 const NOT_JSON = Symbol('not JSON');

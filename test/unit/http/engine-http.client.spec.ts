@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { EngineHttpClient, MAX_RESPONSE_BYTES } from '../../../src/providers/http/engine-http.client';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../../src/decisions/decision-error';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../../../src/providers/http/endpoint';
@@ -150,6 +151,21 @@ describe('EngineHttpClient', () => {
       await expect(call('/decide', controller.signal)).rejects.toBe(reason);
     },
   );
+
+  it('sends nothing when the attempt is over before the call, and leaves no listener on a signal it finished with', async () => {
+    const reason = new Error('cancelled before the call');
+    await expect(call('/decide', AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(fake.requests).toEqual([]);
+
+    // One signal through many calls (a provider may reuse its attempt's signal): each call takes its listener off.
+    const controller = new AbortController();
+    const listening = () => getEventListeners(controller.signal, 'abort').length;
+    for (let i = 0; i < 3; i++) await call('/decide', controller.signal);
+    fake.fault = 'status-500';
+    await expect(call('/decide', controller.signal)).rejects.toBeInstanceOf(EngineStatusError);
+    expect(listening()).toBe(0);
+    expect(fake.requests).toHaveLength(4);
+  });
 
   it('reports a refused connection with a hint', async () => {
     const closed = new JsonFake();
