@@ -1,5 +1,9 @@
 import type { Writable } from 'node:stream';
 
+/** The corks holding writes right now; one exit listener for all of them (one per turn cost a busy server). */
+const holding = new Set<TurnCork>();
+let exitListener = false;
+
 /**
  * Holds a stream's writes of one turn of the event loop and lets them go as one write at its end. stdout
  * and stderr to a pipe are synchronous on Linux: a write call per answer was a sixth of a busy stdio
@@ -8,22 +12,22 @@ import type { Writable } from 'node:stream';
  * process exits is written then, so an exit in mid-turn loses nothing.
  */
 export class TurnCork {
-  private held = false;
   private readonly release = () => {
-    if (!this.held) return;
-    this.held = false;
-    process.off('exit', this.release);
+    if (!holding.delete(this)) return;
     this.stream.uncork();
   };
 
-  constructor(private readonly stream: Writable) {}
+  constructor(private readonly stream: Writable) {
+    if (exitListener) return;
+    exitListener = true;
+    process.on('exit', () => holding.forEach((cork) => cork.release()));
+  }
 
   /** Called before each write of the turn; the first one holds the stream until the turn ends. */
   hold(): void {
-    if (this.held) return;
-    this.held = true;
+    if (holding.has(this)) return;
+    holding.add(this);
     this.stream.cork();
-    process.on('exit', this.release);
     setImmediate(this.release);
   }
 }
