@@ -92,9 +92,13 @@ export class GatewayLogger implements LoggerService {
     // Nest passes the context as the last string argument, and for errors the stack just before it.
     const context = typeof rest.at(-1) === 'string' ? (rest.pop() as string) : undefined;
     if (context && FRAMEWORK_CONTEXTS.has(context) && !this.enabled.has('debug')) return;
-    const text = [message, ...rest.filter((part) => part !== undefined)]
-      .map((part) => (typeof part === 'string' ? part : format('%o', part)))
-      .join(' ');
+    // Most records are one string (a line per decision at INFO): no list to build for them.
+    const text =
+      rest.length === 0 && typeof message === 'string'
+        ? message
+        : [message, ...rest.filter((part) => part !== undefined)]
+            .map((part) => (typeof part === 'string' ? part : format('%o', part)))
+            .join(' ');
     this.emit(`${LABEL[level].padEnd(5)} ${context ? `[${context}] ` : ''}${text}`);
   }
 
