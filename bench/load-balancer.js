@@ -186,8 +186,11 @@ function startListening(args, env) {
     }, 30_000);
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
+      // Looked for until found: at INFO a replica logs a line per request, and scanning the whole log again at
+      // every chunk made this process (the client's) slower as the run went on.
+      if (started) return;
       const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (!match || started) return;
+      if (!match) return;
       started = true;
       clearTimeout(timer);
       const stop = () => {

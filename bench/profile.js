@@ -25,11 +25,8 @@ const PARTS = {
       ['createAbortSignal', 'addAbortSignal', 'any'].includes(frame.functionName) &&
       frame.url.startsWith('node:internal/abort'),
   },
-  stdout_writes: {
-    match: (frame) =>
-      frame.functionName === 'batchThisTurn' ||
-      (frame.functionName.endsWith('uncork') && frame.url.includes('writable')),
-  },
+  // Answers on stdout and log lines on stderr, each stream's lines of one turn in one write (TurnCork's uncork).
+  stdout_writes: { match: (frame) => frame.functionName.endsWith('uncork') && frame.url.includes('writable') },
   pause_check: { match: (frame) => frame.functionName === 'isPaused' },
 };
 
