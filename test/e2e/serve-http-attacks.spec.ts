@@ -78,15 +78,31 @@ const statuses = (received: string) =>
   [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
 
 /** An honest client with the token is still answered: the attack neither crashed nor wedged the server. */
-async function stillServes(server: HttpServerProcess): Promise<void> {
+/** A decision with the token is still answered; `requestId` names it in the access log. */
+async function stillServes(server: HttpServerProcess, requestId?: string): Promise<void> {
   const answer = await send(server.port, {
     path: '/mcp',
-    headers: { ...MCP_HEADERS, authorization: AUTH },
+    headers: { ...MCP_HEADERS, authorization: AUTH, ...(requestId && { 'x-request-id': requestId }) },
     body: BODY,
   });
   expect(answer.status).toBe(200);
   expect(JSON.parse(answer.text).result.structuredContent).toMatchObject({ status: 'decided', decision: 'rerun' });
   expect(server.child.exitCode).toBeNull();
+}
+
+const MARKER = 'decision-after-the-attack';
+
+/**
+ * The server's log once a decision sent now (MARKER) is answered and logged, without that decision's lines.
+ * Lines are written in order, each request's after its answer: whatever the attack made the server log is there.
+ */
+async function logBefore(server: HttpServerProcess): Promise<string> {
+  await stillServes(server, MARKER);
+  const log = await server.waitForStderr(new RegExp(`${MARKER} POST /mcp tools/call system1_decide -> 200`));
+  return log
+    .split('\n')
+    .filter((line) => !line.includes(MARKER))
+    .join('\n');
 }
 
 /** The server's in-flight gauge, read with the token. */
@@ -120,9 +136,9 @@ describe('the token check', () => {
     expect(answer).toMatch(/\r\nwww-authenticate: Bearer realm="system1"/i);
     expect(answer).toContain('Authorization: Bearer <token>');
     expect(answer.split('\r\n\r\n')[1]).not.toContain(TOKEN);
-    expect(server.stderr()).not.toMatch(/system1_decide -> 200|decided by/);
-    expect(server.stderr()).not.toContain(TOKEN);
-    await stillServes(server);
+    const log = await logBefore(server);
+    expect(log).not.toMatch(/system1_decide -> 200|decided by/);
+    expect(log).not.toContain(TOKEN);
   });
 
   it.each<[string, string]>([
@@ -171,8 +187,7 @@ describe('Content-Length that lies', () => {
     const answer = await raw(server, first + smuggled);
     // The server may close after the first answer, or refuse the second: never run it.
     expect([[200], [200, 401]]).toContainEqual(statuses(answer));
-    expect(server.stderr().match(/system1_decide -> 200/g)).toHaveLength(1);
-    await stillServes(server);
+    expect((await logBefore(server)).match(/system1_decide -> 200/g)).toHaveLength(1);
   });
 
   it('declared small, sent big: a body cut at the declared length is a parse error, and the rest never runs', async () => {
@@ -185,8 +200,7 @@ describe('Content-Length that lies', () => {
     // The cut body is no JSON-RPC message, and the rest is no HTTP request: 400 whichever the server meets first.
     expect(statuses(answer)[0]).toBe(400);
     expect(statuses(answer)).not.toContain(200);
-    expect(server.stderr()).not.toMatch(/tools\/call/);
-    await stillServes(server);
+    expect(await logBefore(server)).not.toMatch(/tools\/call/);
   });
 
   it('declared over the cap, sent none, on several connections at once: each is answered 413 at once, with connection: close', async () => {
@@ -259,8 +273,7 @@ describe('Content-Length that lies', () => {
     ].join('\r\n');
     const answer = await raw(server, head + BODY);
     expect(statuses(answer)).toEqual([400]);
-    expect(server.stderr()).not.toMatch(/tools\/call/);
-    await stillServes(server);
+    expect(await logBefore(server)).not.toMatch(/tools\/call/);
   });
 });
 
