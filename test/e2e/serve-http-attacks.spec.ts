@@ -77,8 +77,10 @@ const mcpRequest = (server: HttpServerProcess, headerLines: string[], body = BOD
 const statuses = (received: string) =>
   [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
 
-/** An honest client with the token is still answered: the attack neither crashed nor wedged the server. */
-/** A decision with the token is still answered; `requestId` names it in the access log. */
+/**
+ * An honest client with the token is still answered: the attack neither crashed nor wedged the server.
+ * `requestId` names its decision in the access log.
+ */
 async function stillServes(server: HttpServerProcess, requestId?: string): Promise<void> {
   const answer = await send(server.port, {
     path: '/mcp',
