@@ -17,6 +17,7 @@ const ALL = [
   'layers',
   'throughput',
   'profile',
+  'decomposition',
   'http',
   'callers',
   'memory',
