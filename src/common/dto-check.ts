@@ -1,4 +1,5 @@
-import { getMetadataStorage, validateSync } from 'class-validator';
+import { getMetadataStorage } from 'class-validator';
+import { dtoErrors } from './dto-verdict';
 import { isRecord } from './is-record';
 
 /** One thing wrong with an input, named by its path (`questions.urgency.criteria`, `images[0].data`). */
@@ -76,7 +77,7 @@ export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string):
   const instance = new Dto();
   for (const key of Object.keys(raw))
     Object.defineProperty(instance, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
-  for (const error of validateSync(instance, { forbidUnknownValues: false })) {
+  for (const error of dtoErrors(instance, { forbidUnknownValues: false })) {
     const first = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
     // A check of a whole map or list may name the entry that is wrong: `.urgency.criteria must ...`.
     const inner = /^([.[]\S*) (.*)$/s.exec(first);

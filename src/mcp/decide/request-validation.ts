@@ -1,4 +1,5 @@
-import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
+import { getMetadataStorage, type ValidationError } from 'class-validator';
+import { dtoErrors } from '../../common/dto-verdict';
 import { isRecord } from '../../common/is-record';
 import { DecideRequestDto } from '../dto/decide-request.dto';
 import { REQUEST_ID_MAX_CHARS } from '../../common/limits';
@@ -37,7 +38,7 @@ export function checkDecideRequest(raw: unknown): RequestCheck {
   for (const key of Object.keys(raw)) {
     Object.defineProperty(request, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
   }
-  const errors = validateSync(request, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  const errors = dtoErrors(request, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length === 0) return { ok: true, request };
   return { ok: false, message: `invalid request: ${errors.map(describe).join('; ')}` };
 }
