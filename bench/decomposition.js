@@ -39,7 +39,7 @@ const LAYERS = {
   // The configured engine's adapter asked the question, its answer put in the S1 envelope: the transports, the
   // SDK, the adapter and its HTTP client, and the contract's result, with none of the pipeline's work.
   forward: START + ENGINE + FORWARD('raw') + AS_ENVELOPE,
-  // ...and the request DTO's class-validator check first.
+  // ...and the request DTO's check first (checkDecideRequest).
   checked: START + CHECK + ENGINE + FORWARD('question') + AS_ENVELOPE,
   // ...and the engine's one attempt as the pipeline makes it (capabilities, the question plan, the deadline,
   // the reply copied as data), each answer read, calibrated and held to the threshold, and the S1 envelope.
