@@ -18,7 +18,8 @@ const PARTS = {
   engine_call: { match: (frame) => frame.functionName === 'evaluate' && frame.url.endsWith('serve-mcp.js') },
   node_http_client: { match: (frame) => /^node:_http_(client|agent|outgoing|common)$/.test(frame.url) },
   sdk_request_parse: { match: (frame) => frame.functionName === 'safeParse' },
-  request_dto_check: { match: (frame) => frame.functionName === 'validateSync' },
+  // The whole check: the verdict of dto-verdict.ts, and class-validator's own call when something fails.
+  request_dto_check: { match: (frame) => frame.functionName === 'checkDecideRequest' },
   engine_reply_copy: { match: (frame) => frame.functionName === 'plainData' },
   abort_signals: {
     match: (frame) =>
