@@ -193,6 +193,20 @@ const MUTATIONS = [
     to: 'if (this.mcpInFlight < 0) {',
     tests: HTTP_TESTS,
   },
+  {
+    // The verdict that spares class-validator's own call: a request a validator refuses must still be refused.
+    name: 'the DTO verdict passes what a validator refused',
+    file: 'src/common/dto-verdict.ts',
+    from: '    if (!valid) return false;',
+    to: '    void valid;',
+    tests: [
+      'test/unit/common/dto-verdict.spec.ts',
+      'test/unit/hostile-input.spec.ts',
+      'test/unit/mcp/decide.service.spec.ts',
+      'test/unit/mcp/ask.service.spec.ts',
+      'test/unit/library/hostile-library.spec.ts',
+    ],
+  },
 ];
 
 /** Replaces the one occurrence of `from` in `text`; throws when there is none, or more than one. */
