@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { waitFully } from '../common/full-wait';
 import type { LoadedConfig } from '../config/config.loader';
 import { PACKAGE_ROOT } from '../config/paths';
 import { system1Config } from '../config/system1.config';
@@ -87,7 +88,7 @@ export class CalibrationService {
 
   /** Resolves once every running server uses fits just saved (see {@link FITS_SEEN_WITHIN_MS}). */
   settled(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, FITS_SEEN_WITHIN_MS));
+    return waitFully(FITS_SEEN_WITHIN_MS);
   }
 
   find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {

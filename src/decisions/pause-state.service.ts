@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../config/config.loader';
+import { waitFully } from '../common/full-wait';
 import { ensureDir } from '../config/ensure-dir';
 import { system1Config } from '../config/system1.config';
 
@@ -46,6 +47,6 @@ export class PauseState {
 
   /** Resolves once every running server sees the switch just made. */
   settled(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, PAUSE_SEEN_WITHIN_MS));
+    return waitFully(PAUSE_SEEN_WITHIN_MS);
   }
 }

@@ -35,8 +35,8 @@ it('sees a switch made by another process once `settled` has passed', async () =
   expect(server.isPaused()).toBe(false);
 });
 
-it('settled waits the whole window', async () => {
+it('settled waits the whole window, by the clock the servers read', async () => {
   const started = performance.now();
   await stateIn(installDir).settled();
-  expect(performance.now() - started).toBeGreaterThanOrEqual(PAUSE_SEEN_WITHIN_MS - 1);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(PAUSE_SEEN_WITHIN_MS);
 });
