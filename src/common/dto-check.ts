@@ -47,12 +47,23 @@ function nestedOf(Dto: DtoClass): Map<string, NestedSpec> {
   return all;
 }
 
-/** The properties a DTO declares, from its own decorators (and those of the classes it extends). */
+const FIELDS = new WeakMap<DtoClass, Set<string>>();
+
+/**
+ * The properties a DTO declares, from its own decorators (and those of the classes it extends). Worked out
+ * once per class: decorators run when a class is defined, and class-validator's metadata lookup scans every
+ * registered class (see dto-verdict.ts), which a check of each nested question would otherwise repeat.
+ */
 function fieldsOf(Dto: DtoClass): Set<string> {
-  const declared = getMetadataStorage()
-    .getTargetValidationMetadatas(Dto, '', true, false)
-    .map((metadata) => metadata.propertyName);
-  return new Set([...declared, ...nestedOf(Dto).keys()]);
+  let fields = FIELDS.get(Dto);
+  if (!fields) {
+    const declared = getMetadataStorage()
+      .getTargetValidationMetadatas(Dto, '', true, false)
+      .map((metadata) => metadata.propertyName);
+    fields = new Set([...declared, ...nestedOf(Dto).keys()]);
+    FIELDS.set(Dto, fields);
+  }
+  return fields;
 }
 
 /**
