@@ -246,10 +246,15 @@ function held(res: ServerResponse, ms: number): Promise<void> {
   });
 }
 
-/** `?access_token=...` (RFC 6750 section 2.3), in any case. */
+/**
+ * `?access_token=...` (RFC 6750 section 2.3), in any case (`ACCESS_TOKEN`, `Access_Token`) and however
+ * percent-encoded: a server or proxy that matches the name loosely must not find a token this one let through.
+ */
 function hasQueryToken(url: string | undefined): boolean {
   const query = (url ?? '').split('?')[1];
-  return query !== undefined && new URLSearchParams(query).has('access_token');
+  if (query === undefined) return false;
+  for (const name of new URLSearchParams(query).keys()) if (name.toLowerCase() === 'access_token') return true;
+  return false;
 }
 
 /** The tool a `tools/call` names; undefined for any other message. */

@@ -1,21 +1,14 @@
 import type { HttpOAuthSettings } from '../../config/config-keys';
 import { type AuthorizationServerMetadata, discover } from './authorization-server';
+import { IssuerKeys, KeySetUnavailable } from './issuer-keys';
 
 /** A verified access token: who it names and what it grants; or why it was refused, in words for the 401. */
 export type TokenCheck = { ok: true; caller: string; scopes: ReadonlySet<string> } | { ok: false; why: string };
 
 /** After a failed discovery, wait this long before asking the issuer again (one per period, whatever the load). */
 const DISCOVERY_RETRY_MS = 5000;
-/**
- * A token naming a key id the cached key set lacks makes jose fetch the set again (the issuer rotated its
- * keys), at most this often, so tokens with invented key ids cannot make this server hammer the issuer.
- */
-const JWKS_REFETCH_MIN_MS = 2000;
-/** Keys are re-read at least this often even without an unknown key id. */
-const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 
 type Jose = typeof import('jose');
-type KeySet = ReturnType<Jose['createRemoteJWKSet']>;
 
 /** jose's error codes, in words a client can act on (never the token's content). */
 const REFUSALS: Record<string, string> = {
@@ -33,35 +26,35 @@ const CLAIM_REFUSALS: Record<string, string> = {
 
 /**
  * JWT access tokens checked as an OAuth 2.1 resource server does (RFC 9068, RFC 8707): signed by a key of the
- * issuer's JWKS (found from its metadata, cached, re-read when a token names a key id it lacks), from this
+ * issuer's JWKS (found from its metadata, held by issuer-keys.ts: re-read when a token names a key id it lacks,
+ * at most once per window), from this
  * issuer, for this resource (`aud`), within `exp`/`nbf` give or take the clock skew. jose is loaded on first use,
  * so a server without OAuth never loads it.
  */
 export class TokenVerifier {
   private jose?: Promise<Jose>;
-  private keys?: Promise<KeySet>;
+  private keys?: Promise<IssuerKeys>;
   private discoveryFailedAt = -Infinity;
 
   constructor(
     private readonly settings: HttpOAuthSettings,
     private readonly now: () => number = Date.now,
     private readonly find: (issuer: string) => Promise<AuthorizationServerMetadata> = (issuer) => discover(issuer),
+    private readonly keysAt: (jose: Jose, jwksUri: URL) => IssuerKeys = (jose, jwksUri) =>
+      new IssuerKeys(jose, jwksUri, now),
   ) {}
 
   async verify(token: string): Promise<TokenCheck> {
     if (token.split('.').length !== 3) return { ok: false, why: 'the token is not a JWT access token' };
-    let keys: KeySet;
+    let keys: IssuerKeys;
     let jose: Jose;
     try {
       [jose, keys] = await Promise.all([(this.jose ??= import('jose')), this.keySet()]);
     } catch (error) {
-      return {
-        ok: false,
-        why: `this server cannot check tokens now: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      return cannotCheck(error instanceof Error ? error.message : String(error));
     }
     try {
-      const { payload } = await jose.jwtVerify(token, keys, {
+      const { payload } = await jose.jwtVerify(token, keys.getKey, {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         clockTolerance: this.settings.clock_skew_s,
@@ -73,6 +66,7 @@ export class TokenVerifier {
         return { ok: false, why: `the token has no ${this.settings.caller_claim} claim naming the caller` };
       return { ok: true, caller, scopes: scopesOf(payload) };
     } catch (error) {
+      if (error instanceof KeySetUnavailable) return cannotCheck(error.message);
       const { code, claim } = error as { code?: string; claim?: string };
       const why =
         (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && claim && CLAIM_REFUSALS[claim]) ||
@@ -83,16 +77,12 @@ export class TokenVerifier {
   }
 
   /** The issuer's key set, found once; a failed discovery is retried after a pause, not per request. */
-  private keySet(): Promise<KeySet> {
+  private keySet(): Promise<IssuerKeys> {
     if (this.keys) return this.keys;
     if (this.now() - this.discoveryFailedAt < DISCOVERY_RETRY_MS)
       return Promise.reject(new Error('the authorization server could not be reached a moment ago'));
     const keys = Promise.all([(this.jose ??= import('jose')), this.find(this.settings.issuer)]).then(
-      ([jose, metadata]) =>
-        jose.createRemoteJWKSet(new URL(metadata.jwksUri), {
-          cooldownDuration: JWKS_REFETCH_MIN_MS,
-          cacheMaxAge: JWKS_MAX_AGE_MS,
-        }),
+      ([jose, metadata]) => this.keysAt(jose, new URL(metadata.jwksUri)),
     );
     this.keys = keys;
     keys.catch(() => {
@@ -102,6 +92,9 @@ export class TokenVerifier {
     return keys;
   }
 }
+
+/** A token refused because the issuer's keys are out of reach, not because of the token. */
+const cannotCheck = (why: string): TokenCheck => ({ ok: false, why: `this server cannot check tokens now: ${why}` });
 
 /** `scope` (RFC 9068: space-separated) or `scp` (Entra ID and Okta: a list, or a string). */
 function scopesOf(payload: Record<string, unknown>): ReadonlySet<string> {

@@ -186,6 +186,30 @@ describe('the HTTP gateway', () => {
       expect(answer).toContain('system1_http_requests_in_flight');
     });
 
+    it.each(['access_token', 'ACCESS_TOKEN', 'Access_Token', 'access%5Ftoken', 'x=1&aCCESS_TOKEN'])(
+      'refuses ?%s= in the URL with 400 even beside a valid header token, and never runs the request',
+      async (name) => {
+        let reached = false;
+        const port = await start(
+          async () => ({ ready: true, paused: false }),
+          TOKEN,
+          () => {
+            reached = true;
+            return Promise.reject(new Error('reached the MCP binding'));
+          },
+        );
+        const answer = await send(port, {
+          path: `/mcp?${name}=${TOKEN}`,
+          headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        });
+        expect(answer.status).toBe(400);
+        expect(answer.text).toContain('only in the Authorization header');
+        expect(reached).toBe(false);
+        expect(logs.join('\n')).not.toContain(TOKEN);
+      },
+    );
+
     it('refuses /mcp without the token before anything else runs', async () => {
       const port = await start(async () => ({ ready: true, paused: false }), TOKEN);
       const answer = await send(port, {
