@@ -15,7 +15,8 @@ export const HUGE_DOCUMENT_BYTES = 256 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'a');
 
 type Jose = typeof import('jose');
-type SigningKey = { kid: string; privateKey: CryptoKey; publicJwk: Record<string, unknown> };
+type PrivateKey = Awaited<ReturnType<Jose['generateKeyPair']>>['privateKey'];
+type SigningKey = { kid: string; privateKey: PrivateKey; publicJwk: Record<string, unknown> };
 
 /**
  * An OAuth authorization server as far as a resource server sees one: RFC 8414 metadata at

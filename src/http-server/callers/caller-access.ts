@@ -10,10 +10,20 @@ import type { RateLimiter } from './rate-limiter';
 
 /** Who sent a request, what it may do, and (for an OAuth token) the scopes it was granted. */
 export interface Caller {
+  /**
+   * Who, for the rate bucket, the cache scope, logs and metrics: a static token's caller by its name
+   * (`ci_bot`), an OAuth token's as `oauth:<claim value>`. Two namespaces, so no token an issuer signs can be
+   * a static caller (`default` included) and spend its rate or read its cached answers.
+   */
   name: string;
+  /** The `[http.callers.<name>]` table that applies, when the config has one for this caller. */
+  table?: string;
   policy: CallerPolicy;
   scopes?: ReadonlySet<string>;
 }
+
+/** How an OAuth caller's name begins: a static caller's name (from a variable name) never has a colon. */
+export const OAUTH_CALLER_PREFIX = 'oauth:';
 
 /** A request turned away: its status, the words of its JSON-RPC error, and headers (a challenge, Retry-After). */
 export interface Refusal {
@@ -55,7 +65,13 @@ export class CallerAccess {
     private readonly limiter: RateLimiter,
     readonly oauth?: OAuthAccess,
   ) {
-    this.labelled = new Set([DEFAULT_CALLER, ...tokens.names, ...policies.configured]);
+    const oauthTables = policies.configured.filter((name) => name !== DEFAULT_CALLER);
+    this.labelled = new Set([
+      DEFAULT_CALLER,
+      ...tokens.names,
+      ...policies.configured,
+      ...oauthTables.map((name) => `${OAUTH_CALLER_PREFIX}${name}`),
+    ]);
   }
 
   /** Whether /mcp and /metrics need a token (off only on loopback with no token and no issuer set). */
@@ -70,15 +86,15 @@ export class CallerAccess {
 
   /** Who sent `req`: a static token's caller, an OAuth token's, or a refusal (401) saying how to authenticate. */
   async identify(req: IncomingMessage): Promise<Caller | Refusal> {
-    if (!this.required) return this.caller(DEFAULT_CALLER);
+    if (!this.required) return this.staticCaller(DEFAULT_CALLER);
     // Node reads the first of repeated Authorization headers, a proxy in front may read the last: two are refused.
     const sent = req.headersDistinct.authorization ?? [];
     const token = sent.length === 1 ? bearerToken(sent[0]) : undefined;
     const named = token === undefined ? undefined : this.tokens.identify(token);
-    if (named !== undefined) return this.caller(named);
+    if (named !== undefined) return this.staticCaller(named);
     if (this.oauth && token !== undefined) {
       const check = await this.oauth.verifier.verify(token);
-      if (check.ok) return { ...this.caller(check.caller), scopes: check.scopes };
+      if (check.ok) return this.oauthCaller(check.caller, check.scopes);
       return this.unauthorised(check.why);
     }
     return this.unauthorised(sent.length === 0 ? undefined : 'the token is not one this server knows');
@@ -111,7 +127,10 @@ export class CallerAccess {
       };
     }
     if (!DECISION_TOOLS.has(tool)) return undefined;
-    const waitMs = this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst);
+    // The static callers are few and the operator's: an issuer's many subjects never push their buckets out.
+    const waitMs = this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst, {
+      kept: !caller.name.startsWith(OAUTH_CALLER_PREFIX),
+    });
     if (waitMs === 0) return undefined;
     return {
       status: 429,
@@ -143,16 +162,30 @@ export class CallerAccess {
 
   /** The scope a caller's decisions run in: its name and the models it may choose. */
   scopeOf(caller: Caller): CallerScope {
-    const own = this.policies.configured.includes(caller.name);
     return {
       name: caller.name,
       callerModels: caller.policy.callerModels,
-      widenedBy: own ? `[http.callers.${caller.name}] caller_models` : '[http] caller_models',
+      widenedBy: caller.table ? `[http.callers.${caller.table}] caller_models` : '[http] caller_models',
     };
   }
 
-  private caller(name: string): Caller {
-    return { name, policy: this.policies.for(name) };
+  private staticCaller(name: string): Caller {
+    return this.withPolicy(name, name);
+  }
+
+  /**
+   * An OAuth token's caller: `oauth:<claim>`, under `[http.callers.<claim>]` when the operator wrote one
+   * (the same table a static caller of that name reads: the same policy, never the same bucket or cache).
+   * `default` is the static SYSTEM1_HTTP_TOKEN's caller, so a claim spelling it gets `[http]`'s policy.
+   */
+  private oauthCaller(claim: string, scopes: ReadonlySet<string>): Caller {
+    const name = `${OAUTH_CALLER_PREFIX}${claim}`;
+    return { ...this.withPolicy(name, claim === DEFAULT_CALLER ? undefined : claim), scopes };
+  }
+
+  private withPolicy(name: string, table: string | undefined): Caller {
+    const configured = table !== undefined && this.policies.configured.includes(table);
+    return configured ? { name, table, policy: this.policies.for(table) } : { name, policy: this.policies.defaults };
   }
 
   private unauthorised(why: string | undefined): Refusal {

@@ -36,6 +36,11 @@ export class CallerPolicies {
     return this.byName.get(caller) ?? this.fallback;
   }
 
+  /** `[http]`'s policy: every caller without a table of its own. */
+  get defaults(): CallerPolicy {
+    return this.fallback;
+  }
+
   private policy(key: string, settings: HttpCallerSettings): CallerPolicy {
     const known: readonly string[] = TOOL_NAMES;
     for (const tool of settings.tools) {

@@ -15,21 +15,28 @@ interface Bucket {
  */
 export class RateLimiter {
   private readonly buckets = new LRUCache<string, Bucket>({ max: BUCKETS_KEPT });
+  /** Buckets never forgotten: the operator's own callers, whose number the config bounds. */
+  private readonly keptBuckets = new Map<string, Bucket>();
 
   constructor(private readonly now: () => number) {}
 
-  /** Takes one decision from `caller`'s bucket: 0 when it may go ahead, else the milliseconds until it may. */
-  take(caller: string, perMinute: number, burst: number): number {
+  /**
+   * Takes one decision from `caller`'s bucket: 0 when it may go ahead, else the milliseconds until it may.
+   * A `kept` caller's bucket is never forgotten (however many others come and go), so a caller held to its
+   * rate cannot be given a fresh burst by a crowd of others.
+   */
+  take(caller: string, perMinute: number, burst: number, { kept = false } = {}): number {
     if (perMinute <= 0) return 0;
     const now = this.now();
     const perMs = perMinute / 60_000;
-    const bucket = this.buckets.get(caller) ?? { tokens: burst, at: now };
+    const store = kept ? this.keptBuckets : this.buckets;
+    const bucket = store.get(caller) ?? { tokens: burst, at: now };
     const tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);
     if (tokens >= 1) {
-      this.buckets.set(caller, { tokens: tokens - 1, at: now });
+      store.set(caller, { tokens: tokens - 1, at: now });
       return 0;
     }
-    this.buckets.set(caller, { tokens, at: now });
+    store.set(caller, { tokens, at: now });
     // The epsilon keeps float noise (0.999 tokens) from adding a whole millisecond.
     return Math.max(1, Math.ceil((1 - tokens) / perMs - 1e-6));
   }

@@ -165,10 +165,13 @@ describe('CallerAccess', () => {
 
   it('labels the callers the config names by name and every other caller as other, so a claim cannot grow the metrics', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a' }, '[http.callers.team-agent]\nburst = 3\n');
-    expect(['alice', 'default', 'team-agent', 'someone-else'].map((name) => access.label(name))).toEqual([
+    const names = ['alice', 'default', 'team-agent', 'someone-else', 'oauth:team-agent', 'oauth:someone-else'];
+    expect(names.map((name) => access.label(name))).toEqual([
       'alice',
       'default',
       'team-agent',
+      'other',
+      'oauth:team-agent',
       'other',
     ]);
   });
@@ -180,7 +183,7 @@ describe('CallerAccess', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, '', { tokens });
     expect(await access.identify(request('Bearer tok-static'))).toMatchObject({ name: 'default' });
     const agent = (await access.identify(request('Bearer jwt-full'))) as Caller;
-    expect(agent).toMatchObject({ name: 'agent-1' });
+    expect(agent).toMatchObject({ name: 'oauth:agent-1' });
     expect(await access.identify(request())).toMatchObject({
       status: 401,
       headers: {
@@ -208,6 +211,67 @@ describe('CallerAccess', () => {
     expect(access.mayReadMetrics(agent)).toBeUndefined();
     const writer = { ...agent, scopes: new Set(['system1:decide']) };
     expect(access.mayReadMetrics(writer)).toMatchObject({ status: 403 });
+  });
+});
+
+describe('OAuth subjects and static callers', () => {
+  const everyScope = new Set(['system1:decide', 'system1:ask', 'system1:read']);
+  const claims = (...callers: string[]): Record<string, TokenCheck> =>
+    Object.fromEntries(callers.map((caller) => [`jwt-${caller}`, { ok: true, caller, scopes: everyScope }]));
+
+  it("never makes a token whose claim spells default or a static caller's name that caller: own bucket, own cache scope", async () => {
+    const toml = '[http]\nrate_per_minute = 1\nburst = 1\n[http.callers.alice]\nrate_per_minute = 1\nburst = 1\n';
+    const env = { SYSTEM1_HTTP_TOKEN: 'tok-static', SYSTEM1_HTTP_TOKEN_ALICE: 'tok-alice' };
+    const access = accessWith(env, toml, { tokens: claims('default', 'alice') });
+    const [staticDefault, staticAlice, oauthDefault, oauthAlice] = (await Promise.all(
+      ['tok-static', 'tok-alice', 'jwt-default', 'jwt-alice'].map((token) =>
+        access.identify(request(`Bearer ${token}`)),
+      ),
+    )) as Caller[];
+    expect([staticDefault, staticAlice, oauthDefault, oauthAlice].map((caller) => caller.name)).toEqual([
+      'default',
+      'alice',
+      'oauth:default',
+      'oauth:alice',
+    ]);
+    expect(
+      new Set([staticDefault, staticAlice, oauthDefault, oauthAlice].map((c) => access.scopeOf(c).name)).size,
+    ).toBe(4);
+    // One decision each: the static callers' buckets are theirs alone.
+    for (const caller of [staticDefault, staticAlice, oauthDefault, oauthAlice])
+      expect(access.permit(caller, 'system1_decide')).toBeUndefined();
+    for (const caller of [staticDefault, staticAlice, oauthDefault, oauthAlice])
+      expect(access.permit(caller, 'system1_decide')).toMatchObject({ status: 429 });
+    // The operator's table for alice applies to both (the same policy on purpose), named as what widens it.
+    expect(access.scopeOf(oauthAlice).widenedBy).toBe('[http.callers.alice] caller_models');
+    expect(access.scopeOf(oauthDefault).widenedBy).toBe('[http] caller_models');
+  });
+
+  it('gives a claim of default the [http] policy, never the table of the static caller default', async () => {
+    const toml = '[http]\ntools = ["system1_health"]\n[http.callers.default]\ntools = ["*"]\n';
+    const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, toml, { tokens: claims('default') });
+    const staticDefault = (await access.identify(request('Bearer tok-static'))) as Caller;
+    const oauthDefault = (await access.identify(request('Bearer jwt-default'))) as Caller;
+    expect(access.permit(staticDefault, 'system1_decide')).toBeUndefined();
+    expect(access.permit(oauthDefault, 'system1_decide')).toMatchObject({ status: 403 });
+  });
+
+  it('holds a static caller to its rate while 10,000 OAuth subjects come and go', async () => {
+    const toml = '[http]\nrate_per_minute = 1\nburst = 2\n';
+    const subjects = Array.from({ length: 10_000 }, (_, i) => `subject-${i}`);
+    const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, toml, { tokens: claims(...subjects) });
+    const runaway = (await access.identify(request('Bearer tok-static'))) as Caller;
+    expect([access.permit(runaway, 'system1_decide'), access.permit(runaway, 'system1_decide')]).toEqual([
+      undefined,
+      undefined,
+    ]);
+    let served = 0;
+    for (const subject of subjects) {
+      const caller = (await access.identify(request(`Bearer jwt-${subject}`))) as Caller;
+      if (access.permit(caller, 'system1_decide') === undefined) served++;
+    }
+    expect(served).toBe(10_000);
+    expect(access.permit(runaway, 'system1_decide')).toMatchObject({ status: 429 });
   });
 });
 
