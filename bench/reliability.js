@@ -1,4 +1,4 @@
-// Reliability (issues 17 and 25): each defect a user or an attacker could meet, probed by running the built gateway
+// Reliability (issues 17, 25 and 39): each defect a user or an attacker could meet, probed by running the built gateway
 // as they would (raw JSON-RPC lines, special files, hostile configs, a router's clients), against this build
 // and, with BENCH_BASELINE_MAIN, the baseline build beside it, interleaved. Each probe records what a user
 // sees: answered or not, exit code, raw control characters on stderr, peak RSS, open descriptors, statuses.
@@ -8,6 +8,7 @@
 // before it (BENCH_BASELINE_MAIN):
 //   node bench/reliability.js            (npm run bench -- reliability): round two (issue 17), to results/reliability.json
 //   node bench/reliability.js --round 3  (npm run bench -- reliability-3): round three (issue 25), to results/reliability-3.json
+//   node bench/reliability.js --round 4  (npm run bench -- reliability-4): round four (issue 39), to results/reliability-4.json
 //   node bench/reliability.js [--round 3] KEY ...    some probes, printed only (the keys are those of ROUNDS below)
 'use strict';
 const { fake, MAIN, BASELINE_MAIN, save, rotated } = require('./lib');
@@ -18,6 +19,7 @@ const files = require('./reliability/files');
 const router = require('./reliability/router');
 const engine = require('./reliability/engine');
 const caller = require('./reliability/caller');
+const oauth = require('./reliability/round4-oauth');
 
 /** Each round's probes: a key in its results file, and what it runs against one build's dist/main.js. */
 const ROUND_TWO = [
@@ -66,9 +68,13 @@ const ROUND_THREE = [
   ['hook_far_cooldown', files.routeHookFarCooldown],
 ];
 
+/** Round four (issue 39): an unauthenticated client and a lying issuer against serve-http, and our own round. */
+const ROUND_FOUR = [...Object.entries(oauth)];
+
 const ROUNDS = {
   2: { probes: ROUND_TWO, results: 'reliability' },
   3: { probes: ROUND_THREE, results: 'reliability-3' },
+  4: { probes: ROUND_FOUR, results: 'reliability-4' },
 };
 
 const BUILDS = [['this_build', MAIN], ...(BASELINE_MAIN ? [['baseline', BASELINE_MAIN]] : [])];

@@ -26,12 +26,17 @@ const ALL = [
   'pools',
   'reliability',
   'reliability-3',
+  'reliability-4',
   'routing',
 ];
 /** Run only when named: `clients` installs real MCP clients from the npm registry into a temp prefix. */
 const ON_REQUEST = ['clients'];
 /** The routing study runs against the fake engine here; `node bench/routing/run.js` asks the configured one. */
-const SCRIPTS = { routing: ['routing/run.js', '--fake'], 'reliability-3': ['reliability.js', '--round', '3'] };
+const SCRIPTS = {
+  routing: ['routing/run.js', '--fake'],
+  'reliability-3': ['reliability.js', '--round', '3'],
+  'reliability-4': ['reliability.js', '--round', '4'],
+};
 
 const node = (args) => execFileSync(process.execPath, args, { stdio: 'inherit', cwd: ROOT });
 
