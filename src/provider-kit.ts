@@ -21,6 +21,7 @@ export { SystemOneDefinition } from './providers/system-one/systemone.definition
 export type {
   AnsweredBy,
   DialectEngine,
+  KeyWords,
   SystemOneDialect,
   SystemOneSettings,
 } from './providers/system-one/systemone-dialect';

@@ -12,6 +12,7 @@ import type { ModelRef } from '../decisions/question.types';
 import { DecisionService } from '../decisions/decision.service';
 import { RuntimeProviders } from '../decisions/runtime-providers';
 import { asProvider, type CustomProvider, type DshProvider, type PickingProvider } from './custom-provider';
+import { registration } from './registration';
 import type { System1Provider } from '../decisions/provider.interface';
 import { libraryChain, libraryDecide } from './library-decide';
 import type { System1Options } from './library-options';
@@ -29,6 +30,11 @@ export interface System1 {
   /** A provider written for dsh-system1 (`describe` and `evaluate(request, signal)`). */
   registerProvider(name: string, provider: DshProvider): () => void;
   registerProvider(name: string, provider: CustomProvider): () => void;
+  /**
+   * Adds an engine under its own name: a provider factory's `id` (`createTypesafeProvider({ id: 'jev' })`),
+   * else its engine's name (`typesafe`).
+   */
+  registerProvider(provider: System1Provider & { readonly name: string }): () => void;
   /** The engines tried, in order, when a call names no model. */
   chain(): ModelRef[];
   /**
@@ -105,8 +111,10 @@ export function system1From(
       if (closed) return Promise.reject(new System1InputError('the service', 'is closed'));
       return libraryDecide(decisions, request, options);
     },
-    registerProvider: (name: string, provider: CustomProvider) =>
-      runtime.register(name, asProvider(name, provider), (taken) => registry.knows(taken)),
+    registerProvider: (...args: [string, CustomProvider] | [CustomProvider]) => {
+      const { name, engine } = registration(args);
+      return runtime.register(name, asProvider(name, engine), (taken) => registry.knows(taken));
+    },
     chain: () => decisions.chainFor(undefined, { chain: libraryChain(decisions, options) }),
     configErrors: () => app.get(ConfigStatus).errors(),
     close: async () => {

@@ -2,8 +2,9 @@
  * The package as a team uses it: a consumer project made in a temporary folder installs this working tree,
  * packed by `npm pack` (so what a developer changed and built is what is tested, not the last commit), with
  * npm offline: the dependencies are the versions package-lock.json pins, from the npm cache `npm ci` filled.
- * It type-checks a TypeScript file under `strict` against the published types and entry points, and runs it
- * against a fake laya-serve and a fake keyword service, the HTTP engine a team writes with the provider kit.
+ * It type-checks a TypeScript file under `strict` against the published types and entry points (the
+ * contracts entry's types included), and runs it against a fake laya-serve and a fake keyword service, the
+ * HTTP engine a team writes with the provider kit.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -175,10 +176,35 @@ it('installs the packed working tree offline, type-checks under strict, and deci
     cwd: dir,
   });
   expect(run.stderr).toBe('');
-  const { viaFactory, viaTeam, viaKit, refused, refusedByClient } = JSON.parse(run.stdout);
+  const { viaFactory, contracts, viaTeam, viaKit, refused, refusedByClient } = JSON.parse(run.stdout);
+  // Registered by the id it was created with.
   expect(viaFactory.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing' } });
   expect(viaFactory.meta.executed).toEqual({ provider: 'laya-direct', model: 'typed-decisions' });
   expect(laya.requestsTo('/v1/systemone')).toHaveLength(1);
+  // The contracts' classes are the library's, both ways: its System1ProviderError read by the pipeline, and
+  // the library's System1InputError caught as the contracts' class.
+  expect(contracts.resting).toEqual({
+    status: 'error',
+    error: { code: 'unavailable', message: 'down for maintenance (1 asked)' },
+  });
+  expect(contracts.unknownOption).toMatchObject({
+    input: true,
+    field: 'ids',
+    message: expect.stringMatching(/^ids is not an option of createTypesafeProvider: it takes id, /),
+  });
+  expect(contracts.wrongName).toMatchObject({ input: true, message: expect.stringContaining('"laya-2"') });
+  expect(contracts.badCall).toMatchObject({ input: true, field: expect.stringContaining('questions') });
+
+  // A plain CommonJS consumer: require() of the contracts entry, as the compiled TypeScript above does too.
+  const required = await runCommand(
+    process.execPath,
+    ['-e', "const c = require('system1-gateway/contracts'); console.log(Object.keys(c).sort().join(' '))"],
+    { env: env(), cwd: dir },
+  );
+  expect(required).toMatchObject({ code: 0, stderr: '' });
+  expect(required.stdout.trim().split(' ')).toEqual(
+    expect.arrayContaining(['System1InputError', 'System1ProviderError', 'ProviderError', 'DecisionErrorCode']),
+  );
   expect(viaTeam.answers.topic).toMatchObject({
     status: 'ok',
     answer: { type: 'choice', value: 'billing', confidence: 0.75 },

@@ -1,7 +1,8 @@
-import { CloudflareProviderDefinition } from '../system-one/cloudflare.provider';
+import { CLOUDFLARE } from '../system-one/cloudflare.provider';
 import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
-export interface CloudflareProviderOptions extends ProviderFactoryOptions {
+/** What `createCloudflareProvider` takes: a hosted API is remote already, so there is no `allowRemote`. */
+export interface CloudflareProviderOptions extends Omit<ProviderFactoryOptions, 'allowRemote'> {
   /** The Cloudflare account that runs Workers AI. */
   accountId: string;
 }
@@ -11,8 +12,9 @@ export interface CloudflareProviderOptions extends ProviderFactoryOptions {
  * `CLOUDFLARE_API_TOKEN`) at each call, or given as `apiKey`.
  */
 export function createCloudflareProvider(options: CloudflareProviderOptions) {
-  return providerFrom(CloudflareProviderDefinition, options, {
+  return providerFrom(CLOUDFLARE, options, {
+    factory: 'createCloudflareProvider',
     defaultKeyEnv: 'CLOUDFLARE_API_TOKEN',
-    extra: { account_id: options?.accountId },
+    settingOptions: { accountId: 'account_id' },
   });
 }

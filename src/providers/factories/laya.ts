@@ -1,4 +1,4 @@
-import { LayaProviderDefinition } from '../system-one/laya.provider';
+import { LAYA } from '../system-one/laya.provider';
 import { type ProviderFactoryOptions, providerFrom } from './provider-factory';
 
 export type { ProviderFactoryOptions };
@@ -8,5 +8,5 @@ export type { ProviderFactoryOptions };
  * The key is read from `apiKeyEnv` (default `LAYA_API_KEY`, laya-serve's own name for it).
  */
 export function createLayaProvider(options: ProviderFactoryOptions = {}) {
-  return providerFrom(LayaProviderDefinition, options, { defaultKeyEnv: 'LAYA_API_KEY' });
+  return providerFrom(LAYA, options, { factory: 'createLayaProvider', defaultKeyEnv: 'LAYA_API_KEY' });
 }

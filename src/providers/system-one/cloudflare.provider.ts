@@ -15,8 +15,8 @@ export const CLOUDFLARE_MAX_OPTIONS = 255;
 /** Workers AI refuses a request with more questions than this. */
 export const CLOUDFLARE_MAX_QUESTIONS = 64;
 const KEY_VARIABLE = 'SYSTEM1_CLOUDFLARE_API_TOKEN';
-const MISSING_KEY =
-  'Cloudflare Workers AI needs an API token: ' + `set ${KEY_VARIABLE} (requests are billed to its account)`;
+const missingKey = (variable: string) =>
+  `Cloudflare Workers AI needs an API token: set ${variable} (requests are billed to its account)`;
 
 /** `model` is one of {@link CLOUDFLARE_MODELS}: its setting type allows no other. */
 type CloudflareSettings = { account_id?: string; endpoint: string; model: string };
@@ -27,8 +27,7 @@ type CloudflareSettings = { account_id?: string; endpoint: string; model: string
  */
 export const CLOUDFLARE: SystemOneDialect<CloudflareSettings> = {
   name: 'cloudflare',
-  description:
-    'Cloudflare Workers AI Clef (POST .../ai/run/@cf/cloudflare/<model>); needs SYSTEM1_CLOUDFLARE_API_TOKEN; billed',
+  description: `Cloudflare Workers AI Clef (POST .../ai/run/@cf/cloudflare/<model>); needs ${KEY_VARIABLE}; billed`,
   keyVariable: KEY_VARIABLE,
   settings: {
     account_id: { type: text({ nonEmpty: true }), describe: 'the Cloudflare account that runs Workers AI (required)' },
@@ -64,8 +63,8 @@ export const CLOUDFLARE: SystemOneDialect<CloudflareSettings> = {
   }),
   facts: { max_options: CLOUDFLARE_MAX_OPTIONS, remote: true },
   key: {
-    required: MISSING_KEY,
-    refused: `Cloudflare refused the API token: check ${KEY_VARIABLE} (a Workers AI token for account_id)`,
+    required: missingKey,
+    refused: (variable) => `Cloudflare refused the API token: check ${variable} (a Workers AI token for account_id)`,
   },
   /**
    * Workers AI has no health route, and the one sure probe, a decision, is billed; so nothing is called.
@@ -74,10 +73,10 @@ export const CLOUDFLARE: SystemOneDialect<CloudflareSettings> = {
    * their "ok" would promise what it cannot know. A bad token shows on the first decision, as "refused".
    */
   health: async (engine) => {
-    if (!engine.apiKey()) return { ok: false, detail: MISSING_KEY };
+    if (!engine.apiKey()) return { ok: false, detail: missingKey(engine.keyVariable) };
     const unchecked =
       'Workers AI has no health endpoint, so the token and the account are checked on the first decision';
-    return { ok: true, detail: `${KEY_VARIABLE} is set; ${unchecked}; model ${engine.settings.model}` };
+    return { ok: true, detail: `${engine.keyVariable} is set; ${unchecked}; model ${engine.settings.model}` };
   },
 };
 

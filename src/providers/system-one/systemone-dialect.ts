@@ -18,9 +18,19 @@ export interface AnsweredBy {
   source: string;
 }
 
+/** Words about a key: fixed, or written for the variable the key is read from. */
+export type KeyWords = string | ((keyVariable: string) => string);
+
+/** The words of `words` for a key read from `keyVariable`. */
+export function keyWords(words: KeyWords, keyVariable: string): string {
+  return typeof words === 'function' ? words(keyVariable) : words;
+}
+
 /** What a dialect's functions see of one configured engine. */
 export interface DialectEngine<S extends SystemOneSettings> {
   readonly settings: S;
+  /** Where the key is read from, for messages that say how to set it (never the key). */
+  readonly keyVariable: string;
   /** The key, when its variable is set: read per call so a rotated key needs no restart. */
   apiKey(): string | undefined;
   /** What to do about a refused key, naming its variable only (the dialect's `key.refused`, or the usual words). */
@@ -102,12 +112,15 @@ export interface SystemOneDialect<S extends SystemOneSettings> {
   /** Facts added to the capabilities (`max_options`, `remote`). */
   readonly facts?: { readonly max_options?: number; readonly remote?: boolean };
 
-  /** The words for a key problem. */
+  /**
+   * The words for a key problem. A function is given where the key is read from (the definition's
+   * variable, or the one a provider factory reads instead), so the words name what the user can set.
+   */
   readonly key?: {
     /** Set when the engine cannot be asked without a key: the error thrown before any request. */
-    readonly required?: string;
+    readonly required?: KeyWords;
     /** What to do about a refused key (401, 403). */
-    readonly refused?: string;
+    readonly refused?: KeyWords;
   };
   /** Advice added to an HTTP status's error (beside the key advice on 401 and 403). */
   readonly statusAdvice?: Readonly<Partial<Record<number, string>>>;

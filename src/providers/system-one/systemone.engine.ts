@@ -11,7 +11,13 @@ import type {
 } from '../../decisions/provider.interface';
 import type { QuestionCapabilities } from '../../decisions/question-capabilities';
 import type { EngineConnection } from '../http/engine-connection';
-import type { AnsweredBy, DialectEngine, SystemOneDialect, SystemOneSettings } from './systemone-dialect';
+import {
+  type AnsweredBy,
+  type DialectEngine,
+  keyWords,
+  type SystemOneDialect,
+  type SystemOneSettings,
+} from './systemone-dialect';
 import {
   noulFromChoice,
   probabilitiesBestFirst,
@@ -61,7 +67,8 @@ export class SystemOneEngine<S extends SystemOneSettings> implements System1Prov
    */
   async evaluate(request: EvaluateRequest, { signal }: AttemptContext): Promise<EvaluateReply> {
     const { dialect } = this;
-    if (dialect.key?.required && !this.connection.apiKey()) throw new ProviderError(dialect.key.required);
+    if (dialect.key?.required && !this.connection.apiKey())
+      throw new ProviderError(keyWords(dialect.key.required, this.connection.keyVariable));
     const declined = dialect.decline?.(request, this.settings) ?? {};
     const asked = Object.entries(request.questions).filter(([id]) => !Object.hasOwn(declined, id));
     const questions = Object.fromEntries(asked);
@@ -121,7 +128,7 @@ export class SystemOneEngine<S extends SystemOneSettings> implements System1Prov
 
   private keyAdvice(): string {
     const { keyVariable } = this.connection;
-    if (this.dialect.key?.refused) return this.dialect.key.refused;
+    if (this.dialect.key?.refused) return keyWords(this.dialect.key.refused, keyVariable);
     return this.connection.apiKey()
       ? `${this.name} refused the key in ${keyVariable}: check that it matches the engine's key`
       : `${this.name} wants a key: set ${keyVariable} to the key the engine was started with`;
@@ -130,6 +137,7 @@ export class SystemOneEngine<S extends SystemOneSettings> implements System1Prov
   private engineView(): DialectEngine<S> {
     return {
       settings: this.settings,
+      keyVariable: this.connection.keyVariable,
       apiKey: () => this.connection.apiKey(),
       keyAdvice: () => this.keyAdvice(),
       get: (path, signal) => this.connection.request('GET', path, signal),

@@ -13,8 +13,8 @@ export const TYPESAFE_MAX_OPTIONS = 255;
 /** The models that take images and box questions (dsh-system1 "TypeSafe capabilities and limits"). */
 const TYPESAFE_IMAGE_MODELS = ['jev-1.14.0', 'jev-preview'];
 const KEY_VARIABLE = 'SYSTEM1_TYPESAFE_API_KEY';
-const MISSING_KEY = `TypeSafe needs an API key: set ${KEY_VARIABLE} (requests are billed to that key)`;
-const REFUSED_KEY = `TypeSafe refused the API key: check ${KEY_VARIABLE}`;
+const missingKey = (variable: string) => `TypeSafe needs an API key: set ${variable} (requests are billed to that key)`;
+const refusedKey = (variable: string) => `TypeSafe refused the API key: check ${variable}`;
 
 /** `model` is one of {@link TYPESAFE_MODELS}: its setting type allows no other. */
 type TypeSafeSettings = { endpoint: string; model: string };
@@ -25,7 +25,7 @@ type TypeSafeSettings = { endpoint: string; model: string };
  */
 export const TYPESAFE: SystemOneDialect<TypeSafeSettings> = {
   name: 'typesafe',
-  description: 'TypeSafe hosted Jev API (POST /v1/systemone); needs SYSTEM1_TYPESAFE_API_KEY; billed',
+  description: `TypeSafe hosted Jev API (POST /v1/systemone); needs ${KEY_VARIABLE}; billed`,
   keyVariable: KEY_VARIABLE,
   settings: {
     endpoint: httpEngineSettings('https://api.typesafe.ai').endpoint,
@@ -50,14 +50,14 @@ export const TYPESAFE: SystemOneDialect<TypeSafeSettings> = {
     };
   },
   facts: { max_options: TYPESAFE_MAX_OPTIONS, remote: true },
-  key: { required: MISSING_KEY, refused: REFUSED_KEY },
+  key: { required: missingKey, refused: refusedKey },
   health: async (engine, { signal }) => {
-    if (!engine.apiKey()) return { ok: false, detail: MISSING_KEY };
+    if (!engine.apiKey()) return { ok: false, detail: missingKey(engine.keyVariable) };
     try {
       await engine.get('/v1/models', signal);
     } catch (error) {
       if (error instanceof EngineStatusError && (error.status === 401 || error.status === 403)) {
-        return { ok: false, detail: `${error.message}; ${REFUSED_KEY}` };
+        return { ok: false, detail: `${error.message}; ${refusedKey(engine.keyVariable)}` };
       }
       throw error;
     }

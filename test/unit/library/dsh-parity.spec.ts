@@ -244,7 +244,7 @@ describe('providers written for dsh-system1, and the provider factories', () => 
   it('builds Laya and Cloudflare the same way, refusing a bad setting by name', async () => {
     expect(createLayaProvider().capabilities()).toMatchObject({ model: 'typed-decisions', max_options: 20 });
     expect(() => createLayaProvider({ model: 'gpt-4' })).toThrow(/model names no Laya checkpoint/);
-    expect(() => createCloudflareProvider({ accountId: '' })).toThrow(/account_id must be a non-empty string/);
+    expect(() => createCloudflareProvider({ accountId: '' })).toThrow(/^accountId must be a non-empty string/);
     expect(createCloudflareProvider({ accountId: 'acc-1', apiKey: 't' }).capabilities()).toMatchObject({
       max_options: expect.any(Number),
     });
