@@ -20,6 +20,7 @@ const router = require('./reliability/router');
 const engine = require('./reliability/engine');
 const caller = require('./reliability/caller');
 const oauth = require('./reliability/round4-oauth');
+const library = require('./reliability/round4-library');
 
 /** Each round's probes: a key in its results file, and what it runs against one build's dist/main.js. */
 const ROUND_TWO = [
@@ -69,7 +70,7 @@ const ROUND_THREE = [
 ];
 
 /** Round four (issue 39): an unauthenticated client and a lying issuer against serve-http, and our own round. */
-const ROUND_FOUR = [...Object.entries(oauth)];
+const ROUND_FOUR = [...Object.entries(oauth), ...Object.entries(library)];
 
 const ROUNDS = {
   2: { probes: ROUND_TWO, results: 'reliability' },
