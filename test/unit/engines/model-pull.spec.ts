@@ -260,3 +260,17 @@ describe('the token and redirects', () => {
     expect(existsSync(folderOf())).toBe(false);
   });
 });
+
+describe('the revision', () => {
+  it.each(['..', '.'])(
+    'refuses the revision %j by name before any request: nothing reaches the Hub, the token least of all',
+    async (revision) => {
+      const pulled = puller().pull(
+        options({ repo: GATED, revision, env: { HF_ENDPOINT: hub.hub.href, HF_TOKEN: TOKEN } }),
+      );
+      await expect(pulled).rejects.toThrow(`${JSON.stringify(revision)} is not a revision`);
+      expect(hub.hits).toEqual([]);
+      expect(existsSync(stagingOf(GATED))).toBe(false);
+    },
+  );
+});
