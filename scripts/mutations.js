@@ -207,6 +207,52 @@ const MUTATIONS = [
       'test/unit/library/hostile-library.spec.ts',
     ],
   },
+  {
+    // Round four: a caller's `tools` hold for every tool, not only the two that ask an engine.
+    name: "a caller's tools held only for the tools that decide",
+    file: 'src/http-server/callers/caller-access.ts',
+    from: '    if (!caller.policy.tools.has(tool)) {',
+    to: '    if (DECISION_TOOLS.has(tool) && !caller.policy.tools.has(tool)) {',
+    tests: ['test/unit/http-server/caller-access.spec.ts', 'test/e2e/serve-http-callers.spec.ts'],
+  },
+  {
+    // Round four: a quiet spell saves at most hedge_budget * 100 hedges (1000 at 0.1 with the cap inverted).
+    name: "the hedge budget's savings cap inverted",
+    file: 'src/decisions/hedging.service.ts',
+    from: 'this.cap = Math.max(1, share * 100);',
+    to: 'this.cap = Math.max(1, 100 / share);',
+    tests: ['test/unit/decisions/hedge-budget.spec.ts', 'test/unit/decisions/hedging.spec.ts'],
+  },
+  {
+    name: "the rate limiter's burst not capped",
+    file: 'src/http-server/callers/rate-limiter.ts',
+    from: 'const tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);',
+    to: 'const tokens = bucket.tokens + (now - bucket.at) * perMs;',
+    tests: ['test/unit/http-server/caller-access.spec.ts', 'test/unit/http-server/http-gateway.spec.ts'],
+  },
+  {
+    name: 'the Hub token sent by host name, not origin',
+    file: 'src/engines/hub/hub-endpoint.ts',
+    from: 'url.origin === this.origin ?',
+    to: 'url.hostname === new URL(this.origin).hostname ?',
+    tests: ['test/unit/engines/hub-endpoint.spec.ts', 'test/unit/engines/model-pull.spec.ts'],
+  },
+  {
+    name: "a label's tier unchecked",
+    file: 'src/routing/routing-labels.ts',
+    from: "if (typeof value.tier !== 'string' || !TIERS.includes(value.tier as Tier))\n    return",
+    to: 'if (value.tier === Symbol.iterator)\n    return',
+    tests: ['test/unit/routing/routing-labels.spec.ts', 'test/e2e/label.spec.ts'],
+  },
+  {
+    // A 2026-07-28 request the SDK's classifier refuses (an Mcp-Method the body contradicts) handed to the
+    // 2025 transport, which answers it with its own error instead of -32020.
+    name: 'the 2026-07-28 header/body mismatch served by the 2025 transport',
+    file: 'src/http-server/mcp-http.ts',
+    from: "if (route.kind !== 'legacy') return modern(req, res, body);",
+    to: "if (route.kind === 'modern') return modern(req, res, body);",
+    tests: ['test/unit/http-server/mcp-http.spec.ts', 'test/e2e/protocol-eras.spec.ts'],
+  },
 ];
 
 /** Replaces the one occurrence of `from` in `text`; throws when there is none, or more than one. */
@@ -227,6 +273,8 @@ function copyTree() {
     .split('\0')
     .filter(Boolean);
   for (const file of files) {
+    // A worktree's node_modules is a symlink, which git lists as an untracked file: it is linked below.
+    if (file === 'node_modules') continue;
     const source = path.join(ROOT, file);
     if (!fs.existsSync(source)) continue; // deleted in the working tree
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });

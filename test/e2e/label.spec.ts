@@ -238,3 +238,37 @@ it('lists, refuses bad lines writing nothing, applies beside a hook appending (n
   expect(evaluation).toMatchObject({ prompts_labelled: 40, failures, verdict: 'READY', reasons: [] });
   expect(evaluated.code).toBe(0);
 }, 300_000);
+
+it('refuses labels whose tier is not haiku, sonnet or opus (a capital, a model name, none at all), writing nothing', async () => {
+  const sandbox = resources.sandbox();
+  const log = path.join(sandbox.dir, 'routing.jsonl');
+  const ids = ['p1', 'p2', 'p3', 'p4'];
+  const routed = (id: string) => ({
+    source: 'routing',
+    prompt_id: id,
+    prompt: `Task ${id}`,
+    provider: 'laya',
+    tier: 'sonnet',
+  });
+  writeFileSync(log, ids.map((id) => JSON.stringify(routed(id))).join('\n') + '\n');
+  chmodSync(log, 0o640);
+  const env = setUp(sandbox, log);
+  const features = { read_only: false, design: false, review: false, specified: true };
+  const file = path.join(sandbox.dir, 'labels.jsonl');
+  const labels = [
+    { id: 'p1', ...features, tier: 'sonnet' },
+    { id: 'p2', ...features, tier: 'Opus' },
+    { id: 'p3', ...features, tier: 'claude-opus-4' },
+    { id: 'p4', ...features },
+  ];
+  writeFileSync(file, labels.map((label) => JSON.stringify(label)).join('\n') + '\n');
+  const before = readFileSync(log);
+
+  const refused = await runCli(['label', 'apply', file], env);
+  for (const line of [2, 3, 4])
+    expect(refused.stderr).toContain(`${file}:${line}: "tier" must be one of haiku, sonnet, opus`);
+  expect(refused.stderr).toContain('nothing written');
+  expect(refused.code).toBe(1);
+  expect(readFileSync(log).equals(before)).toBe(true);
+  expect((JSON.parse((await runCli(['label', 'list'], env)).stdout) as Json).waiting).toBe(ids.length);
+});

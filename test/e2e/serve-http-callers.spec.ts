@@ -175,6 +175,28 @@ describe('named callers with static tokens', () => {
     expect(others.map((answer) => answer.body.result?.structuredContent?.status)).toEqual(Array(30).fill('decided'));
   });
 
+  it('refuses a caller the tools its table leaves out, health and capabilities as well as decisions, naming the tool', async () => {
+    const token = 'tok-ci-3a7e52';
+    const server = await HttpServerProcess.start(sandbox, {
+      SYSTEM1_HTTP_TOKEN_CI: token,
+      SYSTEM1_CONFIG: sandbox.writeConfig(
+        '[gateway]\nprovider = "mock"\n[http.callers.ci]\ntools = ["system1_decide"]\n',
+        'decide-only.toml',
+      ),
+    });
+    started.push(server);
+    for (const tool of ['system1_health', 'system1_capabilities', 'system1_ask']) {
+      const refused = await callTool(server.url, token, tool);
+      expect([refused.status, refused.body.error?.message, refused.body.result]).toEqual([
+        403,
+        expect.stringContaining(`the caller "ci" may not use ${tool} (it may use: system1_decide)`),
+        undefined,
+      ]);
+    }
+    const decided = await callTool(server.url, token, 'system1_decide', QUESTION);
+    expect(decided.body.result?.structuredContent?.status).toBe('decided');
+  });
+
   it("keeps each caller's cached answers to itself: a repeat is answered from the cache for its caller only", async () => {
     const server = await HttpServerProcess.start(sandbox, {
       ...TOKENS,

@@ -56,6 +56,12 @@ export class HfHubFake {
   private readonly servers: Server[] = [];
   private readonly sockets = new Set<Socket>();
 
+  /**
+   * `cdnOnHubHost`: the CDN listens on the Hub's own host name at another port, for the token rule's other
+   * side (a host name shared is not the Hub's origin).
+   */
+  constructor(private readonly options: { cdnOnHubHost?: boolean } = {}) {}
+
   /** Serves every file under `dir` as `repo`; `lfs` lists the files stored in LFS. */
   addRepo(repo: string, dir: string, { lfs = DEFAULT_LFS, token }: { lfs?: string[]; token?: string } = {}): this {
     const files = new Map<string, Buffer>();
@@ -91,6 +97,10 @@ export class HfHubFake {
 
   async start(): Promise<this> {
     this.hub = await this.listen((req, res) => this.serveHub(req, res), '127.0.0.1', '127.0.0.1');
+    if (this.options.cdnOnHubHost) {
+      this.cdn = await this.listen((req, res) => this.serveCdn(req, res), '127.0.0.1', '127.0.0.1');
+      return this;
+    }
     // Another host on loopback, so the token rule (the Hub's origin only) is tested across hosts; where
     // 127.0.0.2 is not configured (macOS), the name localhost still differs from 127.0.0.1 as a host.
     this.cdn = await this.listen((req, res) => this.serveCdn(req, res), '127.0.0.2', '127.0.0.2').catch(

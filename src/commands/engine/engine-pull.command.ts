@@ -3,6 +3,7 @@ import { formatBytes } from '../../common/byte-count';
 import { HubEndpoint, withoutHubToken } from '../../engines/hub/hub-endpoint';
 import { ModelPuller } from '../../engines/hub/model-pull.service';
 import { PullError } from '../../engines/hub/pull-error';
+import { checkRepoName, checkRevision } from '../../engines/hub/repo-name';
 import { EnginePackage } from '../../engines/reranker/engine-package.service';
 import { APP_RERANKER, DEFAULT_RERANKER_REPO, RerankerHome } from '../../engines/reranker/reranker-home';
 import { byteSize } from '../option-parsers';
@@ -51,6 +52,9 @@ export class EnginePullCommand extends CommandRunner {
     const home = RerankerHome.of(env);
     const variant = flags.quantized ? 'quantized' : 'float32';
     try {
+      // What the user typed is checked before npm installs anything (the puller checks it again, for itself).
+      checkRepoName(repo);
+      checkRevision(flags.revision);
       const origin = HubEndpoint.fromEnv(env).origin;
       await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
       this.output.err(

@@ -43,16 +43,37 @@ export class HubEndpoint {
     return this.token !== undefined;
   }
 
-  /** `<endpoint>/<repo>/resolve/<revision>/<file>`, the revision as one path segment (a branch may hold a `/`). */
+  /**
+   * `<endpoint>/<repo>/resolve/<revision>/<file>`, the revision as one path segment (a branch may hold a `/`).
+   * Refused when the URL would not keep that path as built (a `.` or `..` segment the URL parser collapses),
+   * so no request, and no token, goes anywhere else on the Hub.
+   */
   fileUrl(repo: string, revision: string, file: string): URL {
-    const segments = (text: string) => text.split('/').map(encodeURIComponent).join('/');
-    return new URL(`${this.base}/${segments(repo)}/resolve/${encodeURIComponent(revision)}/${segments(file)}`);
+    const segments = [...repo.split('/'), 'resolve', revision, ...file.split('/')].map(encodeURIComponent);
+    const url = new URL(`${this.base}/${segments.join('/')}`);
+    const basePath = new URL(this.base).pathname.replace(/\/+$/, '');
+    if (url.pathname !== `${basePath}/${segments.join('/')}`)
+      throw new PullError(
+        `${file} of ${repo} at the revision ${JSON.stringify(revision.slice(0, 200))} would be fetched from ` +
+          `${url.pathname.slice(0, 200)}, not from ${repo}/resolve/<revision>/: refused`,
+      );
+    return url;
   }
 
   /** The headers a request to `url` may carry: the token only to the endpoint's origin. */
   headersFor(url: URL): Record<string, string> {
     return this.token !== undefined && url.origin === this.origin ? { authorization: `Bearer ${this.token}` } : {};
   }
+}
+
+/**
+ * `text` encoded as one URL path segment, or undefined when a URL would not keep it as one: `.` and `..` are
+ * steps in a path, which the URL parser resolves away, not names.
+ */
+export function urlSegment(text: string): string | undefined {
+  const encoded = encodeURIComponent(text);
+  // A host that is never resolved: the URL is only parsed, to see what its parser makes of the segment.
+  return new URL(`http://segment.invalid/${encoded}`).pathname === `/${encoded}` ? encoded : undefined;
 }
 
 /** Only http and https are fetched: a redirect to file:, ftp: or data: is refused, never followed. */

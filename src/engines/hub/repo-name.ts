@@ -1,3 +1,4 @@
+import { urlSegment } from './hub-endpoint';
 import { PullError } from './pull-error';
 
 /**
@@ -20,9 +21,17 @@ export function checkRepoName(repo: string): string {
   return repo;
 }
 
-/** A branch, tag or commit: sent as one URL path segment, so any printable text without spaces will do. */
+/**
+ * A branch, tag or commit: sent as one URL path segment (a branch's `/` encoded), so any printable text without
+ * spaces will do but `.` and `..`, which a URL keeps as no segment at all: `..` would send the request, and
+ * HF_TOKEN with it, to `<repo>/<file>` outside `/resolve/`.
+ */
 export function checkRevision(revision: string): string {
-  if (!/^[\x21-\x7e]{1,255}$/.test(revision))
-    throw new PullError(`${JSON.stringify(revision.slice(0, 200))} is not a revision: a branch, tag or commit id`);
+  const printable = /^[\x21-\x7e]{1,255}$/.test(revision);
+  if (!printable || urlSegment(revision) === undefined)
+    throw new PullError(
+      `${JSON.stringify(revision.slice(0, 200))} is not a revision: a branch, tag or commit id` +
+        (printable ? ' ("." and ".." are steps in a path, not names)' : ''),
+    );
   return revision;
 }

@@ -179,4 +179,20 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
     expect(hedges.length).toBeLessThanOrEqual(5);
     expect(hedges.length).toBeGreaterThan(0);
   });
+
+  it('saves at most hedge_budget * 100 hedges over a quiet spell: a burst when every replica turns slow gets no more', async () => {
+    const decisions = (await pooled('hedge_after_ms = 150\nhedge_budget = 0.1')).get(DecisionService);
+    replicas[0].chooseFault = () => 'none';
+    // 400 fast decisions earn 40 hedges' worth; 10 (0.1 * 100) are kept.
+    await decideMany(decisions, 400, 8);
+    for (const replica of replicas) {
+      replica.chooseFault = () => 'slow';
+      replica.slowMs = 500;
+    }
+    const burst = await decideMany(decisions, 40, 40);
+    const hedges = burst.flatMap((outcome) => outcome.attempts).filter((attempt) => attempt.hedge);
+    // The 10 saved, and the 4 the burst's own 40 requests earn.
+    expect(hedges.length).toBeLessThanOrEqual(14);
+    expect(hedges.length).toBeGreaterThan(0);
+  });
 });

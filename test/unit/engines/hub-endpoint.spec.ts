@@ -96,6 +96,32 @@ describe('repo names and revisions', () => {
     },
   );
 
+  it.each(['..', '.'])(
+    'refuses the revision %j, which a URL would resolve away (.. fetches <repo>/<file>, outside /resolve/)',
+    (revision) => {
+      expect(() => checkRevision(revision)).toThrow(
+        `${JSON.stringify(revision)} is not a revision: a branch, tag or commit id ("." and ".." are steps in a path, not names)`,
+      );
+    },
+  );
+
+  it('takes revisions that merely hold dots, and encoded dots stay encoded', () => {
+    for (const revision of ['v1.0', '...', '..x', 'refs/../x', '%2e%2e'])
+      expect(checkRevision(revision)).toBe(revision);
+    expect(HubEndpoint.fromEnv({}).fileUrl('o/n', '%2e%2e', 'config.json').pathname).toBe(
+      '/o/n/resolve/%252e%252e/config.json',
+    );
+  });
+
+  it('builds no URL that leaves <repo>/resolve/<revision>/, whatever it is handed', () => {
+    const hub = HubEndpoint.fromEnv({ HF_ENDPOINT: 'http://127.0.0.1:9/hf', HF_TOKEN: 'hf_secret' });
+    for (const revision of ['..', '.'])
+      expect(() => hub.fileUrl('o/n', revision, 'config.json')).toThrow(
+        /not from o\/n\/resolve\/<revision>\/: refused/,
+      );
+    expect(() => hub.fileUrl('o/n', 'main', '../../x')).toThrow(/refused/);
+  });
+
   it('takes a branch with a slash and refuses spaces or control characters', () => {
     expect(checkRevision('refs/pr/1')).toBe('refs/pr/1');
     expect(() => checkRevision('main branch')).toThrow(/is not a revision/);

@@ -244,6 +244,20 @@ describe('the token and redirects', () => {
     await expect(wrong).rejects.not.toThrow(/hf_wrong_token_1234/);
   });
 
+  it("keeps HF_TOKEN from a CDN on the Hub's own host name at another port: the token follows the origin, not the host name", async () => {
+    const sameHost = await new HfHubFake({ cdnOnHubHost: true }).addRepo(GATED, source, { token: TOKEN }).start();
+    try {
+      expect([sameHost.cdn.hostname, sameHost.cdn.port]).toEqual([sameHost.hub.hostname, expect.any(String)]);
+      expect(sameHost.cdn.port).not.toBe(sameHost.hub.port);
+      await puller().pull(options({ repo: GATED, env: { HF_ENDPOINT: sameHost.hub.href, HF_TOKEN: TOKEN } }));
+      expect(sameHost.hitsOf('hub').every((hit) => hit.authorization === `Bearer ${TOKEN}`)).toBe(true);
+      expect(sameHost.hitsOf('cdn').filter((hit) => hit.method === 'GET')).toHaveLength(2);
+      expect(sameHost.hitsOf('cdn').filter((hit) => hit.authorization !== undefined)).toEqual([]);
+    } finally {
+      await sameHost.stop();
+    }
+  });
+
   it('stops a redirect loop after a few hops', async () => {
     hub.cdnRedirect = 'loop';
     await expect(puller().pull(options())).rejects.toThrow(
@@ -259,4 +273,18 @@ describe('the token and redirects', () => {
     );
     expect(existsSync(folderOf())).toBe(false);
   });
+});
+
+describe('the revision', () => {
+  it.each(['..', '.'])(
+    'refuses the revision %j by name before any request: nothing reaches the Hub, the token least of all',
+    async (revision) => {
+      const pulled = puller().pull(
+        options({ repo: GATED, revision, env: { HF_ENDPOINT: hub.hub.href, HF_TOKEN: TOKEN } }),
+      );
+      await expect(pulled).rejects.toThrow(`${JSON.stringify(revision)} is not a revision`);
+      expect(hub.hits).toEqual([]);
+      expect(existsSync(stagingOf(GATED))).toBe(false);
+    },
+  );
 });

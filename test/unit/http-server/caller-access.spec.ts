@@ -163,6 +163,19 @@ describe('CallerAccess', () => {
     expect(access.scopeOf(alice).widenedBy).toBe('[http] caller_models');
   });
 
+  it('refuses a caller the tools its policy leaves out even when they decide nothing: health and capabilities too', async () => {
+    const access = accessWith({ SYSTEM1_HTTP_TOKEN_CI: 'tok-ci' }, '[http.callers.ci]\ntools = ["system1_decide"]\n');
+    const ci = (await access.identify(request('Bearer tok-ci'))) as Caller;
+    for (const tool of ['system1_health', 'system1_capabilities', 'system1_ask'])
+      expect(access.permit(ci, tool)).toEqual({
+        status: 403,
+        message:
+          `the caller "ci" may not use ${tool} (it may use: system1_decide); ` +
+          'the operator sets this in [http.callers.<name>] tools',
+      });
+    expect(access.permit(ci, 'system1_decide')).toBeUndefined();
+  });
+
   it('labels the callers the config names by name and every other caller as other, so a claim cannot grow the metrics', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a' }, '[http.callers.team-agent]\nburst = 3\n');
     const names = ['alice', 'default', 'team-agent', 'someone-else', 'oauth:team-agent', 'oauth:someone-else'];

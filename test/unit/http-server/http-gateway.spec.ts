@@ -14,13 +14,13 @@ import type { Readiness } from '../../../src/http-server/readiness';
 import { send } from '../../helpers/router-harness';
 import { eventually } from '../../helpers/eventually';
 
-/** The access rules of a server with these token variables and `[http]` defaults. */
-function accessWith(env: Record<string, string>): CallerAccess {
-  const config = loadConfig({ env: { HOME: '/test/home', SYSTEM1_CONFIG: '/test/config.toml' }, readFile: () => '' });
+/** The access rules of a server with these token variables, this config and the rate limiter's clock. */
+function accessWith(env: Record<string, string>, toml = '', now: () => number = () => 0): CallerAccess {
+  const config = loadConfig({ env: { HOME: '/test/home', SYSTEM1_CONFIG: '/test/config.toml' }, readFile: () => toml });
   return new CallerAccess(
     CallerTokens.fromEnv(env).tokens,
-    new CallerPolicies(config.http, {}),
-    new RateLimiter(() => 0),
+    new CallerPolicies(config.http, config.httpCallers),
+    new RateLimiter(now),
   );
 }
 
@@ -49,10 +49,11 @@ async function start(
   readiness: () => Promise<Readiness>,
   token?: string,
   mcp: ConstructorParameters<typeof HttpGateway>[0]['mcp'] = noMcp,
+  access = accessWith(token === undefined ? {} : { SYSTEM1_HTTP_TOKEN: token }),
 ): Promise<number> {
   logs = [];
   gateway = new HttpGateway({
-    access: accessWith(token === undefined ? {} : { SYSTEM1_HTTP_TOKEN: token }),
+    access,
     mcp,
     readiness: { check: readiness },
     metrics: {
@@ -220,6 +221,37 @@ describe('the HTTP gateway', () => {
       expect(answer.status).toBe(401);
       expect(logs.join('\n')).not.toContain('no MCP binding');
     });
+  });
+
+  it('lets a caller back after a quiet hour with no more than its burst: the rest of a run of decisions is held to 429', async () => {
+    const token = 'unit-gateway-rate-token-0d7e';
+    let now = 0;
+    const access = accessWith({ SYSTEM1_HTTP_TOKEN: token }, '[http]\nrate_per_minute = 6000\nburst = 2\n', () => now);
+    const port = await start(
+      async () => ({ ready: true, paused: false }),
+      token,
+      async (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      access,
+    );
+    const decide = async () =>
+      (
+        await send(port, {
+          path: '/mcp',
+          headers: { accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'system1_decide', arguments: { question: 'Rerun?', options: ['rerun', 'block'] } },
+          }),
+        })
+      ).status;
+    expect(await decide()).toBe(200);
+    // An hour at 6000 a minute would earn 360,000 decisions: the bucket holds two.
+    now = 3_600_000;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(await decide());
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
   });
 
   it('answers a body declared over the cap with 413 from Content-Length, before any of it arrives', async () => {
