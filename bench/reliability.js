@@ -21,6 +21,7 @@ const engine = require('./reliability/engine');
 const caller = require('./reliability/caller');
 const oauth = require('./reliability/round4-oauth');
 const library = require('./reliability/round4-library');
+const pull = require('./reliability/round4-pull');
 
 /** Each round's probes: a key in its results file, and what it runs against one build's dist/main.js. */
 const ROUND_TWO = [
@@ -70,7 +71,7 @@ const ROUND_THREE = [
 ];
 
 /** Round four (issue 39): an unauthenticated client and a lying issuer against serve-http, and our own round. */
-const ROUND_FOUR = [...Object.entries(oauth), ...Object.entries(library)];
+const ROUND_FOUR = [oauth, library, pull].flatMap((probes) => Object.entries(probes));
 
 const ROUNDS = {
   2: { probes: ROUND_TWO, results: 'reliability' },

@@ -208,6 +208,14 @@ const MUTATIONS = [
     ],
   },
   {
+    // Round four: jose's clockTolerance is in seconds; read as milliseconds, a token stays valid hours past exp.
+    name: 'clock_skew_s read as milliseconds',
+    file: 'src/http-server/oauth/token-verifier.ts',
+    from: 'clockTolerance: this.settings.clock_skew_s,',
+    to: 'clockTolerance: this.settings.clock_skew_s * 1000,',
+    tests: ['test/unit/http-server/token-verifier.spec.ts'],
+  },
+  {
     // Round four: a caller's `tools` hold for every tool, not only the two that ask an engine.
     name: "a caller's tools held only for the tools that decide",
     file: 'src/http-server/callers/caller-access.ts',
