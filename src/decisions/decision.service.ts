@@ -458,13 +458,13 @@ export class DecisionService {
       } else {
         error = attempt.error;
       }
-      // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up,
-      // nor a hedge's timeout in the part of the attempt's time the first copy left it.
-      const unjudged = call.cutShort === true && error.code === DecisionErrorCode.Timeout;
-      const engineFailed =
-        !('notSent' in attempt) && !signal?.aborted && !unjudged && ERROR_MEANINGS[error.code].enginesFault;
+      // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up.
+      const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;
+      // Nor a hedge's timeout in the part of the attempt's time the first copy left it.
+      const unjudged = engineFailed && call.cutShort === true && error.code === DecisionErrorCode.Timeout;
+      if (unjudged) return { ok: false, member, latencyMs, error, engineFailed: false, unjudged };
       if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
-      return { ok: false, member, latencyMs, error, engineFailed, ...(unjudged && { unjudged }) };
+      return { ok: false, member, latencyMs, error, engineFailed };
     } finally {
       done('other', 0);
       // Whatever happened above, a trial this call holds ends with a verdict or is handed back.
