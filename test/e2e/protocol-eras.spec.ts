@@ -128,12 +128,12 @@ it('system1_capabilities and system1_health name the MCP revisions served, newes
 async function stdioExchange(messages: object[], log?: string[]): Promise<Json[]> {
   const child = spawn(process.execPath, [MAIN, 'mcp'], {
     env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }),
-    stdio: ['pipe', 'pipe', log ? 'pipe' : 'ignore'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   for (const message of messages) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   child.stdin.end();
   await new Promise((resolve) => child.once('close', resolve));
