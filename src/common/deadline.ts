@@ -7,12 +7,19 @@ export class AttemptCancelled extends Error {
   override readonly name = 'AttemptCancelled';
 }
 
+/** Why the work's signal aborts when the work itself failed: whatever it still has in flight is of no use. */
+export class AttemptFailed extends Error {
+  override readonly name = 'AttemptFailed';
+}
+
 /**
  * Runs `work` with a real deadline: at `ms` its signal aborts (so an HTTP call or a sleep stops) and the
  * returned promise rejects with {@link DeadlineExceeded}, even if `work` ignores the signal. When one of
  * `cancels` aborts first, the signal aborts with that signal's reason and the promise rejects with
- * {@link AttemptCancelled}. One controller and one listener per cancel: a signal linked per attempt
- * (AbortSignal.any, or a controller per source) was a twentieth of a busy server's time.
+ * {@link AttemptCancelled}. When the work fails, its signal aborts too: a choice engine asks each question
+ * in a request of its own, and one that failed must not leave the others open at the engine. One
+ * controller and one listener per cancel: a signal linked per attempt (AbortSignal.any, or a controller
+ * per source) was a twentieth of a busy server's time.
  */
 export function withDeadline<T>(
   work: (signal: AbortSignal) => Promise<T>,
@@ -49,8 +56,12 @@ export function withDeadline<T>(
       .then(
         (value) => settle(() => resolve(value)),
         // The work's own failure, passed through as it was thrown (an engine's, whatever it is).
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        (error: unknown) => settle(() => reject(error)),
+        (error: unknown) =>
+          settle(() => {
+            controller.abort(new AttemptFailed('another part of the attempt failed'));
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+            reject(error);
+          }),
       );
   });
 }

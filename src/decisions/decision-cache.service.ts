@@ -32,7 +32,9 @@ interface ScopeHoldings {
  * or the registration), the model, the fits in force, the state, the questions, images and long context; a
  * request that differs in any of them is a different key, so no caller can read the answer to another
  * request. Bounded by entries and by bytes (`cache_max_entries`, `cache_max_bytes`, least recently used out
- * first, one entry at most a sixteenth of the bytes). Only complete answers are kept: never an error, an
+ * first, one entry at most a sixteenth of the bytes). Each reply is kept as its JSON text and read back at each
+ * use: the bytes counted are the memory held, however the engine built its reply (JSON that parses into many
+ * small objects holds twenty times its length as objects). Only complete answers are kept: never an error, an
  * engine's abstention, a degraded reply, nor anything after a failure. A change of the fits empties it.
  *
  * A server with authenticated callers gives each its scope: callers never share answers (one cannot even tell
@@ -41,7 +43,8 @@ interface ScopeHoldings {
  */
 @Injectable()
 export class DecisionCache {
-  private readonly cache?: LRUCache<string, CachedReply>;
+  /** Each reply as its JSON text (see above). */
+  private readonly cache?: LRUCache<string, string>;
   private readonly scopes = new Map<string, ScopeHoldings>();
   private readonly scopeOf = new Map<string, string>();
   private readonly quota: { entries: number; bytes: number };
@@ -56,11 +59,11 @@ export class DecisionCache {
       bytes: Math.floor(cache_max_bytes * SCOPE_SHARE),
     };
     if (cache_ttl_s > 0) {
-      this.cache = new LRUCache<string, CachedReply>({
+      this.cache = new LRUCache<string, string>({
         max: cache_max_entries,
         maxSize: cache_max_bytes,
         maxEntrySize: Math.floor(cache_max_bytes * ENTRY_SHARE),
-        sizeCalculation: (value, key) => sizeOf(key, value),
+        sizeCalculation: (text, key) => sizeOf(key, text),
         ttl: cache_ttl_s * 1000,
         // However an entry leaves (pushed out, expired, replaced, cleared), its scope stops counting it.
         dispose: (_value, key) => this.forget(key),
@@ -109,9 +112,10 @@ export class DecisionCache {
   }
 
   get(key: string): CachedReply | undefined {
-    const reply = this.cache?.get(key);
-    if (reply) this.touch(key);
-    return reply;
+    const text = this.cache?.get(key);
+    if (text === undefined) return undefined;
+    this.touch(key);
+    return JSON.parse(text) as CachedReply;
   }
 
   /**
@@ -120,7 +124,9 @@ export class DecisionCache {
    */
   keep(key: string, reply: CachedReply, answers: Record<string, QuestionOutcome>, scope?: string): void {
     if (!this.cache || !cacheable(reply, answers)) return;
-    const size = sizeOf(key, reply);
+    // Plain data already (the pipeline copied the engine's reply as JSON), so this cannot throw.
+    const text = JSON.stringify(reply);
+    const size = sizeOf(key, text);
     if (size > Math.floor(this.cache.maxSize * ENTRY_SHARE)) return;
     if (scope !== undefined) {
       const holdings = this.scopes.get(scope);
@@ -134,7 +140,7 @@ export class DecisionCache {
         this.forget(oldest); // already done by dispose, unless the entry had expired unseen
       }
     }
-    this.cache.set(key, reply);
+    this.cache.set(key, text);
     if (scope === undefined || !this.cache.has(key)) return;
     const holdings = this.scopes.get(scope) ?? { keys: new Map<string, number>(), bytes: 0 };
     this.scopes.set(scope, holdings);
@@ -180,8 +186,9 @@ export class DecisionCache {
   }
 }
 
-function sizeOf(key: string, value: CachedReply): number {
-  return key.length + Buffer.byteLength(JSON.stringify(value));
+/** The memory a key and its text take: a byte a character, two for text with any beyond Latin-1 (as V8 keeps it). */
+function sizeOf(key: string, text: string): number {
+  return key.length + (/[\u0100-\uffff]/.test(text) ? 2 : 1) * text.length;
 }
 
 function cacheable({ reply }: CachedReply, answers: Record<string, QuestionOutcome>): boolean {

@@ -57,6 +57,11 @@ interface CallContext {
 interface AttemptCall extends CallContext {
   timeoutMs: number;
   last: boolean;
+  /**
+   * A hedge, given only what the first copy's deadline left of the attempt's time: running out of it says
+   * nothing of its replica, which was never given the whole timeout it is judged by.
+   */
+  cutShort?: boolean;
 }
 
 /** A replica to ask, and whether this call holds its trial. */
@@ -75,7 +80,15 @@ type CopyResult =
       meta: Partial<DecisionOutcome>;
       reply: CachedReply;
     }
-  | { ok: false; member: PoolMember; latencyMs: number; error: DecisionError; engineFailed: boolean };
+  | {
+      ok: false;
+      member: PoolMember;
+      latencyMs: number;
+      error: DecisionError;
+      engineFailed: boolean;
+      /** A hedge that timed out in the time it was left: its replica may still be asked with the whole timeout. */
+      unjudged?: boolean;
+    };
 
 /** One replica's part in a call: its answers, or its failure and whether the engine itself failed. */
 type ReplicaStep =
@@ -355,7 +368,7 @@ export class DecisionService {
         if (!second || !this.hedging.spend(ref.provider)) return undefined;
         tried.add(second.member);
         const timeoutMs = Math.max(1, call.timeoutMs - (performance.now() - started));
-        return this.runCopy(ref, pool, second, request, signal, policy, { ...call, timeoutMs });
+        return this.runCopy(ref, pool, second, request, signal, policy, { ...call, timeoutMs, cutShort: true });
       },
       (result) => result.ok,
       hedgeAfterMs,
@@ -376,6 +389,8 @@ export class DecisionService {
     });
     const winner = race.winner?.result;
     if (winner?.ok) return { answers: winner.answers, meta: winner.meta, reply: winner.reply, records };
+    // Without the hedge its replica would have been asked next, with the whole timeout: it still may be.
+    for (const { result } of race.copies) if (!result.ok && result.unjudged) tried.delete(result.member);
     const failed = race.copies
       .map((copy) => copy.result)
       .filter((result): result is Extract<CopyResult, { ok: false }> => !result.ok);
@@ -445,6 +460,9 @@ export class DecisionService {
       }
       // Only the engine's own failures count: not what the call asked for, nor a caller (or a race) that gave up.
       const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;
+      // Nor a hedge's timeout in the part of the attempt's time the first copy left it.
+      const unjudged = engineFailed && call.cutShort === true && error.code === DecisionErrorCode.Timeout;
+      if (unjudged) return { ok: false, member, latencyMs, error, engineFailed: false, unjudged };
       if (policy.cooldown !== false && engineFailed) verdict = this.cooldown.failed(key, error.code);
       return { ok: false, member, latencyMs, error, engineFailed };
     } finally {

@@ -6,7 +6,8 @@ import {
   type TransportSendOptions,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
-import { isRecord } from '../common/is-record';
+import { clip } from '../common/clip';
+import { isRecord, kindOf } from '../common/is-record';
 import { describeId, INVALID_PARAMS, type Parser, type RequestId, schemaProblem, usableId } from './envelope';
 import { MODERN_PROTOCOL_VERSIONS } from './protocol-revisions';
 import { checkToolCall } from './tool-call.guard';
@@ -18,6 +19,9 @@ const REQUESTS = new Map<string, Parser>([
   ['ping', specTypeSchemas.PingRequest],
   ['tools/list', specTypeSchemas.ListToolsRequest],
 ]);
+/** How much of a client's method name or claimed revision a log line or an answer repeats. */
+const ECHO_CHARS = 64;
+
 /** The notifications the SDK handles, with their schemas. */
 const NOTIFICATIONS = new Map<string, Parser>([
   ['notifications/initialized', specTypeSchemas.InitializedNotification],
@@ -46,8 +50,9 @@ export interface GateOptions {
  * methods), so each request of a method served here is checked first with the same schema and a misfit is
  * answered as invalid params in one short line; a `tools/call` goes by checkToolCall. A request claiming a
  * revision the server does not serve is refused with the unsupported-version error, which the SDK checks
- * only on a connection's opening message. A malformed notification, or a response (this server asks the
- * client nothing), is dropped with one line.
+ * only on a connection's opening message (a claim that is not text, as a malformed envelope). A malformed
+ * notification, or a response (this server asks the client nothing), is dropped with one line. What a line
+ * or an answer repeats of the client's words (its method, the revision it claims) is cut short.
  *
  * It also counts the requests not yet answered: when the input ends, the answers in flight are written
  * (for at most `drainBoundMs`) before the close reaches the SDK. A request the client cancelled is not
@@ -159,26 +164,31 @@ export class GatedTransport implements Transport {
           'Received a response for an unknown message ID',
       );
     const { method } = message;
-    const unsupported = unsupportedRevision(message.params);
+    const claim = revisionClaim(message.params);
     if (!('id' in message)) {
       const schema = NOTIFICATIONS.get(method);
-      const problem = unsupported
-        ? `it claims protocol revision ${unsupported}, which this server does not serve`
-        : schema
-          ? schemaProblem(schema, message)
-          : null;
-      if (problem !== null) return this.options.warn(`dropped a ${method} notification: ${problem}`);
+      const problem =
+        'unsupported' in claim
+          ? `it claims protocol revision ${claim.unsupported}, which this server does not serve`
+          : 'malformed' in claim
+            ? claim.malformed.message
+            : schema
+              ? schemaProblem(schema, message)
+              : null;
+      if (problem !== null) return this.options.warn(`dropped a ${clip(method, ECHO_CHARS)} notification: ${problem}`);
       if (method === 'notifications/cancelled' && isRecord(message.params)) this.cancelled(message.params.requestId);
       return this.onmessage?.(message, extra);
     }
     const { id } = message;
-    if (unsupported !== undefined) {
+    if ('unsupported' in claim) {
       const error = new UnsupportedProtocolVersionError({
         supported: [...MODERN_PROTOCOL_VERSIONS],
-        requested: unsupported,
+        requested: claim.unsupported,
       });
       return this.refuse(id, method, error.code, error.message, error.data);
     }
+    if ('malformed' in claim)
+      return this.refuse(id, method, INVALID_PARAMS, claim.malformed.message, claim.malformed.data);
     let delivered: JSONRPCMessage = message;
     if (method === 'tools/call') {
       const check = checkToolCall(message);
@@ -196,7 +206,7 @@ export class GatedTransport implements Transport {
   }
 
   private refuse(id: RequestId, method: string, code: number, message: string, data?: unknown): void {
-    this.options.warn(`refused ${method} request ${describeId(id)} (${code}): ${message}`);
+    this.options.warn(`refused ${clip(method, ECHO_CHARS)} request ${describeId(id)} (${code}): ${message}`);
     this.inner
       .send({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } })
       .catch(() => undefined); // the client has gone
@@ -234,11 +244,25 @@ const key = (id: RequestId) => (typeof id === 'string' ? `s${id}` : `n${id}`);
 const isResponse = (message: JSONRPCMessage): message is JSONRPCMessage & { id: unknown } =>
   !('method' in message) && ('result' in message || 'error' in message);
 
-/** The revision a request's `_meta` envelope claims, when it is one this server does not serve. */
-function unsupportedRevision(params: unknown): string | undefined {
+type RevisionClaim = { fine: true } | { unsupported: string } | { malformed: { message: string; data: unknown } };
+
+/**
+ * What a message's `_meta` envelope claims of its revision: nothing, or one this server serves (fine), one it
+ * does not serve (cut short), or something that is not a revision at all (the envelope's error, in the
+ * words and with the data the SDK's HTTP entry gives it).
+ */
+function revisionClaim(params: unknown): RevisionClaim {
   if (!isRecord(params) || !isRecord(params._meta) || !Object.hasOwn(params._meta, PROTOCOL_VERSION_META_KEY))
-    return undefined;
+    return { fine: true };
   const claimed = params._meta[PROTOCOL_VERSION_META_KEY];
-  if (typeof claimed === 'string' && MODERN_PROTOCOL_VERSIONS.includes(claimed)) return undefined;
-  return typeof claimed === 'string' ? claimed : 'unknown';
+  if (typeof claimed !== 'string') {
+    const problem = `expected a string, received ${kindOf(claimed)}`;
+    return {
+      malformed: {
+        message: `Invalid _meta envelope for protocol revision ${MODERN_PROTOCOL_VERSIONS[0]}: ${PROTOCOL_VERSION_META_KEY}: ${problem}`,
+        data: { envelope: { key: PROTOCOL_VERSION_META_KEY, problem } },
+      },
+    };
+  }
+  return MODERN_PROTOCOL_VERSIONS.includes(claimed) ? { fine: true } : { unsupported: clip(claimed, ECHO_CHARS) };
 }

@@ -7,6 +7,7 @@ import { system1Config } from '../config/system1.config';
 import { ProviderRegistry } from '../decisions/provider-registry.service';
 import { clip } from '../common/clip';
 import { GATEWAY_VERSION } from '../common/version';
+import { short } from './envelope';
 import { GatedTransport } from './gated.transport';
 import { StdioLineTransport } from './stdio-line.transport';
 import { sentArguments } from './tool-call.guard';
@@ -76,7 +77,8 @@ export class McpServerService {
       if (!result) throw this.unknownTool(request.params.name);
       return result;
     });
-    server.onerror = (error) => this.logger.warn(`protocol error: ${error.message}`);
+    // The SDK's words may repeat what the client sent (a method, a revision) at any length: one short line.
+    server.onerror = (error) => this.logger.warn(`protocol error: ${short(error.message)}`);
     return server;
   }
 
@@ -151,7 +153,7 @@ export class McpServerService {
     });
     serveStdio(() => this.createServer(), {
       transport: gate,
-      onerror: (error) => warn(`protocol error: ${error.message}`),
+      onerror: (error) => warn(`protocol error: ${short(error.message)}`),
     });
     this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
     await gate.closed;

@@ -121,17 +121,23 @@ it('system1_capabilities and system1_health name the MCP revisions served, newes
   );
 });
 
-/** Raw lines to `mcp` over stdio; resolves with every answer once each request has one and stdin is closed. */
-async function stdioExchange(messages: object[]): Promise<Json[]> {
+/**
+ * Raw lines to `mcp` over stdio; resolves with every answer once each request has one and stdin is closed
+ * (and with what the server logged, when `log` is given).
+ */
+async function stdioExchange(messages: object[], log?: string[]): Promise<Json[]> {
   const child = spawn(process.execPath, [MAIN, 'mcp'], {
     env: resources.sandbox().env({ SYSTEM1_PROVIDER: 'mock' }),
-    stdio: ['pipe', 'pipe', 'ignore'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   for (const message of messages) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   child.stdin.end();
-  await new Promise((resolve) => child.once('exit', resolve));
+  await new Promise((resolve) => child.once('close', resolve));
+  log?.push(...err.split('\n').filter((line) => line !== ''));
   return out
     .split('\n')
     .filter((line) => line.trim() !== '')
@@ -214,6 +220,44 @@ describe('the 2026-07-28 wire over stdio', () => {
       structuredContent: { status: 'decided', decision: 'a' },
     });
   });
+});
+
+// A client (or whatever poses as one) may send a method or a revision of any length up to the line limit.
+it('over stdio, answers a revision claim that is not text as an invalid envelope, and logs one short line per refusal, however long the words a client sends', async () => {
+  const claim = (revision: unknown) => ({
+    _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': revision },
+  });
+  const log: string[] = [];
+  const answers = byId(
+    await stdioExchange(
+      [
+        // A modern request pins the connection to 2026-07-28: the old handshake below is refused, not served.
+        { id: 'pin', method: 'tools/list', params: { _meta: ENVELOPE } },
+        { id: 'number', method: 'tools/list', params: claim(20260728) },
+        { id: 'null', method: 'tools/list', params: claim(null) },
+        { id: 'long-method', method: 'm'.repeat(600_000), params: claim('2099-01-01') },
+        { id: 'long-revision', method: 'tools/list', params: claim('v'.repeat(600_000)) },
+        { method: 'notifications/cancelled', params: { requestId: 'x', ...claim('w'.repeat(600_000)) } },
+        {
+          id: 'old-handshake',
+          method: 'initialize',
+          params: { protocolVersion: 'p'.repeat(600_000), capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+        },
+        { id: 'still-serving', method: 'tools/list', params: { _meta: ENVELOPE } },
+      ],
+      log,
+    ),
+  );
+  for (const id of ['number', 'null'])
+    expect(answers[id].error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('io.modelcontextprotocol/protocolVersion: expected a string'),
+    });
+  for (const id of ['long-method', 'long-revision', 'old-handshake']) expect(answers[id].error.code).toBe(-32022);
+  expect(JSON.stringify(answers['long-revision']).length).toBeLessThan(1000);
+  expect(answers['still-serving'].result.tools.map((tool: Json) => tool.name)).toEqual(TOOLS);
+  expect(log.filter((line) => /WARN/.test(line))).toHaveLength(6);
+  for (const line of log) expect(line.length).toBeLessThan(1000);
 });
 
 describe('the 2026-07-28 wire over HTTP', () => {

@@ -54,4 +54,21 @@ describe('withDeadline: one attempt under its deadline and the caller cancels', 
   it("passes the work's own failure through", async () => {
     await expect(withDeadline(() => Promise.reject(new Error('refused')), 1000)).rejects.toThrow('refused');
   });
+
+  // A choice engine asks each question in its own request: one failing must not leave the others running.
+  it('aborts the signal the work holds when the work fails, so what it still has in flight stops', async () => {
+    const seen: AbortSignal[] = [];
+    const failing = (signal: AbortSignal) => {
+      seen.push(signal);
+      return Promise.reject(new Error('HTTP 500'));
+    };
+    await expect(withDeadline(failing, 60_000)).rejects.toThrow('HTTP 500');
+    expect(seen[0].aborted).toBe(true);
+  });
+
+  it('leaves the signal alone when the work answers (nothing is left running to stop)', async () => {
+    const seen: AbortSignal[] = [];
+    await withDeadline(async (signal) => void seen.push(signal), 60_000);
+    expect(seen[0].aborted).toBe(false);
+  });
 });

@@ -7,7 +7,10 @@ import type { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { CalibrationService } from '../../../src/calibration/calibration.service';
+import type { LoadedConfig } from '../../../src/config/config.loader';
 import { ProviderError } from '../../../src/decisions/decision-error';
 import { DecisionCache } from '../../../src/decisions/decision-cache.service';
 import { DecisionService } from '../../../src/decisions/decision.service';
@@ -247,5 +250,37 @@ describe('the decision cache', () => {
     expect(calls).toHaveLength(2);
     await decisions.decide(REQUEST);
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('the memory the decision cache holds', () => {
+  // What cache_max_bytes bounds is memory. An engine's reply is kept as the engine wrote it, and JSON that
+  // parses into many small objects (an answer carrying `[{},{},...]`: 3 bytes each as text, some 70 as
+  // objects) weighed a twentieth of what it held.
+  it('stays near cache_max_bytes however the kept replies are built', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const maxBytes = 1024 * 1024;
+    const config = { gateway: { cache_ttl_s: 60, cache_max_entries: 10_000, cache_max_bytes: maxBytes } };
+    const cache = new DecisionCache(config as unknown as LoadedConfig);
+    const ok = { q: { status: 'ok' } } as unknown as Parameters<DecisionCache['keep']>[2];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let n = 0; n < 64; n++) {
+      // About 60 KB of text each, under a sixteenth of the bound: every one is kept until the bound pushes it out.
+      const answer = { type: 'choice', choice: 'a', probabilities: { a: 0.6, b: 0.4 }, trace: [] as object[] };
+      for (let i = 0; i < 20_000; i++) answer.trace.push({});
+      cache.keep(
+        `key-${n}`,
+        { reply: { answers: { q: answer } }, stray: { count: 0, first: [] }, model: undefined, notes: [] },
+        ok,
+      );
+    }
+    expect(cache.size).toBeGreaterThan(8);
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(held).toBeLessThan(4 * maxBytes);
+    // What is kept reads back as it was given.
+    expect(cache.get('key-63')?.reply.answers.q).toMatchObject({ choice: 'a', trace: expect.any(Array) });
   });
 });

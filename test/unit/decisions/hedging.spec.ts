@@ -196,3 +196,62 @@ describe('hedge_after_ms = "auto" over three replicas, one slow for one request 
     expect(hedges.length).toBeGreaterThan(0);
   });
 });
+
+describe('a race where every copy is slow', () => {
+  /** A pool of the first `count` replicas, each hedged after 50 ms, with a one-second timeout. */
+  async function slowPool(count: number): Promise<DecisionService> {
+    const endpoints = urls.slice(0, count).map((url) => JSON.stringify(url));
+    const app = await gatewayApp({
+      toml:
+        '[gateway]\nprovider = "laya"\ntimeout_s = 1\nhedge_after_ms = 50\nhedge_budget = 1\n' +
+        `[providers.laya]\nendpoints = [${endpoints.join(', ')}]\n`,
+    });
+    apps.push(app);
+    return app.get(DecisionService);
+  }
+
+  // The hedge went out 50 ms late, so the first copy's deadline left it less than a whole timeout: its replica
+  // did not fail the timeout it is judged by, and was never given it.
+  it('puts no cooldown on the replica whose hedge the deadline cut short, and asks it again with a whole timeout', async () => {
+    // Each replica is slow for the first request it gets (longer than any timeout here), then answers.
+    for (const replica of replicas) {
+      let seen = 0;
+      replica.chooseFault = () => (seen++ === 0 ? 'hang' : 'none');
+    }
+    const decisions = await slowPool(2);
+    const first = await decisions.decide(QUESTION);
+    expect(first.answers.q).toMatchObject({ status: 'ok' });
+    expect(first.attempts.map((attempt) => [attempt.outcome, attempt.hedge === true, attempt.error?.code])).toEqual([
+      ['failed', false, 'timeout'],
+      ['failed', true, 'timeout'],
+      ['answered', false, undefined],
+    ]);
+    // The replica asked again was the hedge's, and it is not cooling down: the next call is answered by it.
+    const hedged = first.attempts[1].endpoint;
+    expect(first.attempts[2].endpoint).toBe(hedged);
+    const next = await decisions.decide(QUESTION);
+    expect(next.answers.q).toMatchObject({ status: 'ok' });
+    expect(next.attempts).toEqual([expect.objectContaining({ outcome: 'answered', endpoint: hedged })]);
+  });
+
+  it('ends with every copy closed at the engine, one hedge at most, and each replica cooled only after a whole timeout', async () => {
+    for (const replica of replicas) replica.chooseFault = () => 'hang';
+    const decisions = await slowPool(3);
+    const outcome = await decisions.decide(QUESTION);
+    expect(outcome.answers.q).toMatchObject({ status: 'error', error: { code: 'timeout' } });
+    expect(outcome.attempts.filter((attempt) => attempt.hedge)).toHaveLength(1);
+    // Every replica was asked once with the whole timeout before the call gave up on it.
+    const whole = outcome.attempts.filter((attempt) => !attempt.hedge).map((attempt) => attempt.endpoint);
+    expect(new Set(whole)).toEqual(new Set(urls));
+    // No request is left open at any replica once the call has ended.
+    const received = () => replicas.reduce((sum, replica) => sum + replica.requestsTo(SYSTEMONE_ROUTE).length, 0);
+    expect(received()).toBe(outcome.attempts.length);
+    await eventually(
+      () => replicas.reduce((sum, replica) => sum + replica.abandoned, 0) === received(),
+      'every copy that timed out had its connection closed',
+    );
+    // All three had their whole timeout and failed it: all three cool down.
+    const after = await decisions.decide(QUESTION);
+    expect(after.answers.q).toMatchObject({ status: 'error', error: { code: 'cooling_down' } });
+  });
+});

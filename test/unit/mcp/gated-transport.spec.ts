@@ -95,6 +95,67 @@ describe('the gated transport', () => {
     expect(delivered.map((m) => 'id' in m && m.id)).toEqual([10]);
   });
 
+  // What 2026-07-28's envelope holds there is a revision: anything else is a malformed envelope, as the SDK's
+  // HTTP entry answers it, not a revision it does not serve.
+  it('refuses a claimed revision that is not text as an invalid envelope (-32602) naming the field', () => {
+    const { inner, delivered, warnings, receive } = setup();
+    for (const [id, claimed] of [
+      [1, 20260728],
+      [2, null],
+      [3, { v: '2026-07-28' }],
+    ] as const)
+      receive({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/list',
+        params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': claimed } },
+      });
+    receive({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 1, _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': 7 } },
+    });
+    expect(delivered).toEqual([]);
+    expect(inner.sent.map((m) => ['id' in m && m.id, 'error' in m && m.error.code])).toEqual([
+      [1, -32602],
+      [2, -32602],
+      [3, -32602],
+    ]);
+    for (const reply of inner.sent)
+      expect('error' in reply && reply.error.message).toMatch(
+        /^Invalid _meta envelope for protocol revision 2026-07-28: io\.modelcontextprotocol\/protocolVersion: expected a string, received (a number|null|an object)$/,
+      );
+    expect(warnings).toHaveLength(4);
+  });
+
+  it('keeps its answers and log lines short however long the method or the revision a client claims', () => {
+    const { inner, warnings, receive } = setup();
+    const long = (letter: string) => letter.repeat(500_000);
+    receive({
+      jsonrpc: '2.0',
+      id: 1,
+      method: long('m'),
+      params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+    });
+    receive({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/list',
+      params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': long('v') } },
+    });
+    receive({
+      jsonrpc: '2.0',
+      method: long('n'),
+      params: { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': long('w') } },
+    });
+    expect(inner.sent.map((m) => 'error' in m && m.error.code)).toEqual([-32022, -32022]);
+    expect(warnings).toHaveLength(3);
+    for (const line of warnings) expect(line.length).toBeLessThan(400);
+    for (const reply of inner.sent) expect(JSON.stringify(reply).length).toBeLessThan(400);
+    // A revision cut short still says what it began with.
+    expect(inner.sent[1]).toMatchObject({ error: { data: { requested: expect.stringMatching(/^vvvv.*\.\.\.$/) } } });
+  });
+
   it('drops responses from the client with one line: this server asks the client nothing', () => {
     const { inner, delivered, warnings, receive } = setup();
     receive({ jsonrpc: '2.0', id: 5, result: {} });
