@@ -18,7 +18,7 @@ import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from '
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
-import { slowObject } from './slow-answer';
+import { MAX_SLOW_BYTES, readSlowAnswer } from './slow-answer';
 import { type ForwardedCall, UpstreamError, type UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
@@ -49,9 +49,6 @@ export interface RouterDeps {
 
 /** The two endpoints whose structured-output requests the fast engine may take. */
 const ROUTED: Record<string, Endpoint> = { '/v1/chat/completions': 'chat.completions', '/v1/responses': 'responses' };
-
-/** The most of a slow answer kept in memory for a shadow comparison. */
-const MAX_SHADOW_BYTES = 8 * 1024 * 1024;
 
 /** How a relayed slow answer ended, for the shadow comparison: its whole body, or why there is none. */
 type SlowBody = { body: Buffer } | { unavailable: string };
@@ -190,11 +187,10 @@ export class OpenAiRouter {
     const slow = answered.slow;
     if (slow && 'unavailable' in slow) entry.slow_unavailable = slow.unavailable;
     if (attempt.fields) {
-      const readable =
-        slow && 'body' in slow && answered.status === 200
-          ? slowObject(endpoint, slow.body, answered.encoding)
-          : undefined;
-      entry.fields = compareFields(attempt.fields, readable);
+      const reading =
+        slow && 'body' in slow && answered.status === 200 ? readSlowAnswer(endpoint, slow.body, answered.encoding) : {};
+      if ('unavailable' in reading) entry.slow_unavailable = reading.unavailable;
+      entry.fields = compareFields(attempt.fields, 'object' in reading ? reading.object : undefined);
     }
     try {
       this.deps.shadowLog.append(entry);
@@ -288,7 +284,7 @@ export class OpenAiRouter {
     let size = 0;
     if (keep) {
       response.on('data', (chunk: Buffer) => {
-        if (size + chunk.length <= MAX_SHADOW_BYTES) chunks.push(chunk);
+        if (size + chunk.length <= MAX_SLOW_BYTES) chunks.push(chunk);
         size += chunk.length;
       });
     }
@@ -301,12 +297,10 @@ export class OpenAiRouter {
       };
       response.on('end', () => {
         settle(
-          size <= MAX_SHADOW_BYTES
+          size <= MAX_SLOW_BYTES
             ? { body: Buffer.concat(chunks) }
             : {
-                unavailable:
-                  `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, ` +
-                  'more than the router keeps to compare',
+                unavailable: `the slow answer was over ${formatBytes(MAX_SLOW_BYTES)}, more than the router keeps to compare`,
               },
         );
       });

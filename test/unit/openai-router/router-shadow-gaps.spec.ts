@@ -30,6 +30,21 @@ async function shadowRecords(shadowLog: string, count: number): Promise<Record<s
   );
 }
 
+describe('a compressed slow answer', () => {
+  it.each(['gzip', 'br'] as const)('(%s) is compared like any other', async (encoding) => {
+    harness.upstream.contentEncoding = encoding;
+    harness.upstream.answer = { ...FAST_OBJECT, category: 'dining' };
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog });
+    expect((await send(router.port, { body: eligible, headers: { 'accept-encoding': encoding } })).status).toBe(200);
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record.slow_unavailable).toBeUndefined();
+    expect((record.fields as { id: string; agree?: boolean }[]).map((field) => [field.id, field.agree])).toEqual(
+      Object.keys(FAST_OBJECT).map((id) => [id, id !== 'category']),
+    );
+  });
+});
+
 describe('a slow answer that cannot be compared', () => {
   it('over 8 MiB: served whole, and recorded as slow answer unavailable with the reason', async () => {
     harness.upstream.paddingBytes = 9 * 1024 * 1024;
@@ -48,6 +63,27 @@ describe('a slow answer that cannot be compared', () => {
       Object.keys(FAST_OBJECT).map((id) => [id, undefined]),
     );
   });
+
+  it.each(['gzip', 'br'] as const)(
+    'compressed (%s) to a few KiB but over 8 MiB once decompressed: served whole, and recorded as unavailable, never inflated',
+    async (encoding) => {
+      harness.upstream.contentEncoding = encoding;
+      harness.upstream.paddingBytes = 9 * 1024 * 1024;
+      const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+      const router = await harness.start({ shadow: true, shadowLog });
+      const answer = await send(router.port, { body: eligible, headers: { 'accept-encoding': encoding } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBe(encoding);
+      expect(answer.text.length).toBeLessThan(1024 * 1024);
+      const [record] = await shadowRecords(shadowLog, 1);
+      expect(record).toMatchObject({
+        route: 'fast',
+        slow_status: 200,
+        slow_unavailable: 'the slow answer decompresses to over 8 MiB, more than the router keeps to compare',
+      });
+      expect((record.fields as { agree?: boolean }[]).every((field) => field.agree === undefined)).toBe(true);
+    },
+  );
 
   it('cut off mid-body: the caller sees a cut answer, and the record names the failure', async () => {
     harness.upstream.fault = 'cut-body';
