@@ -3,7 +3,6 @@ import { clip, oneLine } from '../common/clip';
 import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { formatBytes } from '../common/regular-file';
 import { buildObject, FastAnswerError, type FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
 import { BodyRefused } from '../common/http/body-refused';
 import { sendJson } from '../common/http/send-json';
@@ -18,7 +17,9 @@ import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from '
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
-import { MAX_SLOW_BYTES, readSlowAnswer } from './slow-answer';
+import { readSlowAnswer } from './slow-answer';
+import { KeptAnswer, type SlowBody } from './kept-answer';
+import type { ByteBudget } from './byte-budget';
 import { type ForwardedCall, UpstreamError, type UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
@@ -39,6 +40,8 @@ export interface RouterDeps {
   shadowLog: ShadowLog;
   /** Reads request bodies within the size and memory caps. */
   bodies: RequestBodies;
+  /** Shadow mode: what all requests keep of slow answers at once, to compare. */
+  keptSlowAnswers: ByteBudget;
   /** The Host headers the router answers. */
   hosts: Pick<HostGuard, 'allows'>;
   /** One line per call, with its request id; never a header, a query string or message text. */
@@ -49,9 +52,6 @@ export interface RouterDeps {
 
 /** The two endpoints whose structured-output requests the fast engine may take. */
 const ROUTED: Record<string, Endpoint> = { '/v1/chat/completions': 'chat.completions', '/v1/responses': 'responses' };
-
-/** How a relayed slow answer ended, for the shadow comparison: its whole body, or why there is none. */
-type SlowBody = { body: Buffer } | { unavailable: string };
 
 const TOKEN_HEADER = 'x-system1-token';
 
@@ -267,8 +267,8 @@ export class OpenAiRouter {
 
   /**
    * Sends the upstream's status, headers and body as they come (a stream stays a stream), with the route
-   * report added. `keep`: the body is also kept, up to a cap, for a shadow comparison, or else the reason
-   * it could not be.
+   * report added. `keep`: the body is also kept, within the caps, for a shadow comparison, or else the
+   * reason it could not be.
    */
   private sendBack(opened: Opened, res: ServerResponse, report: RouteReport, keep = false): Promise<Relayed> {
     const routeHeaders = { [ROUTE_HEADER]: routeHeader(report) };
@@ -280,30 +280,17 @@ export class OpenAiRouter {
     const status = response.statusCode ?? 502;
     res.writeHead(status, { ...this.deps.forwarder.returnedHeaders(response.headers), ...routeHeaders });
     const encoding = headerText(response.headers['content-encoding']);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    if (keep) {
-      response.on('data', (chunk: Buffer) => {
-        if (size + chunk.length <= MAX_SLOW_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-    }
+    const kept = new KeptAnswer(this.deps.keptSlowAnswers);
+    if (keep) response.on('data', (chunk: Buffer) => kept.add(chunk));
     return new Promise((resolve) => {
       let settled = false;
       const settle = (slow: SlowBody) => {
+        kept.release();
         if (settled) return;
         settled = true;
         resolve({ status, ...(keep && { slow, encoding }) });
       };
-      response.on('end', () => {
-        settle(
-          size <= MAX_SLOW_BYTES
-            ? { body: Buffer.concat(chunks) }
-            : {
-                unavailable: `the slow answer was over ${formatBytes(MAX_SLOW_BYTES)}, more than the router keeps to compare`,
-              },
-        );
-      });
+      response.on('end', () => settle(kept.finish()));
       // A broken upstream stream ends the caller's too, so it sees a cut answer rather than a complete-looking one.
       response.on('error', (error: NodeJS.ErrnoException) => {
         res.destroy();

@@ -85,6 +85,23 @@ describe('a slow answer that cannot be compared', () => {
     },
   );
 
+  it('past what the router keeps of slow answers at once, all requests together: served whole, recorded as unavailable', async () => {
+    harness.upstream.paddingBytes = 600 * 1024;
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog, limits: { maxKeptSlowBytes: 256 * 1024 } });
+    const answer = await send(router.port, { body: eligible });
+    expect(answer.status).toBe(200);
+    expect(answer.text.length).toBeGreaterThan(600 * 1024);
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record).toMatchObject({
+      route: 'fast',
+      slow_status: 200,
+      slow_unavailable:
+        'the router was keeping as much of slow answers as it may at once (256 KiB, all requests together), ' +
+        'so it did not keep this one to compare',
+    });
+  });
+
   it('cut off mid-body: the caller sees a cut answer, and the record names the failure', async () => {
     harness.upstream.fault = 'cut-body';
     const shadowLog = path.join(harness.dir, 'shadow.jsonl');
