@@ -1,7 +1,8 @@
 // Round four's probes of `system1 serve-openai` (the OpenAI-compatible router) and the routing study: reading
-// the route through the SDK's raw response, an upstream that lies in its headers or answers with a
-// decompression bomb, big slow answers to many callers at once in shadow mode, a schema whose union refers to
-// itself, a burst of connections past the cap, and the study's median-milliseconds column. Everything runs
+// the route through the SDK's raw response, an upstream that lies in its headers, answers with a
+// decompression bomb or cuts its answer off while the fast engine decides, big slow answers to many callers at
+// once in shadow mode, a schema whose union refers to itself, a burst of connections past the cap, and the
+// study's median-milliseconds column. Everything runs
 // on loopback: the router, its fake upstream and the mock fast engine.
 'use strict';
 const { execFile } = require('node:child_process');
@@ -45,11 +46,11 @@ const slowCompletion = (padding = 0) =>
   });
 
 /** A router (mock fast engine) over a fake upstream answering with `answer`; runs `probe`, stops both. */
-async function withRouter(main, { args = [], answer, delayMs, killAfterMs = 60_000 } = {}, probe) {
+async function withRouter(main, { args = [], env, answer, delayMs, killAfterMs = 60_000 } = {}, probe) {
   const box = sandbox();
   const slow = await upstream({ answer, delayMs });
   try {
-    const started = await serve(main, box, ['--port', '0', '--upstream', slow.url, ...args], { killAfterMs });
+    const started = await serve(main, box, ['--port', '0', '--upstream', slow.url, ...args], { env, killAfterMs });
     if (started.refused) return { started: false, ended: (await started.launched.done).ended };
     try {
       return await probe({ url: started.url, slow, box, launched: started.launched });
@@ -254,6 +255,26 @@ function shadowManyBigAnswers(main) {
 }
 
 /**
+ * Shadow mode, the fast engine taking 1 s and the upstream cutting its answer off at once: does the caller
+ * get an answer within 5 s, and is the request in the shadow log?
+ */
+function shadowCutWhileDeciding(main) {
+  const answer = (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{"id":', () => setTimeout(() => res.socket.destroy(), 50));
+  };
+  return withRouter(main, { args: ['--shadow'], answer, env: { SYSTEM1_MOCK_DELAY_S: '1' } }, async ({ url, box }) => {
+    const reply = await send(`${url}/chat/completions`, { body: STRUCTURED, timeoutMs: 5_000 });
+    const records = await waitForRecords(box, 1, 20);
+    return {
+      caller_within_5_s: outcome(reply),
+      recorded: records.length,
+      slow_unavailable: records[0]?.slow_unavailable ?? null,
+    };
+  });
+}
+
+/**
  * 300 connections at once (each sends half its headers and waits) against the cap of 256: how many the router
  * closed, and how many its log says it closed.
  */
@@ -291,5 +312,6 @@ module.exports = {
   self_referring_union: selfReferringUnion,
   shadow_gzip_bomb: shadowGzipBomb,
   shadow_many_big_answers: shadowManyBigAnswers,
+  shadow_cut_while_deciding: shadowCutWhileDeciding,
   connection_burst: connectionBurst,
 };

@@ -55,6 +55,9 @@ const ROUTED: Record<string, Endpoint> = { '/v1/chat/completions': 'chat.complet
 
 const TOKEN_HEADER = 'x-system1-token';
 
+const SLOW_ANSWER_GONE =
+  'the slow answer was gone before the router could relay it (cut off by the upstream, or the caller left)';
+
 /** The upstream's answer, or why there is none (a status and words safe to show). */
 type Opened = { response: IncomingMessage } | { status: number; message: string };
 
@@ -173,7 +176,10 @@ export class OpenAiRouter {
   ): Promise<void> {
     const [attempt, opened] = await Promise.all([this.attemptFast(endpoint, call), this.open(call)]);
     const report: RouteReport = { ...attempt.report, shadow: true };
-    const answered = await this.sendBack(opened, res, report, true);
+    // The slow answer waited, unread, for the fast engine; one that ended meanwhile (cut off, or the caller
+    // left) will send no event again, and relaying it would leave the caller waiting for ever.
+    const gone = 'response' in opened && opened.response.destroyed;
+    const answered = await this.sendBack(gone ? { status: 502, message: SLOW_ANSWER_GONE } : opened, res, report, true);
     const entry: ShadowRecord = {
       at: new Date(this.deps.now()).toISOString(),
       request_id: requestId,

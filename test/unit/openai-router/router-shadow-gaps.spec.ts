@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { agreementReport } from '../../../src/openai-router/agreement-report';
 import { FAST_OBJECT, NETFLIX, SYSTEM, Transaction } from '../../fixtures/bank-transaction';
-import { eventually, RouterHarness, send } from '../../helpers/router-harness';
+import type { IncomingMessage } from 'node:http';
+import { request } from 'node:http';
+import { UpstreamForwarder } from '../../../src/openai-router/upstream-forwarder';
+import { confidentDecider, errorOf, eventually, RouterHarness, send } from '../../helpers/router-harness';
 import { zodResponseFormat } from 'openai/helpers/zod';
 
 const harness = RouterHarness.use();
@@ -126,5 +129,71 @@ describe('a slow answer that cannot be compared', () => {
     expect(report.records).toBe(2);
     expect(report.slow_unavailable).toBe(1);
     expect(report.rows.find((row) => row.threshold === 0.8)).toMatchObject({ fast: 2, compared: 1 });
+  });
+});
+
+describe('a slow answer that is gone before the fast engine has decided', () => {
+  /** The upstream answers the router opens, as they open; and a fast engine that decides when the test says. */
+  function watched() {
+    const opened: IncomingMessage[] = [];
+    const open = UpstreamForwarder.prototype.open;
+    jest.spyOn(UpstreamForwarder.prototype, 'open').mockImplementation(async function (this: UpstreamForwarder, call) {
+      const response = await open.call(this, call);
+      opened.push(response);
+      return response;
+    });
+    const decider = confidentDecider();
+    let decide!: () => void;
+    decider.gate = new Promise<void>((resolve) => (decide = resolve));
+    /** Lets the engine answer once the router has seen the upstream's answer end. */
+    const decideOnceGone = async () => {
+      await eventually(
+        () => opened[0]?.destroyed,
+        (destroyed) => destroyed === true,
+      );
+      decide();
+    };
+    return { decider, decideOnceGone };
+  }
+
+  it('cut off by the upstream meanwhile: the caller gets a readable 502, not a hang, and the record says why', async () => {
+    harness.upstream.fault = 'cut-body';
+    const { decider, decideOnceGone } = watched();
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog }, decider);
+    const answer = send(router.port, { body: eligible });
+    await decideOnceGone();
+    const reply = await answer;
+    expect(reply.status).toBe(502);
+    expect(reply.headers['x-system1-route']).toBe('fast; shadow');
+    const gone =
+      'the slow answer was gone before the router could relay it (cut off by the upstream, or the caller left)';
+    expect(errorOf(reply)).toMatchObject({ code: 'upstream_error', message: gone });
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record).toMatchObject({ route: 'fast', slow_unavailable: gone });
+  });
+
+  it('the caller left meanwhile: the request is still recorded and logged', async () => {
+    const { decider, decideOnceGone } = watched();
+    const shadowLog = path.join(harness.dir, 'shadow.jsonl');
+    const router = await harness.start({ shadow: true, shadowLog }, decider);
+    const leaving = request({ host: '127.0.0.1', port: router.port, method: 'POST', path: '/v1/chat/completions' });
+    leaving.on('error', () => undefined);
+    leaving.setHeader('content-type', 'application/json');
+    leaving.end(eligible);
+    await eventually(
+      () => harness.upstream.hits.length,
+      (hits) => hits === 1,
+    );
+    leaving.destroy();
+    await decideOnceGone();
+    const [record] = await shadowRecords(shadowLog, 1);
+    expect(record).toMatchObject({ route: 'fast', slow_unavailable: expect.stringContaining('gone before') });
+    expect(
+      await eventually(
+        () => harness.answered(502),
+        (lines) => lines.length === 1,
+      ),
+    ).toHaveLength(1);
   });
 });
