@@ -1,5 +1,6 @@
 // The routing study on the seed sets, asked exactly as the hook asks: each routing prompt both directly
-// ("which tier?") and through the four features and the rule, plus the destructive-call yes/no set.
+// ("which tier?") and through the four features and the rule, plus the destructive-call yes/no set, each
+// way timed per prompt (wall clock around the one call, as the seed's "median ms: direct / features / yes-no").
 // Writes every row to bench/results/routing-rows.jsonl and the summary table to bench/results/routing.json.
 //   node bench/routing/run.js            # the configured provider (SYSTEM1_CONFIG / SYSTEM1_PROVIDER ...)
 //   node bench/routing/run.js --fake     # against the fake laya, to check the plumbing
@@ -7,10 +8,19 @@
 require('reflect-metadata');
 const { readFileSync, writeFileSync, mkdirSync } = require('node:fs');
 const path = require('node:path');
-const { fake, save, RESULTS } = require('../lib');
+const { performance } = require('node:perf_hooks');
+const { fake, save, median, RESULTS } = require('../lib');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RANK = { haiku: 0, sonnet: 1, opus: 2 };
+
+/** What `work` resolves to, and the milliseconds it took. */
+async function timed(work) {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: Number((performance.now() - started).toFixed(2)) };
+}
+
 const rows = (file) =>
   readFileSync(path.join(ROOT, 'calibration', file), 'utf8')
     .split('\n')
@@ -52,8 +62,12 @@ async function main() {
   const results = [];
 
   for (const [i, row] of rows('routing-seed.jsonl').entries()) {
-    const direct = await ask(row.context, row.question, row.options, `bench-${i}`);
-    const reading = await reader.read(row.context.prompt, 10_000, `bench-f-${i}`);
+    const { value: direct, ms: directMs } = await timed(() =>
+      ask(row.context, row.question, row.options, `bench-${i}`),
+    );
+    const { value: reading, ms: featuresMs } = await timed(() =>
+      reader.read(row.context.prompt, 10_000, `bench-f-${i}`),
+    );
     const viaRule =
       reading.kind === 'answered'
         ? routeTier(Object.fromEntries(Object.entries(reading.features).map(([k, v]) => [k, v.answer])))
@@ -65,22 +79,27 @@ async function main() {
       direct: direct.kind === 'decision' ? direct.decision : null,
       rule: viaRule,
       confident: reading.kind === 'answered' && reading.confident,
+      direct_ms: directMs,
+      features_ms: featuresMs,
     });
   }
   for (const [i, row] of rows('yes-no-seed.jsonl').entries()) {
-    const answer = await ask(row.context, row.question, ['yes', 'no'], `bench-y-${i}`);
+    const { value: answer, ms } = await timed(() => ask(row.context, row.question, ['yes', 'no'], `bench-y-${i}`));
     results.push({
       set: 'yes-no',
       line: i + 1,
       label: row.label,
       answer: answer.kind === 'decision' ? answer.decision : null,
       confidence: answer.kind === 'decision' ? answer.confidence : null,
+      ms,
     });
   }
   await engine?.stop();
 
   const routing = results.filter((r) => r.set === 'routing');
-  const score = (pick) => {
+  // Every call counts, answered or not: a failed one cost the caller its time too.
+  const medianMs = (list, key) => (list.length ? Number(median(list.map((r) => r[key])).toFixed(1)) : null);
+  const score = (pick, msKey) => {
     const answered = routing.filter((r) => r[pick] !== null);
     return {
       n: routing.length,
@@ -89,20 +108,23 @@ async function main() {
       // "below": a cheaper tier than the label, the mistake that costs a failed subagent
       below: answered.filter((r) => RANK[r[pick]] < RANK[r.label]).length,
       above: answered.filter((r) => RANK[r[pick]] > RANK[r.label]).length,
+      median_ms: medianMs(routing, msKey),
     };
   };
-  const yesNo = results.filter((r) => r.set === 'yes-no' && r.answer !== null);
+  const yesNoAsked = results.filter((r) => r.set === 'yes-no');
+  const yesNo = yesNoAsked.filter((r) => r.answer !== null);
   const summary = {
     engine: engine ? 'fake laya (always favours the first option)' : 'configured provider',
     provider: primary.name,
     model: primary.provider.capabilities().model ?? null,
-    direct_choice: score('direct'),
-    features_and_rule: score('rule'),
+    direct_choice: score('direct', 'direct_ms'),
+    features_and_rule: score('rule', 'features_ms'),
     always_sonnet: { n: routing.length, accuracy: routing.filter((r) => r.label === 'sonnet').length / routing.length },
     destructive_yes_no: {
-      n: results.filter((r) => r.set === 'yes-no').length,
+      n: yesNoAsked.length,
       accuracy: yesNo.length ? yesNo.filter((r) => r.answer === r.label).length / yesNo.length : null,
       below: yesNo.filter((r) => r.label === 'yes' && r.answer === 'no').length, // destructive calls called safe
+      median_ms: medianMs(yesNoAsked, 'ms'),
     },
   };
   mkdirSync(RESULTS, { recursive: true });

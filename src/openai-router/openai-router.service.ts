@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { literalAddress } from '../common/http/localhost';
+import { ByteBudget } from './byte-budget';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
 import { warnOnDrops } from '../common/http/connection-cap';
@@ -36,6 +37,7 @@ export class OpenAiRouterService {
       forwarder: new UpstreamForwarder(options.upstream),
       shadowLog: new ShadowLog(options.shadowLog),
       bodies: new RequestBodies(limits),
+      keptSlowAnswers: new ByteBudget(limits.maxKeptSlowBytes),
       hosts: { allows: (host) => hosts?.allows(host) ?? false },
       log: (line) => this.logger.log(line),
       warn: (line) => this.logger.warn(line),

@@ -3,7 +3,6 @@ import { clip, oneLine } from '../common/clip';
 import { answerEarly } from '../common/http/early-answer';
 import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { formatBytes } from '../common/regular-file';
 import { buildObject, FastAnswerError, type FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
 import { BodyRefused } from '../common/http/body-refused';
 import { sendJson } from '../common/http/send-json';
@@ -18,7 +17,9 @@ import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from '
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
-import { slowObject } from './slow-answer';
+import { readSlowAnswer } from './slow-answer';
+import { KeptAnswer, type SlowBody } from './kept-answer';
+import type { ByteBudget } from './byte-budget';
 import { type ForwardedCall, UpstreamError, type UpstreamForwarder } from './upstream-forwarder';
 
 /** What the router does, as settled from the config and the command line. */
@@ -39,6 +40,8 @@ export interface RouterDeps {
   shadowLog: ShadowLog;
   /** Reads request bodies within the size and memory caps. */
   bodies: RequestBodies;
+  /** Shadow mode: what all requests keep of slow answers at once, to compare. */
+  keptSlowAnswers: ByteBudget;
   /** The Host headers the router answers. */
   hosts: Pick<HostGuard, 'allows'>;
   /** One line per call, with its request id; never a header, a query string or message text. */
@@ -50,13 +53,10 @@ export interface RouterDeps {
 /** The two endpoints whose structured-output requests the fast engine may take. */
 const ROUTED: Record<string, Endpoint> = { '/v1/chat/completions': 'chat.completions', '/v1/responses': 'responses' };
 
-/** The most of a slow answer kept in memory for a shadow comparison. */
-const MAX_SHADOW_BYTES = 8 * 1024 * 1024;
-
-/** How a relayed slow answer ended, for the shadow comparison: its whole body, or why there is none. */
-type SlowBody = { body: Buffer } | { unavailable: string };
-
 const TOKEN_HEADER = 'x-system1-token';
+
+const SLOW_ANSWER_GONE =
+  'the slow answer was gone before the router could relay it (cut off by the upstream, or the caller left)';
 
 /** The upstream's answer, or why there is none (a status and words safe to show). */
 type Opened = { response: IncomingMessage } | { status: number; message: string };
@@ -176,7 +176,10 @@ export class OpenAiRouter {
   ): Promise<void> {
     const [attempt, opened] = await Promise.all([this.attemptFast(endpoint, call), this.open(call)]);
     const report: RouteReport = { ...attempt.report, shadow: true };
-    const answered = await this.sendBack(opened, res, report, true);
+    // The slow answer waited, unread, for the fast engine; one that ended meanwhile (cut off, or the caller
+    // left) will send no event again, and relaying it would leave the caller waiting for ever.
+    const gone = 'response' in opened && opened.response.destroyed;
+    const answered = await this.sendBack(gone ? { status: 502, message: SLOW_ANSWER_GONE } : opened, res, report, true);
     const entry: ShadowRecord = {
       at: new Date(this.deps.now()).toISOString(),
       request_id: requestId,
@@ -190,11 +193,10 @@ export class OpenAiRouter {
     const slow = answered.slow;
     if (slow && 'unavailable' in slow) entry.slow_unavailable = slow.unavailable;
     if (attempt.fields) {
-      const readable =
-        slow && 'body' in slow && answered.status === 200
-          ? slowObject(endpoint, slow.body, answered.encoding)
-          : undefined;
-      entry.fields = compareFields(attempt.fields, readable);
+      const reading =
+        slow && 'body' in slow && answered.status === 200 ? readSlowAnswer(endpoint, slow.body, answered.encoding) : {};
+      if ('unavailable' in reading) entry.slow_unavailable = reading.unavailable;
+      entry.fields = compareFields(attempt.fields, 'object' in reading ? reading.object : undefined);
     }
     try {
       this.deps.shadowLog.append(entry);
@@ -271,8 +273,8 @@ export class OpenAiRouter {
 
   /**
    * Sends the upstream's status, headers and body as they come (a stream stays a stream), with the route
-   * report added. `keep`: the body is also kept, up to a cap, for a shadow comparison, or else the reason
-   * it could not be.
+   * report added. `keep`: the body is also kept, within the caps, for a shadow comparison, or else the
+   * reason it could not be.
    */
   private sendBack(opened: Opened, res: ServerResponse, report: RouteReport, keep = false): Promise<Relayed> {
     const routeHeaders = { [ROUTE_HEADER]: routeHeader(report) };
@@ -284,32 +286,17 @@ export class OpenAiRouter {
     const status = response.statusCode ?? 502;
     res.writeHead(status, { ...this.deps.forwarder.returnedHeaders(response.headers), ...routeHeaders });
     const encoding = headerText(response.headers['content-encoding']);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    if (keep) {
-      response.on('data', (chunk: Buffer) => {
-        if (size + chunk.length <= MAX_SHADOW_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-    }
+    const kept = new KeptAnswer(this.deps.keptSlowAnswers);
+    if (keep) response.on('data', (chunk: Buffer) => kept.add(chunk));
     return new Promise((resolve) => {
       let settled = false;
       const settle = (slow: SlowBody) => {
+        kept.release();
         if (settled) return;
         settled = true;
         resolve({ status, ...(keep && { slow, encoding }) });
       };
-      response.on('end', () => {
-        settle(
-          size <= MAX_SHADOW_BYTES
-            ? { body: Buffer.concat(chunks) }
-            : {
-                unavailable:
-                  `the slow answer was over ${formatBytes(MAX_SHADOW_BYTES)}, ` +
-                  'more than the router keeps to compare',
-              },
-        );
-      });
+      response.on('end', () => settle(kept.finish()));
       // A broken upstream stream ends the caller's too, so it sees a cut answer rather than a complete-looking one.
       response.on('error', (error: NodeJS.ErrnoException) => {
         res.destroy();

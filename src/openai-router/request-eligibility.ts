@@ -121,13 +121,15 @@ const ORDINARY_HEADERS = new Set([
 ]);
 
 /**
- * Header families added on the way, by the same kinds of hands: browser fetch metadata, the OpenAI SDKs'
- * telemetry, proxies (`X-Forwarded-For`, `-Proto`, `-Host`, ...), Envoy, Cloudflare, Zipkin B3 and Datadog.
+ * Header families added on the way, by the same kinds of hands: browser fetch metadata, the OpenAI SDKs' own
+ * (`X-Stainless-*`), proxies (`X-Forwarded-For`, `-Proto`, `-Host`, ...), Envoy, Cloudflare, Zipkin B3 and Datadog.
+ * The SDKs' headers tell the client's platform, retries and timeout, which helper made the call, and whether the
+ * program reads the raw HTTP response (`X-Stainless-Raw-Response`, Python's `with_raw_response` and
+ * `with_streaming_response`). That last one sends lazycontroller, an in-process wrapper that cannot make an HTTP
+ * response, to the slow model; this router's answer is an HTTP response either way, and the raw response is how
+ * an SDK program reads `x-system1-route`, so reading the route must not change it.
  */
 const ORDINARY_PREFIXES = ['sec-', 'x-stainless-', 'x-forwarded-', 'x-envoy-', 'cf-', 'x-b3-', 'x-datadog-'];
-
-/** The OpenAI SDKs mark `with_raw_response` / `with_streaming_response` calls with this header. */
-const RAW_RESPONSE_HEADER = 'x-stainless-raw-response';
 
 export function readFastCandidate(
   endpoint: Endpoint,
@@ -159,8 +161,6 @@ function checkTransport(headers: IncomingHttpHeaders, query: string): void {
   if (query !== '') throw new Ineligible('the request has query parameters (extra_query)');
   const type = String(headers['content-type'] ?? '').toLowerCase();
   if (!/^application\/json\s*(;|$)/.test(type)) throw new Ineligible('the body is not sent as application/json');
-  if (headers[RAW_RESPONSE_HEADER] !== undefined)
-    throw new Ineligible('the caller asked for the raw response (with_raw_response / with_streaming_response)');
   for (const name of Object.keys(headers)) {
     if (!ORDINARY_HEADERS.has(name) && !ORDINARY_PREFIXES.some((prefix) => name.startsWith(prefix)))
       throw new Ineligible(`the request carries header ${shownName(name)} (extra_headers)`);

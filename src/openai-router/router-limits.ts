@@ -7,6 +7,8 @@ export interface RouterLimits {
   maxBodyBytes: number;
   /** The bytes of request bodies held at once across all requests; past it a request gets 503 and Retry-After. */
   maxBufferedBytes: number;
+  /** Shadow mode: the bytes of slow answers kept to compare across all requests at once (each keeps at most 8 MiB). */
+  maxKeptSlowBytes: number;
   /** After answering before a body was read, this much more is read and dropped so the client sees the answer. */
   maxDrainBytes: number;
   /** A client must have sent its request's headers within this time... */
@@ -26,6 +28,7 @@ const MIB = 1024 * 1024;
 export const DEFAULT_ROUTER_LIMITS: RouterLimits = {
   maxBodyBytes: 64 * MIB,
   maxBufferedBytes: 128 * MIB,
+  maxKeptSlowBytes: 64 * MIB,
   maxDrainBytes: 8 * MIB,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,

@@ -174,8 +174,12 @@ function withoutNull(
   node: Record<string, unknown>,
   path: string[],
   root: unknown,
+  unions = 0,
 ): { node: Record<string, unknown>; nullable: boolean } {
   const field = `field ${fieldName(path)}`;
+  // A union's branch is read in place, not one path level down, so the depth check above never sees it.
+  if (unions > MAX_DEPTH)
+    throw new Ineligible(`${field} nests unions deeper than ${MAX_DEPTH} levels (a union that refers to itself?)`);
   const unionKey = ['anyOf', 'oneOf'].filter((key) => Object.hasOwn(node, key));
   if (unionKey.length > 1) throw new Ineligible(`${field} is a union of several types (anyOf and oneOf)`);
   if (unionKey.length === 1) {
@@ -188,7 +192,7 @@ function withoutNull(
     if (others.length !== 1 || nulls > 1) throw new Ineligible(`${field} is a union of several types (${key})`);
     const { [key]: _branches, ...siblings } = node;
     // The field's own annotations (its description above all) win over the branch's.
-    const inner = withoutNull({ ...others[0], ...siblings }, path, root);
+    const inner = withoutNull({ ...others[0], ...siblings }, path, root, unions + 1);
     return { node: inner.node, nullable: inner.nullable || nulls === 1 };
   }
   let result = node;

@@ -1,39 +1,55 @@
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { isRecord } from '../common/is-record';
+import { formatBytes } from '../common/regular-file';
 import type { Endpoint } from './request-eligibility';
 
 /**
- * The JSON object inside the slow model's answer, for shadow comparisons: the message content of a
- * `chat.completion`, or the first `output_text` of a Responses `response`. Undefined when the body cannot be
- * read as one (an error status, an unknown encoding, a refusal, text that is not JSON).
+ * The most of a slow answer kept for a shadow comparison, as it came and once decompressed: a few KiB of
+ * gzip or brotli can inflate to gigabytes, which would take the router's memory and stall every caller.
  */
-export function slowObject(
-  endpoint: Endpoint,
-  body: Buffer,
-  contentEncoding: string | undefined,
-): Record<string, unknown> | undefined {
+export const MAX_SLOW_BYTES = 8 * 1024 * 1024;
+
+/** The JSON object inside a slow answer (absent when there is none to read), or why it was not read. */
+export type SlowReading = { object?: Record<string, unknown> } | { unavailable: string };
+
+/**
+ * The JSON object inside the slow model's answer, for shadow comparisons: the message content of a
+ * `chat.completion`, or the first `output_text` of a Responses `response`. No object when the body cannot be
+ * read as one (an unknown encoding, a refusal, text that is not JSON); `unavailable` when it is too big to read.
+ */
+export function readSlowAnswer(endpoint: Endpoint, body: Buffer, contentEncoding: string | undefined): SlowReading {
+  let plain: Buffer;
   try {
-    const document: unknown = JSON.parse(decoded(body, contentEncoding).toString('utf8'));
+    plain = decoded(body, contentEncoding);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') return {};
+    const limit = formatBytes(MAX_SLOW_BYTES);
+    return { unavailable: `the slow answer decompresses to over ${limit}, more than the router keeps to compare` };
+  }
+  try {
+    const document: unknown = JSON.parse(plain.toString('utf8'));
     const text = endpoint === 'chat.completions' ? chatText(document) : responsesText(document);
     const object: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
-    return isRecord(object) ? object : undefined;
+    return isRecord(object) ? { object } : {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
+/** The body as sent before compression; zlib stops at the limit and throws ERR_BUFFER_TOO_LARGE. */
 function decoded(body: Buffer, encoding = 'identity'): Buffer {
+  const limit: ZlibOptions = { maxOutputLength: MAX_SLOW_BYTES };
   switch (encoding.trim().toLowerCase()) {
     case 'identity':
     case '':
       return body;
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body);
+      return gunzipSync(body, limit);
     case 'deflate':
-      return inflateSync(body);
+      return inflateSync(body, limit);
     case 'br':
-      return brotliDecompressSync(body);
+      return brotliDecompressSync(body, limit);
     default:
       throw new Error('unknown content encoding');
   }

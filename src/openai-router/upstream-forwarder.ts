@@ -9,6 +9,7 @@ import { connectLookup, endpointUrl } from '../providers/http/endpoint';
 import { proxyTunnelFor } from '../providers/http/proxy-tunnel';
 import { StaleSocketError, watchForStaleSocket } from '../providers/http/stale-socket';
 import { Hop, nextHopHeaders } from './hop-headers';
+import { REPORT_HEADERS } from './route-report';
 
 /** The caller's request as it arrived, to be sent on byte for byte. */
 export interface ForwardedCall {
@@ -116,8 +117,8 @@ export class UpstreamForwarder {
     return headers;
   }
 
-  /** The upstream's response headers to send back to the caller. */
+  /** The upstream's response headers to send back to the caller, less those the router sets itself. */
   returnedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-    return nextHopHeaders(headers, this.hop);
+    return nextHopHeaders(headers, this.hop, REPORT_HEADERS);
   }
 }

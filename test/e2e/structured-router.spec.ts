@@ -147,6 +147,30 @@ describe('serve-openai with a fast engine and an upstream', () => {
     expect(data.choices[0].message.parsed).toEqual(upstream.answer);
   });
 
+  it("reading the route through the SDK's raw response does not change it (X-Stainless-Raw-Response)", async () => {
+    const router = await serve();
+    const openai = client(router);
+    // What openai-python sends for with_raw_response ("true") and with_streaming_response ("stream").
+    const routeOf = async (mark?: string) => {
+      const headers = mark ? { 'X-Stainless-Raw-Response': mark } : undefined;
+      const response = await openai.chat.completions.parse(request(), { headers }).asResponse();
+      return response.headers.get('x-system1-route');
+    };
+    for (const mark of [undefined, 'true', 'stream']) expect([mark, await routeOf(mark)]).toEqual([mark, 'fast']);
+    expect(upstream.hits).toEqual([]);
+
+    engine.noulOf = { is_recurring: 0.85 };
+    const plain = await routeOf();
+    expect(plain).toBe('low_confidence; detail="below min_confidence 0.8: is_recurring at 0.70"');
+    const { data, response } = await openai.chat.completions
+      .parse(request(), { headers: { 'X-Stainless-Raw-Response': 'true' } })
+      .withResponse();
+    expect(response.headers.get('x-system1-route')).toBe(plain);
+    expect(data.choices[0].message.parsed).toEqual(upstream.answer);
+    // Forwarded as it came, like the SDK's other headers.
+    expect(upstream.hits.map((hit) => hit.headers['x-stainless-raw-response'])).toEqual([undefined, 'true']);
+  });
+
   it('sends an ineligible schema upstream without asking the engine', async () => {
     const router = await serve();
     const { response } = await client(router)

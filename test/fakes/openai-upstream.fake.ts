@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, type Socket } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { ReusedConnectionCloser } from './reused-connection-closer';
 
 /** One request as it reached the upstream: the body byte for byte. */
@@ -28,6 +29,8 @@ export class OpenAiUpstreamFake {
   extraHeaders: Record<string, string> = {};
   /** Pads a `chat.completion` with this many bytes of filler (an answer too big to keep whole). */
   paddingBytes = 0;
+  /** Sends JSON answers compressed, with the matching Content-Encoding (what an API behind a CDN does). */
+  contentEncoding?: 'gzip' | 'br';
   /** `cut-body`: a JSON answer whose connection drops halfway through the body. */
   fault?: 'cut-body';
   /** Set its `mode` to close connections as the router reuses them (such requests are never recorded). */
@@ -129,16 +132,19 @@ export class OpenAiUpstreamFake {
   }
 
   private json(res: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
+    const plain = Buffer.from(JSON.stringify(body));
+    const compress = { gzip: gzipSync, br: brotliCompressSync };
+    const text = this.contentEncoding ? compress[this.contentEncoding](plain) : plain;
     res.writeHead(status, {
       'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
+      'content-length': text.length,
       'x-request-id': 'req_upstream',
+      ...(this.contentEncoding && { 'content-encoding': this.contentEncoding }),
       ...this.extraHeaders,
     });
     if (this.fault !== 'cut-body') return void res.end(text);
     // Half the body, then the connection drops: the caller sees a cut answer.
-    res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+    res.write(text.subarray(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
   }
 
   private async stream(res: ServerResponse, events: unknown[]): Promise<void> {

@@ -29,11 +29,14 @@ export const score = (level: number, confidence: number, levels = 3): Answer => 
 export class StubDecider {
   readonly requests: DecideRequest[] = [];
   failWith?: Error;
+  /** While set, the engine is still deciding: it answers once this settles (a test's slow fast engine). */
+  gate?: Promise<void>;
 
   constructor(public table: Record<string, Answer | Error> = {}) {}
 
   readonly decide: FastDecider = async (request) => {
     this.requests.push(request);
+    await this.gate;
     if (this.failWith) throw this.failWith;
     const answers: Record<string, QuestionResult> = {};
     for (const id of Object.keys(request.questions)) {

@@ -195,6 +195,35 @@ describe('requests that go upstream untouched', () => {
     );
   });
 
+  it('a schema whose union refers to itself goes upstream as ineligible, not as a 500', async () => {
+    const decider = confident();
+    const openai = await start(decider);
+    const { data, response } = await openai.chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        messages,
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'Loop',
+            schema: {
+              type: 'object',
+              properties: { a: { $ref: '#/$defs/A' } },
+              $defs: { A: { anyOf: [{ $ref: '#/$defs/A' }, { type: 'null' }] } },
+            },
+          },
+        },
+      })
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.id).toBe('chatcmpl-upstream');
+    expect(upstream.hits[0].body.toString('utf8')).toBe(sentBodies[0]);
+    expect(response.headers.get('x-system1-route')).toBe(
+      'ineligible; detail="field a nests unions deeper than 16 levels (a union that refers to itself?)"',
+    );
+    expect(decider.requests).toEqual([]);
+  });
+
   it('a streaming request streams back from the upstream', async () => {
     const openai = await start(confident());
     const stream = await openai.chat.completions.create({

@@ -1,4 +1,5 @@
 /** Which OpenAI requests may go to the fast engine (spec/lazycontroller-schemas.txt, "In the request"). */
+import fc from 'fast-check';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Ineligible } from '../../../src/openai-router/ineligible';
 import { type Endpoint, IGNORED_OPTIONS, readFastCandidate } from '../../../src/openai-router/request-eligibility';
@@ -285,12 +286,6 @@ describe('requests that go to the slow model, with the option or message named',
     expect(detail('responses', body)).toContain(expected);
   });
 
-  it('with_raw_response / with_streaming_response', () => {
-    expect(detail('chat.completions', chat(), { ...HEADERS, 'x-stainless-raw-response': 'stream' })).toBe(
-      'the caller asked for the raw response (with_raw_response / with_streaming_response)',
-    );
-  });
-
   it('extra_headers: a header outside the ordinary ones, named without its value', () => {
     expect(detail('chat.completions', chat(), { ...HEADERS, 'openai-beta': 'assistants=v2' })).toBe(
       'the request carries header "openai-beta" (extra_headers)',
@@ -317,5 +312,71 @@ describe('requests that go to the slow model, with the option or message named',
       chat({ messages: [{ role: 'user', content: [{ type: 'image_url', text: secret }] }] }),
     );
     expect(found).not.toContain(secret);
+  });
+});
+
+/**
+ * The headers the OpenAI SDKs send of their own (openai-node 6 and openai-python 1.x/2.x): platform telemetry,
+ * retries and timeouts, the helper that made the call, and the raw-response mark of Python's
+ * `with_raw_response` (`true`; `raw` in older releases) and `with_streaming_response` (`stream`).
+ */
+const SDK_HEADERS: Record<string, string[]> = {
+  'x-stainless-lang': ['js', 'python'],
+  'x-stainless-package-version': ['6.49.0', '1.109.1'],
+  'x-stainless-os': ['Linux', 'MacOS', 'Windows', 'Unknown'],
+  'x-stainless-arch': ['x64', 'arm64', 'other:riscv64'],
+  'x-stainless-runtime': ['node', 'CPython', 'deno', 'bun'],
+  'x-stainless-runtime-version': ['v20.20.2', '3.12.4'],
+  'x-stainless-async': ['false', 'async:asyncio', 'async:trio'],
+  'x-stainless-retry-count': ['0', '1', '2'],
+  'x-stainless-timeout': ['600', '30'],
+  'x-stainless-read-timeout': ['600', '30.0'],
+  'x-stainless-raw-response': ['true', 'raw', 'stream'],
+  'x-stainless-streamed-raw-response': ['true'],
+  'x-stainless-helper-method': ['chat.completions.parse', 'responses.parse'],
+  'x-stainless-helper': ['beta.chat.completions.parse'],
+  'x-stainless-stream-helper': ['beta.chat.completions'],
+  'x-stainless-poll-helper': ['true'],
+  'x-stainless-custom-poll-interval': ['500'],
+};
+
+describe("the OpenAI SDKs' own headers never change the route", () => {
+  it('a with_raw_response call (what reads x-system1-route) stays eligible, the same as the plain call', () => {
+    const plain = readFastCandidate('chat.completions', chat(), HEADERS, '');
+    for (const mark of SDK_HEADERS['x-stainless-raw-response']) {
+      const headers = { ...HEADERS, 'x-stainless-raw-response': mark };
+      expect(readFastCandidate('chat.completions', chat(), headers, '')).toEqual(plain);
+      expect(readFastCandidate('responses', responses(), headers, '')).toEqual(
+        readFastCandidate('responses', responses(), HEADERS, ''),
+      );
+    }
+  });
+
+  const sdkHeaders = fc.dictionary(
+    fc.oneof(
+      fc.constantFrom(...Object.keys(SDK_HEADERS)),
+      // one a later SDK release may add
+      fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,30}$/).map((suffix) => `x-stainless-${suffix}`),
+    ),
+    fc.oneof(
+      fc.constantFrom(...Object.values(SDK_HEADERS).flat()),
+      fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,40}$/),
+    ),
+    { minKeys: 1, maxKeys: 8 },
+  );
+
+  it('any of them, with any value, leaves an eligible request eligible and an ineligible one with its reason', () => {
+    fc.assert(
+      fc.property(sdkHeaders, fc.constantFrom<Endpoint>('chat.completions', 'responses'), (added, endpoint) => {
+        const headers = { ...HEADERS, ...added };
+        const eligible = endpoint === 'chat.completions' ? chat() : responses();
+        expect(readFastCandidate(endpoint, eligible, headers, '')).toEqual(
+          readFastCandidate(endpoint, eligible, HEADERS, ''),
+        );
+        const streamed = endpoint === 'chat.completions' ? chat({ stream: true }) : responses({ stream: true });
+        expect(detail(endpoint, streamed, headers)).toBe(detail(endpoint, streamed, HEADERS));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -45,6 +45,22 @@ describe('hop-by-hop headers (RFC 9110 7.6.1)', () => {
   });
 });
 
+describe("the router's own report headers", () => {
+  it("an upstream's x-system1-request-id or x-system1-route (another router's, or a lying one's) never replaces them", async () => {
+    harness.upstream.extraHeaders = { 'x-system1-request-id': 'upstream-chosen-id', 'x-system1-route': 'fast' };
+    const router = await harness.start();
+    const answer = await send(router.port, { method: 'GET', path: '/v1/models' });
+    expect(answer.status).toBe(200);
+    const id = answer.headers['x-system1-request-id'];
+    expect(id).toMatch(/^s1r_[0-9a-f-]{36}$/);
+    // The id the caller reads is the one the operator finds in the log.
+    expect(harness.answered(200)).toEqual([expect.stringContaining(`${String(id)} GET /v1/models -> 200 ineligible`)]);
+    expect(answer.headers['x-system1-route']).toBe(
+      'ineligible; detail="GET /v1/models is not a structured-output endpoint"',
+    );
+  });
+});
+
 /** A schema whose one field has the given name and is free text, so the route detail names it. */
 const namedFieldRequest = (name: string) => ({
   model: 'gpt-4o-mini',

@@ -380,6 +380,29 @@ describe('schemas that go to the slow model, with the field named', () => {
     expect(ineligible(schema)).toContain('nests deeper than');
   });
 
+  it('a union that refers to itself (A = A | null): ineligible, not a stack overflow', () => {
+    const schema = {
+      ...objectOf({ a: { $ref: '#/$defs/A' } }),
+      $defs: { A: { anyOf: [{ $ref: '#/$defs/A' }, { type: 'null' }] } },
+    };
+    expect(ineligible(schema)).toBe('field a nests unions deeper than 16 levels (a union that refers to itself?)');
+  });
+
+  it('unions nested 10,000 deep: ineligible, not a stack overflow', () => {
+    let field: unknown = { enum: ['x', 'y'] };
+    for (let i = 0; i < 10_000; i++) field = { oneOf: [field] };
+    expect(fieldIneligible(field)).toBe(
+      'field field nests unions deeper than 16 levels (a union that refers to itself?)',
+    );
+  });
+
+  it('a union in a union, as a generator may nest X | None, is still read', () => {
+    const { leaves } = plan({
+      tier: { anyOf: [{ anyOf: [{ enum: ['a', 'b'] }, { type: 'null' }] }, { type: 'null' }] },
+    });
+    expect(leaves[0]).toMatchObject({ kind: 'choice', options: [{ key: 'a' }, { key: 'b' }, { value: null }] });
+  });
+
   it('a reference loop', () => {
     expect(ineligible({ ...objectOf({ a: { $ref: '#/$defs/A' } }), $defs: { A: { $ref: '#/$defs/A' } } })).toContain(
       'go round in a loop',
