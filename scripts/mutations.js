@@ -42,7 +42,7 @@ const CALLER_TESTS = [
 const MUTATIONS = [
   {
     name: 'a caller may choose any model (round three)',
-    file: 'src/decisions/caller-models.ts',
+    file: 'src/decisions/callers/caller-models.ts',
     from: 'if (rule.allowed.includes(ANY_MODEL)) return undefined;',
     to: 'return undefined;',
     tests: CALLER_TESTS,
@@ -51,7 +51,7 @@ const MUTATIONS = [
     // The cooldown itself refuses such codes too (see 'refusals counted toward cooldown'): what this rule
     // holds alone is that no other replica is asked for a request the gateway refused or never sent.
     name: "a request-side problem counts as the engine's failure (round three)",
-    file: 'src/decisions/decision.service.ts',
+    file: 'src/decisions/pipeline/decision.service.ts',
     from: "const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;",
     to: 'const engineFailed = !signal?.aborted;',
     tests: ['test/unit/decisions/pools.spec.ts', ...CALLER_TESTS, ...COOLDOWN_TESTS],
@@ -65,21 +65,21 @@ const MUTATIONS = [
   },
   {
     name: 'cooldown never starting',
-    file: 'src/decisions/cooldown.service.ts',
+    file: 'src/decisions/pools/cooldown.service.ts',
     from: 'const cools = ERROR_MEANINGS[code].coolsAtOnce || failures >= FAILURES_BEFORE_COOLDOWN;',
     to: 'const cools = false;',
     tests: COOLDOWN_TESTS,
   },
   {
     name: 'trial never claimed',
-    file: 'src/decisions/cooldown.service.ts',
+    file: 'src/decisions/pools/cooldown.service.ts',
     from: 'this.write(key, { ...entry!, until: this.now() + hold, trial: true });',
     to: 'void hold;',
     tests: COOLDOWN_TESTS,
   },
   {
     name: 'refusals counted toward cooldown',
-    file: 'src/decisions/cooldown.service.ts',
+    file: 'src/decisions/pools/cooldown.service.ts',
     from: 'if (this.capMs === 0 || !ERROR_MEANINGS[code].enginesFault) return false;',
     to: 'if (this.capMs === 0) return false;',
     tests: COOLDOWN_TESTS,
@@ -162,14 +162,14 @@ const MUTATIONS = [
   },
   {
     name: 'the pause ignored',
-    file: 'src/decisions/decision.service.ts',
+    file: 'src/decisions/pipeline/decision.service.ts',
     from: 'if (this.pause.isPaused())\n',
     to: 'if (this.pause.isPaused() && false)\n',
     tests: ['test/unit/mcp/decide.service.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/pause.spec.ts'],
   },
   {
     name: 'the threshold never abstaining',
-    file: 'src/decisions/decision.service.ts',
+    file: 'src/decisions/pipeline/decision.service.ts',
     from: 'belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,',
     to: 'belowThreshold: false,',
     tests: [
@@ -226,7 +226,7 @@ const MUTATIONS = [
   {
     // Round four: a quiet spell saves at most hedge_budget * 100 hedges (1000 at 0.1 with the cap inverted).
     name: "the hedge budget's savings cap inverted",
-    file: 'src/decisions/hedging.service.ts',
+    file: 'src/decisions/pools/hedging.service.ts',
     from: 'this.cap = Math.max(1, share * 100);',
     to: 'this.cap = Math.max(1, 100 / share);',
     tests: ['test/unit/decisions/hedge-budget.spec.ts', 'test/unit/decisions/hedging.spec.ts'],

@@ -8,7 +8,7 @@
  * import type { DshProvider, DecideResult } from 'system1-gateway/contracts';
  * import { System1InputError, System1ProviderError } from 'system1-gateway/contracts';
  */
-export type * from './decisions/question.types';
+export type * from './decisions/pipeline/question.types';
 export type {
   DecideMeta,
   DecideRequest,
@@ -25,7 +25,7 @@ export type { ProviderFactoryOptions } from './providers/factories/provider-fact
 export type { TypesafeProviderOptions } from './providers/factories/typesafe';
 export type { CloudflareProviderOptions } from './providers/factories/cloudflare';
 export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
-export type { QuestionCapabilities } from './decisions/question-capabilities';
+export type { QuestionCapabilities } from './decisions/pipeline/question-capabilities';
 export type {
   AttemptContext,
   EvaluateReply,
@@ -37,8 +37,8 @@ export type {
   ProviderSettingSpec,
   ProviderSettingSpecs,
   System1Provider,
-} from './decisions/provider.interface';
-export type { DecisionError } from './decisions/decision-error';
+} from './decisions/registry/provider.interface';
+export type { DecisionError } from './decisions/errors/decision-error';
 
 export {
   DecisionErrorCode,
@@ -47,6 +47,6 @@ export {
   MalformedResponseError,
   ProviderError,
   System1ProviderError,
-} from './decisions/decision-error';
-export { System1InputError } from './decisions/input-error';
-export { ProviderSettingError } from './decisions/provider.interface';
+} from './decisions/errors/decision-error';
+export { System1InputError } from './decisions/errors/input-error';
+export { ProviderSettingError } from './decisions/registry/provider.interface';

@@ -15,14 +15,14 @@ export {
   MalformedResponseError,
   ProviderError,
   System1ProviderError,
-} from './decisions/decision-error';
+} from './decisions/errors/decision-error';
 export { System1Module } from './system1/system1.module';
 export type { System1ModuleOptions } from './system1/system1.module';
-export { System1InputError } from './decisions/input-error';
-export type { QuestionCapabilities } from './decisions/question-capabilities';
-export * from './decisions/question.types';
+export { System1InputError } from './decisions/errors/input-error';
+export type { QuestionCapabilities } from './decisions/pipeline/question-capabilities';
+export * from './decisions/pipeline/question.types';
 export * from './library/library.types';
-export { ProviderSettingError } from './decisions/provider.interface';
+export { ProviderSettingError } from './decisions/registry/provider.interface';
 export type {
   AttemptContext,
   EvaluateReply,
@@ -31,5 +31,5 @@ export type {
   ProviderCapabilities,
   ProviderDefinition,
   System1Provider,
-} from './decisions/provider.interface';
-export { SYSTEM1_PROVIDERS, System1Engine } from './decisions/providers.token';
+} from './decisions/registry/provider.interface';
+export { SYSTEM1_PROVIDERS, System1Engine } from './decisions/registry/providers.token';

@@ -1,6 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { readRegularFileSync } from '../common/regular-file';
-import { PauseState } from '../decisions/pause-state.service';
+import { PauseState } from '../decisions/pipeline/pause-state.service';
 import { OutputWriter } from './output.writer';
 
 const ACTIONS = ['on', 'off', 'status'] as const;

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { abstentionOf, type DecisionEvent, decisionStatus } from '../decisions/decision-observer';
-import type { DecisionService } from '../decisions/decision.service';
-import type { EndpointStats } from '../decisions/endpoint-load.service';
+import { abstentionOf, type DecisionEvent, decisionStatus } from '../decisions/pipeline/decision-observer';
+import type { DecisionService } from '../decisions/pipeline/decision.service';
+import type { EndpointStats } from '../decisions/pools/endpoint-load.service';
 
 /** Seconds: one engine call, from a loopback engine's milliseconds to a hosted model's seconds. */
 const ATTEMPT_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

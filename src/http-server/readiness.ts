@@ -1,4 +1,4 @@
-import type { HealthReport } from '../decisions/health.service';
+import type { HealthReport } from '../decisions/pipeline/health.service';
 
 /** `/readyz`'s answer: ready, or why not in a word (`reason`) and a short sentence (`detail`). */
 export type Readiness =

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { HttpOAuthSettings } from '../config/config-keys';
-import type { DecisionService } from '../decisions/decision.service';
-import type { EndpointLoad } from '../decisions/endpoint-load.service';
-import type { HealthService } from '../decisions/health.service';
+import type { DecisionService } from '../decisions/pipeline/decision.service';
+import type { EndpointLoad } from '../decisions/pools/endpoint-load.service';
+import type { HealthService } from '../decisions/pipeline/health.service';
 import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
 import { CallerAccess, type OAuthAccess } from './callers/caller-access';

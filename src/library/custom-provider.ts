@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
-import { type DecisionError, System1ProviderError } from '../decisions/decision-error';
-import { System1InputError } from '../decisions/input-error';
+import { type DecisionError, System1ProviderError } from '../decisions/errors/decision-error';
+import { System1InputError } from '../decisions/errors/input-error';
 import type {
   AttemptContext,
   EvaluateReply,
@@ -8,9 +8,9 @@ import type {
   HealthProbeResult,
   ProviderCapabilities,
   System1Provider,
-} from '../decisions/provider.interface';
-import { capabilityRefusal, type QuestionCapabilities } from '../decisions/question-capabilities';
-import { type ImageMediaType, QUESTION_TYPES, type QuestionType } from '../decisions/question.types';
+} from '../decisions/registry/provider.interface';
+import { capabilityRefusal, type QuestionCapabilities } from '../decisions/pipeline/question-capabilities';
+import { type ImageMediaType, QUESTION_TYPES, type QuestionType } from '../decisions/pipeline/question.types';
 import {
   type ChoiceAsk,
   type ChoiceState,

@@ -1,4 +1,4 @@
-import { System1InputError } from '../decisions/input-error';
+import { System1InputError } from '../decisions/errors/input-error';
 import { givenIdOf } from '../providers/factories/provider-factory';
 import type { CustomProvider } from './custom-provider';
 

@@ -1,6 +1,6 @@
 import { checkDto } from '../common/dto-check';
 import { isRecord } from '../common/is-record';
-import { System1InputError } from '../decisions/input-error';
+import { System1InputError } from '../decisions/errors/input-error';
 import { boxWithoutImage } from '../decisions/dto/json-value.decorators';
 import { LibraryDecideRequestDto } from './dto/decide-request.dto';
 import type { DecideRequest } from './library.types';

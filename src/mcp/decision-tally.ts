@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { decisionStatus, abstentionOf } from '../decisions/decision-observer';
-import { DecisionService } from '../decisions/decision.service';
+import { decisionStatus, abstentionOf } from '../decisions/pipeline/decision-observer';
+import { DecisionService } from '../decisions/pipeline/decision.service';
 
 /** `system1_health`'s `metrics`: what this process decided since it started (each replica counts its own). */
 export interface DecisionSummary {

@@ -4,7 +4,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { ProviderRegistry } from '../decisions/provider-registry.service';
+import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { clip } from '../common/clip';
 import { GATEWAY_VERSION } from '../common/version';
 import { short } from './envelope';

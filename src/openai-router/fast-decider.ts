@@ -1,6 +1,6 @@
-import type { DecisionRequest } from '../decisions/decision.types';
-import type { DecisionService } from '../decisions/decision.service';
-import { type DecideResult, questionResults } from '../decisions/question-results';
+import type { DecisionRequest } from '../decisions/pipeline/decision.types';
+import type { DecisionService } from '../decisions/pipeline/decision.service';
+import { type DecideResult, questionResults } from '../decisions/pipeline/question-results';
 
 /** What the router asks: the conversation as the state, one question per schema field, its threshold, its cancel. */
 export type FastRequest = Required<Pick<DecisionRequest, 'state' | 'questions' | 'minConfidence' | 'signal'>>;

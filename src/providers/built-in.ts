@@ -3,7 +3,7 @@ import type { EngineHttpClient } from './http/engine-http.client';
 import { MockProviderDefinition } from './mock.provider';
 import { OllamaProviderDefinition } from './ollama/ollama.provider';
 import { OpenAiProviderDefinition } from './openai/openai.provider';
-import type { ProviderDefinition } from '../decisions/provider.interface';
+import type { ProviderDefinition } from '../decisions/registry/provider.interface';
 import { CloudflareProviderDefinition } from './system-one/cloudflare.provider';
 import { LayaProviderDefinition } from './system-one/laya.provider';
 import { SystemOneProviderDefinition } from './system-one/systemone.provider';

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anyValue, decimal, integer, text } from '../config/setting-types';
-import { ProviderError } from '../decisions/decision-error';
+import { ProviderError } from '../decisions/errors/decision-error';
 import type {
   AttemptContext,
   HealthProbeResult,
   ProviderDefinition,
   ProviderSettingSpecs,
   System1Provider,
-} from '../decisions/provider.interface';
-import { System1Engine } from '../decisions/providers.token';
+} from '../decisions/registry/provider.interface';
+import { System1Engine } from '../decisions/registry/providers.token';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine } from './choice/choice-engine';
 
 type MockSettings = {

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
-import type { HealthReport } from '../decisions/health.service';
+import type { HealthReport } from '../decisions/pipeline/health.service';
 import { buildCoreGraph } from '../system1/core-graph';
 import type { EngineUnderTest } from './evaluate-live';
 import { FeatureReader } from './feature-reader.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { DecisionService } from '../decisions/decision.service';
+import { DecisionService } from '../decisions/pipeline/decision.service';
 import { Feature, featureQuestions } from './routing-features';
 
 export interface FeatureAnswer {

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
-import { DecisionService } from '../decisions/decision.service';
-import { DecisionErrorCode } from '../decisions/decision-error';
-import { selfDescribed } from '../decisions/question-text';
+import { DecisionService } from '../decisions/pipeline/decision.service';
+import { DecisionErrorCode } from '../decisions/errors/decision-error';
+import { selfDescribed } from '../decisions/pipeline/question-text';
 import { listSkills } from './skills';
 
 export const SKILL_QUESTION = 'Which skill fits this task best?';

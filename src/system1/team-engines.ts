@@ -1,6 +1,6 @@
 import { type ConfigError, configError, ENVIRONMENT } from '../config/config-error';
 import type { LoadedConfig } from '../config/config.loader';
-import type { ProviderDefinition } from '../decisions/provider.interface';
+import type { ProviderDefinition } from '../decisions/registry/provider.interface';
 import type { EngineHttpClient } from '../providers/http/engine-http.client';
 
 const KEY = 'engines.modules';

@@ -5,9 +5,9 @@ import {
   HealthProbeResult,
   ProviderDefinition,
   System1Provider,
-} from '../../src/decisions/provider.interface';
-import { System1Engine } from '../../src/decisions/providers.token';
-import { MalformedResponseError } from '../../src/decisions/decision-error';
+} from '../../src/decisions/registry/provider.interface';
+import { System1Engine } from '../../src/decisions/registry/providers.token';
+import { MalformedResponseError } from '../../src/decisions/errors/decision-error';
 import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-engine';
 
 /** What a scripted engine sees: the choices of one attempt, as a choice-only engine gets them. */

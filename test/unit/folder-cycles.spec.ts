@@ -68,7 +68,7 @@ describe('folders under src/', () => {
     const graph = fileGraph(src);
     expect(graph.folders.length).toBeGreaterThanOrEqual(200);
     expect(graph.edges).toContainEqual(
-      expect.objectContaining({ from: 'mcp/decide/decide.service.ts', to: 'decisions/decision.service.ts' }),
+      expect.objectContaining({ from: 'mcp/decide/decide.service.ts', to: 'decisions/pipeline/decision.service.ts' }),
     );
     expect(fileCycles(src)).toEqual([]);
   });

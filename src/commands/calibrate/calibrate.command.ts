@@ -11,7 +11,7 @@ import { readFailureReason } from '../../common/regular-file';
 import { renderReliabilitySvg } from '../../calibration/reliability-plot';
 import type { LoadedConfig } from '../../config/config.loader';
 import { system1Config } from '../../config/system1.config';
-import { ProviderRegistry } from '../../decisions/provider-registry.service';
+import { ProviderRegistry } from '../../decisions/registry/provider-registry.service';
 import { renderCalibrationReport } from './calibration-report.view';
 import { fraction } from '../option-parsers';
 import { OutputWriter } from '../output.writer';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DecisionService } from '../../decisions/decision.service';
-import { DecisionErrorCode } from '../../decisions/decision-error';
-import type { ChoiceQuestion } from '../../decisions/question.types';
+import { DecisionService } from '../../decisions/pipeline/decision.service';
+import { DecisionErrorCode } from '../../decisions/errors/decision-error';
+import type { ChoiceQuestion } from '../../decisions/pipeline/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
-import { selfDescribed } from '../../decisions/question-text';
+import { selfDescribed } from '../../decisions/pipeline/question-text';
 import { BINNING } from '../../calibration/calibration-report';
 import { CalibrationFigures, calibrationFigures, FitsInPlace } from '../../calibration/calibration-figures';
 import { LabelledAnswer } from '../../calibration/fit';

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { checkDto } from '../../common/dto-check';
-import { CallerModels } from '../../decisions/caller-models.service';
-import { DecisionService } from '../../decisions/decision.service';
-import type { DecisionState, ImageAttachment, Question } from '../../decisions/question.types';
-import { questionResults } from '../../decisions/question-results';
+import { CallerModels } from '../../decisions/callers/caller-models.service';
+import { DecisionService } from '../../decisions/pipeline/decision.service';
+import type { DecisionState, ImageAttachment, Question } from '../../decisions/pipeline/question.types';
+import { questionResults } from '../../decisions/pipeline/question-results';
 import { AskRequestDto } from '../dto/ask-request.dto';
 import { boxWithoutImage } from '../../decisions/dto/json-value.decorators';
 import { GatewayErrorCode } from '../decide/gateway-error';

@@ -1,4 +1,4 @@
-import { DecisionErrorCode } from '../../decisions/decision-error';
+import { DecisionErrorCode } from '../../decisions/errors/decision-error';
 
 /** The error codes of the S1 tools contract, surfaced as data in the response's `error`. */
 export enum GatewayErrorCode {

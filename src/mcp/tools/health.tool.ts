@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HealthService } from '../../decisions/health.service';
+import { HealthService } from '../../decisions/pipeline/health.service';
 import { DecisionTally } from '../decision-tally';
 import { SERVED_PROTOCOL_VERSIONS } from '../protocol-revisions';
 import { McpTool, NO_ARGUMENTS } from './mcp-tool';

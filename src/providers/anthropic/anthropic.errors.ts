@@ -1,5 +1,5 @@
-import { EngineStatusError } from '../../decisions/decision-error';
-import { ProviderError } from '../../decisions/decision-error';
+import { EngineStatusError } from '../../decisions/errors/decision-error';
+import { ProviderError } from '../../decisions/errors/decision-error';
 
 /** The only place the key is read from (never the config file, never SYSTEM1_ANTHROPIC_API_KEY). */
 export const API_KEY_VARIABLE = 'ANTHROPIC_API_KEY';

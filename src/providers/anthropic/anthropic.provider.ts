@@ -11,10 +11,10 @@ import {
   ProviderDefinition,
   ProviderSettingSpecs,
   System1Provider,
-} from '../../decisions/provider.interface';
-import { ProviderError } from '../../decisions/decision-error';
+} from '../../decisions/registry/provider.interface';
+import { ProviderError } from '../../decisions/errors/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/providers.token';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
 import { answerFromMessage } from './anthropic.reply';
 import { anthropicHeaders, messagesRequest } from './anthropic.request';

@@ -1,6 +1,6 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
-import { MalformedResponseError } from '../../decisions/decision-error';
+import { MalformedResponseError } from '../../decisions/errors/decision-error';
 import type { ChoiceAsk, ChoicePick } from '../choice/choice-engine';
 import { CHOOSE_TOOL, RANKING_MAX } from './anthropic.request';
 

@@ -1,11 +1,11 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
-import { DecisionErrorCode, type DecisionError } from '../../decisions/decision-error';
-import { isProbability } from '../../decisions/distribution';
+import { DecisionErrorCode, type DecisionError } from '../../decisions/errors/decision-error';
+import { isProbability } from '../../decisions/pipeline/distribution';
 import { kindOf } from '../../common/is-record';
-import type { QuestionCapabilities } from '../../decisions/question-capabilities';
-import { isBare, render } from '../../decisions/question-text';
-import type { Question } from '../../decisions/question.types';
+import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
+import { isBare, render } from '../../decisions/pipeline/question-text';
+import type { Question } from '../../decisions/pipeline/question.types';
 import type {
   AttemptContext,
   EvaluateReply,
@@ -13,7 +13,7 @@ import type {
   HealthProbeResult,
   ProviderCapabilities,
   System1Provider,
-} from '../../decisions/provider.interface';
+} from '../../decisions/registry/provider.interface';
 
 /** One question as a choice-only engine sees it: text and the option labels to pick from. */
 export interface ChoiceAsk {

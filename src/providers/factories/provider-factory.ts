@@ -1,8 +1,8 @@
-import type { AttemptContext, System1Provider } from '../../decisions/provider.interface';
-import { DecisionErrorCode, System1ProviderError } from '../../decisions/decision-error';
+import type { AttemptContext, System1Provider } from '../../decisions/registry/provider.interface';
+import { DecisionErrorCode, System1ProviderError } from '../../decisions/errors/decision-error';
 import { shown } from '../../common/clip';
-import { createProvider, readProviderSettings, type SettingProblem } from '../../decisions/provider-settings';
-import { System1InputError } from '../../decisions/input-error';
+import { createProvider, readProviderSettings, type SettingProblem } from '../../decisions/registry/provider-settings';
+import { System1InputError } from '../../decisions/errors/input-error';
 import { isRecord } from '../../common/is-record';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { FetchEngineHttpClient } from '../http/fetch-engine-http.client';

@@ -1,4 +1,4 @@
-import type { ProviderCreateContext } from '../../decisions/provider.interface';
+import type { ProviderCreateContext } from '../../decisions/registry/provider.interface';
 import { endpointUrl } from './endpoint';
 import type { EngineHttpClient, EngineResponse } from './engine-http.client';
 import { configuredEndpoint, type HttpEngineSettings, secretFromEnv } from './http-settings';

@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { GATEWAY_VERSION } from '../../common/version';
 import { isRecord } from '../../common/is-record';
-import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/decision-error';
+import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/errors/decision-error';
 import { connectLookup, isLoopbackHost } from './endpoint';
 import { ProxyTunnelError, proxyTunnelFor } from './proxy-tunnel';
 import { scrubSecrets } from './secret-scrub';

@@ -1,5 +1,5 @@
 import { flag, text } from '../../config/setting-types';
-import { ProviderSettingError, type ProviderSettingSpecs } from '../../decisions/provider.interface';
+import { ProviderSettingError, type ProviderSettingSpecs } from '../../decisions/registry/provider.interface';
 import { EndpointError, type EndpointRules, parseEndpoint } from './endpoint';
 
 /** The settings every HTTP engine shares: where it listens, and the opt-in for another machine. */

@@ -4,7 +4,7 @@ import {
   type ProviderCapabilities,
   ProviderSettingError,
   type ProviderSettingSpecs,
-} from '../../decisions/provider.interface';
+} from '../../decisions/registry/provider.interface';
 import { MAX_LETTER_OPTIONS } from './letter-choice';
 
 /** The settings of a chat-model adapter: where the server listens, and which model to ask (no default). */

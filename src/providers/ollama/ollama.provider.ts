@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
-import { EngineStatusError } from '../../decisions/decision-error';
+import { EngineStatusError } from '../../decisions/errors/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint } from '../http/http-settings';
 import {
@@ -16,10 +16,10 @@ import {
   HealthProbeResult,
   ProviderDefinition,
   System1Provider,
-} from '../../decisions/provider.interface';
-import { MalformedResponseError } from '../../decisions/decision-error';
+} from '../../decisions/registry/provider.interface';
+import { MalformedResponseError } from '../../decisions/errors/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/providers.token';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { hasLogprobs, OLLAMA_MIN_VERSION, withTag } from './ollama-version';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:11434';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { flag } from '../../config/setting-types';
 import { EngineHttpClient, EngineResponse } from '../http/engine-http.client';
-import { EngineStatusError } from '../../decisions/decision-error';
+import { EngineStatusError } from '../../decisions/errors/decision-error';
 import { endpointUrl } from '../http/endpoint';
 import { configuredEndpoint, secretFromEnv } from '../http/http-settings';
 import {
@@ -19,10 +19,10 @@ import {
   ProviderDefinition,
   ProviderSettingSpecs,
   System1Provider,
-} from '../../decisions/provider.interface';
-import { MalformedResponseError } from '../../decisions/decision-error';
+} from '../../decisions/registry/provider.interface';
+import { MalformedResponseError } from '../../decisions/errors/decision-error';
 import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/providers.token';
+import { System1Engine } from '../../decisions/registry/providers.token';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 const MODEL_HINT = 'the name the server serves, see GET /v1/models';

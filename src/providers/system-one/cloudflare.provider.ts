@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
-import { ProviderError } from '../../decisions/decision-error';
-import { ProviderSettingError } from '../../decisions/provider.interface';
-import { System1Engine } from '../../decisions/providers.token';
+import { ProviderError } from '../../decisions/errors/decision-error';
+import { ProviderSettingError } from '../../decisions/registry/provider.interface';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { EngineHttpClient, safeEngineText } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';

@@ -4,8 +4,8 @@
  */
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
-import { type DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/decision-error';
-import { type EvaluateRequest, ProviderSettingError } from '../../decisions/provider.interface';
+import { type DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/errors/decision-error';
+import { type EvaluateRequest, ProviderSettingError } from '../../decisions/registry/provider.interface';
 import { NON_LATIN_LIMIT, nonLatinShare, textsOfQuestion } from './laya-script';
 import type { AnsweredBy } from './systemone-dialect';
 

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
 import { shown } from '../../common/clip';
-import { MalformedResponseError } from '../../decisions/decision-error';
-import { isProbability } from '../../decisions/distribution';
-import { System1Engine } from '../../decisions/providers.token';
+import { MalformedResponseError } from '../../decisions/errors/decision-error';
+import { isProbability } from '../../decisions/pipeline/distribution';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import {

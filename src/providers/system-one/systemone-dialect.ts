@@ -1,11 +1,11 @@
-import type { DecisionError } from '../../decisions/decision-error';
+import type { DecisionError } from '../../decisions/errors/decision-error';
 import type {
   AttemptContext,
   EvaluateRequest,
   HealthProbeResult,
   ProviderSettingSpecs,
-} from '../../decisions/provider.interface';
-import type { QuestionCapabilities } from '../../decisions/question-capabilities';
+} from '../../decisions/registry/provider.interface';
+import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
 import type { EngineResponse } from '../http/engine-http.client';
 import type { BareCandidates } from './systemone-protocol';
 

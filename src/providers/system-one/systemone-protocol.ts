@@ -4,11 +4,11 @@
  * llama-server / engines/systemone/serve.py. See wire-contracts.md §1.
  */
 import { isRecord } from '../../common/is-record';
-import { isBare } from '../../decisions/question-text';
+import { isBare } from '../../decisions/pipeline/question-text';
 import { kindOf } from '../../common/is-record';
-import { isTokenCount } from '../../decisions/engine-reply';
-import type { EvaluateReply, EvaluateRequest } from '../../decisions/provider.interface';
-import { MalformedResponseError } from '../../decisions/decision-error';
+import { isTokenCount } from '../../decisions/pipeline/engine-reply';
+import type { EvaluateReply, EvaluateRequest } from '../../decisions/registry/provider.interface';
+import { MalformedResponseError } from '../../decisions/errors/decision-error';
 
 /**
  * How candidates that say no more than their key travel as `criteria`: `labels`, a list of labels (Laya

@@ -3,7 +3,7 @@ import type {
   ProviderDefinition,
   ProviderSettingSpecs,
   System1Provider,
-} from '../../decisions/provider.interface';
+} from '../../decisions/registry/provider.interface';
 import { hostedConnection, localConnection } from '../http/engine-connection';
 import type { EngineHttpClient } from '../http/engine-http.client';
 import type { SystemOneDialect, SystemOneSettings } from './systemone-dialect';

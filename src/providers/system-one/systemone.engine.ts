@@ -1,6 +1,6 @@
 import { deepFreeze } from '../../common/deep-freeze';
 import { isRecord } from '../../common/is-record';
-import { EngineStatusError, ProviderError } from '../../decisions/decision-error';
+import { EngineStatusError, ProviderError } from '../../decisions/errors/decision-error';
 import type {
   AttemptContext,
   EvaluateReply,
@@ -8,8 +8,8 @@ import type {
   HealthProbeResult,
   ProviderCapabilities,
   System1Provider,
-} from '../../decisions/provider.interface';
-import type { QuestionCapabilities } from '../../decisions/question-capabilities';
+} from '../../decisions/registry/provider.interface';
+import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
 import type { EngineConnection } from '../http/engine-connection';
 import {
   type AnsweredBy,

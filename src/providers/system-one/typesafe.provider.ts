@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { text } from '../../config/setting-types';
-import { EngineStatusError } from '../../decisions/decision-error';
-import { System1Engine } from '../../decisions/providers.token';
+import { EngineStatusError } from '../../decisions/errors/decision-error';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';

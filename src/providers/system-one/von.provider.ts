@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
-import { System1Engine } from '../../decisions/providers.token';
+import { System1Engine } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';

@@ -6,7 +6,7 @@
  */
 import { CalibrationRunner } from '../../../src/commands/calibrate/calibration-runner.service';
 import type { LabelledExample } from '../../../src/commands/calibrate/labelled-data';
-import type { DecisionService } from '../../../src/decisions/decision.service';
+import type { DecisionService } from '../../../src/decisions/pipeline/decision.service';
 import { seededRandom } from '../../../src/calibration/random';
 import { argmax, mlTemperature as fitByLikelihood, scaled, softmax } from '../../helpers/independent-calibration';
 

@@ -6,7 +6,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
+import { ProviderRegistry } from '../../../src/decisions/registry/provider-registry.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 
 // A full collection before each reading, so the heap counts what is kept, not garbage not yet collected.

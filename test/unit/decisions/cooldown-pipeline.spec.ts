@@ -3,9 +3,9 @@
  * system1_health's HealthService over DecisionService and CooldownService, with mock engines that hang.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { CooldownService, cooldownKey } from '../../../src/decisions/cooldown.service';
-import { DecisionService } from '../../../src/decisions/decision.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { CooldownService, cooldownKey } from '../../../src/decisions/pools/cooldown.service';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import type { DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
 import { LayaFake } from '../../fakes/laya.fake';

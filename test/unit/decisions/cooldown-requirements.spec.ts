@@ -6,10 +6,10 @@
  * (The backoff itself is held in cooldown.spec.ts, on a clock the test moves.)
  */
 import type { TestingModule } from '@nestjs/testing';
-import { CooldownService } from '../../../src/decisions/cooldown.service';
-import { ProviderError } from '../../../src/decisions/decision-error';
-import { DecisionService } from '../../../src/decisions/decision.service';
-import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/decision.types';
+import { CooldownService } from '../../../src/decisions/pools/cooldown.service';
+import { ProviderError } from '../../../src/decisions/errors/decision-error';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
+import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/pipeline/decision.types';
 import { McpServerService } from '../../../src/mcp/mcp-server.service';
 import { LayaFake } from '../../fakes/laya.fake';
 import { eventually } from '../../helpers/eventually';

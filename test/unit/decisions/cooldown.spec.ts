@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../../../src/config/config.loader';
-import { CooldownFile } from '../../../src/decisions/cooldown-file';
+import { CooldownFile } from '../../../src/decisions/pools/cooldown-file';
 import { feedFifo, fifoIt, makeFifo } from '../../helpers/fifo';
 import {
   type CooldownEntry,
   cooldownKey,
   CooldownService,
   type CooldownStore,
-} from '../../../src/decisions/cooldown.service';
-import { DecisionErrorCode } from '../../../src/decisions/decision-error';
+} from '../../../src/decisions/pools/cooldown.service';
+import { DecisionErrorCode } from '../../../src/decisions/errors/decision-error';
 
 /** A CooldownService whose clock stands still until the test moves it. */
 class FakeClockCooldown extends CooldownService {

@@ -1,11 +1,11 @@
 /** The balancer's rule and the load it reads, without sockets. */
-import { pickEndpoint } from '../../../src/decisions/endpoint-balancer';
+import { pickEndpoint } from '../../../src/decisions/pools/endpoint-balancer';
 import {
   EndpointLoad,
   LATENCY_HALF_LIFE_MS,
   MIN_PERCENTILE_SAMPLES,
-} from '../../../src/decisions/endpoint-load.service';
-import type { PoolMember } from '../../../src/decisions/engine-pool';
+} from '../../../src/decisions/pools/endpoint-load.service';
+import type { PoolMember } from '../../../src/decisions/pools/engine-pool';
 
 const member = (url: string, weight = 1): PoolMember => ({ url, weight, provider: {} as PoolMember['provider'] });
 const [a, b, c] = [member('a'), member('b'), member('c')];

@@ -1,5 +1,5 @@
-import { capabilitiesData } from '../../../src/decisions/engine-reply';
-import type { ProviderCapabilities } from '../../../src/decisions/provider.interface';
+import { capabilitiesData } from '../../../src/decisions/pipeline/engine-reply';
+import type { ProviderCapabilities } from '../../../src/decisions/registry/provider.interface';
 
 const facts = (model: string) => ({
   batch: true,

@@ -4,8 +4,8 @@
  * for a burst of second copies when the pool turns slow (hedging.spec holds the same through real replicas).
  */
 import { loadConfig } from '../../../src/config/config.loader';
-import { EndpointLoad } from '../../../src/decisions/endpoint-load.service';
-import { Hedging } from '../../../src/decisions/hedging.service';
+import { EndpointLoad } from '../../../src/decisions/pools/endpoint-load.service';
+import { Hedging } from '../../../src/decisions/pools/hedging.service';
 
 function hedgingWith(gateway: string): Hedging {
   const config = loadConfig({

@@ -5,9 +5,9 @@
  * lose the race and see their connection closed, and the engine calls stay within the budget.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { DecisionService } from '../../../src/decisions/decision.service';
-import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/decision.types';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
+import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/pipeline/decision.types';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import type { RecordedRequest } from '../../fakes/fake-engine';
 import { LayaFake } from '../../fakes/laya.fake';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { LoadedConfig } from '../../../src/config/config.loader';
-import { PAUSE_SEEN_WITHIN_MS, PauseState } from '../../../src/decisions/pause-state.service';
+import { PAUSE_SEEN_WITHIN_MS, PauseState } from '../../../src/decisions/pipeline/pause-state.service';
 
 let installDir: string;
 beforeEach(() => (installDir = mkdtempSync(path.join(tmpdir(), 'system1-pause-'))));

@@ -4,13 +4,13 @@
  * health, capabilities and the attempts name the replicas.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
-import { CooldownService } from '../../../src/decisions/cooldown.service';
-import { DecisionService } from '../../../src/decisions/decision.service';
-import type { DecisionRequest } from '../../../src/decisions/decision.types';
-import { EndpointLoad } from '../../../src/decisions/endpoint-load.service';
-import { endpointKey } from '../../../src/decisions/engine-pool';
-import { HealthService } from '../../../src/decisions/health.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
+import { CooldownService } from '../../../src/decisions/pools/cooldown.service';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
+import type { DecisionRequest } from '../../../src/decisions/pipeline/decision.types';
+import { EndpointLoad } from '../../../src/decisions/pools/endpoint-load.service';
+import { endpointKey } from '../../../src/decisions/pools/engine-pool';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { LayaFake } from '../../fakes/laya.fake';

@@ -1,7 +1,7 @@
 import { type TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
+import { ProviderRegistry } from '../../../src/decisions/registry/provider-registry.service';
 import { gatewayApp, TEST_CONFIG_FILE } from '../../helpers/gateway-app';
 
 describe('ProviderRegistry', () => {

@@ -1,6 +1,6 @@
 /** The hooks' resolver of a wiring list: each service once, after what it injects, without Nest. */
-import { resolveWiring, supply } from '../../../src/decisions/resolve-wiring';
-import { typedToken, wire } from '../../../src/decisions/wiring';
+import { resolveWiring, supply } from '../../../src/system1/resolve-wiring';
+import { typedToken, wire } from '../../../src/system1/wiring';
 
 const NAME = typedToken<string>(Symbol('NAME'));
 const NOTE = typedToken<string>(Symbol('NOTE'), { optional: true });

@@ -3,8 +3,8 @@
  * surface asked, and an observer can never cost a caller its answer.
  */
 import type { TestingModule } from '@nestjs/testing';
-import type { DecisionEvent } from '../../../src/decisions/decision-observer';
-import { DecisionService } from '../../../src/decisions/decision.service';
+import type { DecisionEvent } from '../../../src/decisions/pipeline/decision-observer';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
 import { libraryDecide } from '../../../src/library/library-decide';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';

@@ -1,6 +1,6 @@
-import { DecisionErrorCode } from '../../../src/decisions/decision-error';
-import { type DecisionEvent, type DecisionObserver, decisionStatus } from '../../../src/decisions/decision-observer';
-import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/decision.types';
+import { DecisionErrorCode } from '../../../src/decisions/errors/decision-error';
+import { type DecisionEvent, type DecisionObserver, decisionStatus } from '../../../src/decisions/pipeline/decision-observer';
+import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/pipeline/decision.types';
 import { GatewayMetrics } from '../../../src/http-server/metrics';
 import { parsePrometheusText, sampleSum, sampleValue } from '../../helpers/prometheus-text';
 

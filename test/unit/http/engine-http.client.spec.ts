@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { EngineHttpClient, MAX_RESPONSE_BYTES } from '../../../src/providers/http/engine-http.client';
-import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../../src/decisions/decision-error';
+import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../../src/decisions/errors/decision-error';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../../../src/providers/http/endpoint';
 import { type Fault, FakeEngine, type FakeReply, type RecordedRequest } from '../../fakes/fake-engine';
 import { RecordingServer } from '../../fakes/recording-server';

@@ -5,7 +5,7 @@
  */
 import dns = require('node:dns');
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { EngineTransportError } from '../../../src/decisions/decision-error';
+import { EngineTransportError } from '../../../src/decisions/errors/decision-error';
 import { literalAddress } from '../../../src/common/http/localhost';
 import { connectLookup, isLoopbackHost, localhostLookup, parseEndpoint } from '../../../src/providers/http/endpoint';
 import { proxyTunnelFor } from '../../../src/providers/http/proxy-tunnel';

@@ -4,9 +4,9 @@
  * the engine's answer and never "the key was refused"; the proxy's credentials are never shown.
  */
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { EngineStatusError, EngineTransportError, toDecisionError } from '../../../src/decisions/decision-error';
+import { EngineStatusError, EngineTransportError, toDecisionError } from '../../../src/decisions/errors/decision-error';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { useRecordingProxy } from '../../helpers/system-proxy';
 import { RecordingServer } from '../../fakes/recording-server';

@@ -2,7 +2,7 @@
  * What a library user gets for a call that names its model: the cooldown (which `cooldown: false` turns off,
  * as dsh-system1 has none), and the caller-model rule it may opt into with `callerModels`.
  */
-import { System1InputError } from '../../../src/decisions/input-error';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { LayaFake } from '../../fakes/laya.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import { LibrarySandbox, TYPESAFE_KEY, waitFor } from './library-setup';

@@ -1,8 +1,8 @@
-import { System1ProviderError } from '../../../src/decisions/decision-error';
-import type { System1Provider } from '../../../src/decisions/provider.interface';
+import { System1ProviderError } from '../../../src/decisions/errors/decision-error';
+import type { System1Provider } from '../../../src/decisions/registry/provider.interface';
 import type { CustomProvider } from '../../../src/library/custom-provider';
-import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
-import { System1InputError } from '../../../src/decisions/input-error';
+import { type EvaluateRequest } from '../../../src/decisions/registry/provider.interface';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { LibrarySandbox, THREE_QUESTIONS, waitFor } from './library-setup';
 
 /** A team's engine: answers every choice with its first candidate, unless told to wait for its signal. */

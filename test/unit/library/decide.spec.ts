@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { System1InputError } from '../../../src/decisions/input-error';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { LayaFake } from '../../fakes/laya.fake';
 import { LlamaServerFake } from '../../fakes/systemone.fake';

@@ -2,7 +2,7 @@
  * The library against dsh-system1's API (spec/dsh-system1-api.txt), one test per place it used to differ.
  * Each of these failed before the fix it covers.
  */
-import { System1InputError } from '../../../src/decisions/input-error';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { createSystem1 } from '../../../src/library/create-system1';
 import { createCloudflareProvider } from '../../../src/providers/factories/cloudflare';
 import { createLayaProvider } from '../../../src/providers/factories/laya';

@@ -3,8 +3,8 @@
  * attempts and its own messages), an option a factory does not take is refused by name, and without a key
  * every message names the variable that factory actually reads, so setting it is the fix.
  */
-import { System1InputError } from '../../../src/decisions/input-error';
-import type { System1Provider } from '../../../src/decisions/provider.interface';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
+import type { System1Provider } from '../../../src/decisions/registry/provider.interface';
 import { createCloudflareProvider } from '../../../src/providers/factories/cloudflare';
 import { createLayaProvider } from '../../../src/providers/factories/laya';
 import { createTypesafeProvider } from '../../../src/providers/factories/typesafe';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { System1InputError } from '../../../src/decisions/input-error';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { RESERVED_IDS } from '../../../src/decisions/dto/json-value.decorators';
 import { QUESTION_ERROR_CODES, type DecideResult } from '../../../src/library/library.types';
 import { LibrarySandbox, PIXEL } from './library-setup';

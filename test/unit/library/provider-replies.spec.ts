@@ -1,4 +1,4 @@
-import type { EvaluateReply } from '../../../src/decisions/provider.interface';
+import type { EvaluateReply } from '../../../src/decisions/registry/provider.interface';
 import { LibrarySandbox } from './library-setup';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { Test } from '@nestjs/testing';
 import { createSystem1, system1From } from '../../../src/library/create-system1';
-import { System1InputError } from '../../../src/decisions/input-error';
+import { System1InputError } from '../../../src/decisions/errors/input-error';
 import { System1Module } from '../../../src/system1/system1.module';
 import { loadConfig } from '../../../src/config/config.loader';
 import { LayaFake } from '../../fakes/laya.fake';

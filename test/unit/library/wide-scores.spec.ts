@@ -3,9 +3,9 @@
  * as a choice among its levels and answered as a score; one the engine's choice cannot carry either is
  * refused as over its limit.
  */
-import type { System1Provider } from '../../../src/decisions/provider.interface';
-import { type EvaluateRequest } from '../../../src/decisions/provider.interface';
-import { type ScoreQuestion } from '../../../src/decisions/question.types';
+import type { System1Provider } from '../../../src/decisions/registry/provider.interface';
+import { type EvaluateRequest } from '../../../src/decisions/registry/provider.interface';
+import { type ScoreQuestion } from '../../../src/decisions/pipeline/question.types';
 import { VonFake } from '../../fakes/von.fake';
 import { LibrarySandbox } from './library-setup';
 

@@ -4,7 +4,7 @@
  * none of them is still open at the engine, even when one question's request failed while the others hung.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { OllamaFake } from '../../fakes/ollama.fake';
 import { eventually } from '../../helpers/eventually';

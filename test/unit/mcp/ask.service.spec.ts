@@ -3,7 +3,7 @@
  * hands back (fallbacks), against a TypeSafe fake (jev-1.14.0, which takes images) over real HTTP.
  */
 import { type TestingModule } from '@nestjs/testing';
-import { DecisionService } from '../../../src/decisions/decision.service';
+import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
 import { AskService } from '../../../src/mcp/ask/ask.service';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import { gatewayApp } from '../../helpers/gateway-app';

@@ -1,10 +1,10 @@
 import { type TestingModule } from '@nestjs/testing';
 import { PROCESS_ENV } from '../../../src/config/system1.config';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { type DecideResponseDto } from '../../../src/mcp/dto/decide-response.dto';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { AnthropicProviderDefinition } from '../../../src/providers/anthropic/anthropic.provider';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { AnthropicFake, type AnthropicMode } from '../../fakes/anthropic.fake';

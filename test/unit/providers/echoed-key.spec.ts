@@ -4,7 +4,7 @@
  * redacted, never the key in any form.
  */
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { AnthropicFake } from '../../fakes/anthropic.fake';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { ECHO_ENCODINGS, echoedKey, type EchoEncoding, type FakeEngine } from '../../fakes/fake-engine';

@@ -1,6 +1,6 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
+import { ProviderRegistry } from '../../../src/decisions/registry/provider-registry.service';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
 import {

@@ -1,6 +1,6 @@
 import { evaluateByPicks } from '../../../src/providers/choice/choice-engine';
 import { letterAnswer, letterMessages, type LetterReading } from '../../../src/providers/letters/letter-choice';
-import { MalformedResponseError } from '../../../src/decisions/decision-error';
+import { MalformedResponseError } from '../../../src/decisions/errors/decision-error';
 import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
 import { expectedShare } from './letter-chat.shared';
 

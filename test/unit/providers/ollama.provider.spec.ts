@@ -1,9 +1,9 @@
 import { type TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
-import { ProviderRegistry } from '../../../src/decisions/provider-registry.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
+import { ProviderRegistry } from '../../../src/decisions/registry/provider-registry.service';
 import { OllamaFake } from '../../fakes/ollama.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {

@@ -1,8 +1,8 @@
 import { type TestingModule } from '@nestjs/testing';
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { ConfigStatus } from '../../../src/decisions/config-status.service';
+import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { OpenAiFake } from '../../fakes/openai.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
 import {

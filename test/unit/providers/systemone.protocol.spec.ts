@@ -1,6 +1,6 @@
-import { readAnswer } from '../../../src/decisions/answer-reader';
-import { MalformedResponseError } from '../../../src/decisions/decision-error';
-import type { ChoiceQuestion, Question } from '../../../src/decisions/question.types';
+import { readAnswer } from '../../../src/decisions/pipeline/answer-reader';
+import { MalformedResponseError } from '../../../src/decisions/errors/decision-error';
+import type { ChoiceQuestion, Question } from '../../../src/decisions/pipeline/question.types';
 import {
   probabilitiesBestFirst,
   readSystemOneEnvelope,

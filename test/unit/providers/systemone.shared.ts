@@ -5,7 +5,7 @@
  */
 import { type TestingModule } from '@nestjs/testing';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
-import { HealthService } from '../../../src/decisions/health.service';
+import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { type Fault, type FakeEngine } from '../../fakes/fake-engine';
 import { eventually } from '../../helpers/eventually';
 import { gatewayApp } from '../../helpers/gateway-app';

@@ -1,4 +1,4 @@
-import { DecisionErrorCode, type DecisionError } from './decision-error';
+import { DecisionErrorCode, type DecisionError } from '../errors/decision-error';
 import type { DecisionOutcome, QuestionOutcome } from './decision.types';
 import type { Answer, ModelRef } from './question.types';
 

@@ -1,4 +1,4 @@
-import { AttemptCancelled, DeadlineExceeded, formatSeconds } from '../common/deadline';
+import { AttemptCancelled, DeadlineExceeded, formatSeconds } from '../../common/deadline';
 
 /**
  * Every way a decision, or one engine's attempt at it, can fail: the one vocabulary of the gateway. Each

@@ -1,4 +1,4 @@
-import { type CodeAbstention, ERROR_MEANINGS } from './error-meanings';
+import { type CodeAbstention, ERROR_MEANINGS } from '../errors/error-meanings';
 import type { DecisionOutcome, DecisionSurface, QuestionOutcome } from './decision.types';
 
 /** One decision the pipeline finished, as its observers see it. */

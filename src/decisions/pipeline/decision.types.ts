@@ -1,4 +1,4 @@
-import type { DecisionError } from './decision-error';
+import type { DecisionError } from '../errors/decision-error';
 import type { Answer, DecisionState, ImageAttachment, ModelRef, Question } from './question.types';
 
 /** One call of the pipeline: named typed questions about one state, already checked by its surface. */

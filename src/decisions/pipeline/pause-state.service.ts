@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { LoadedConfig } from '../config/config.loader';
-import { waitFully } from '../common/full-wait';
-import { ensureDir } from '../config/ensure-dir';
-import { system1Config } from '../config/system1.config';
+import type { LoadedConfig } from '../../config/config.loader';
+import { waitFully } from '../../common/full-wait';
+import { ensureDir } from '../../config/ensure-dir';
+import { system1Config } from '../../config/system1.config';
 
 /**
  * How long another process's switch may go unseen. A stat per decision was 3-4% of a busy server's time,

@@ -1,8 +1,8 @@
-import { isRecord } from '../common/is-record';
-import { SettingValueError } from '../config/setting-types';
+import { isRecord } from '../../common/is-record';
+import { SettingValueError } from '../../config/setting-types';
 import { cooldownKey } from './cooldown.service';
-import type { System1Provider } from './provider.interface';
-import type { ModelRef } from './question.types';
+import type { System1Provider } from '../registry/provider.interface';
+import type { ModelRef } from '../pipeline/question.types';
 
 /** One replica of a pooled engine: the provider configured for its endpoint, and its share of the traffic. */
 export interface PoolMember {

@@ -1,4 +1,4 @@
-import { settingProblem } from '../config/setting-types';
+import { settingProblem } from '../../config/setting-types';
 import {
   type ProviderCreateContext,
   type ProviderDefinition,

@@ -1,4 +1,4 @@
-import { AttemptCancelled } from '../common/deadline';
+import { AttemptCancelled } from '../../common/deadline';
 
 /** One copy of a request in a race: which it was, and how it ended. */
 export interface RaceCopy<R> {

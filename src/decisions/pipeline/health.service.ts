@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { ConfigError } from '../config/config-error';
-import type { LoadedConfig } from '../config/config.loader';
-import { ChainMember, ChainRole, ProviderRegistry } from './provider-registry.service';
-import { type CooldownState, CooldownService } from './cooldown.service';
-import { EndpointLoad } from './endpoint-load.service';
-import { endpointKey, isPool, type PoolMember } from './engine-pool';
-import type { System1Provider } from './provider.interface';
-import { toDecisionError } from './decision-error';
-import { ERROR_MEANINGS } from './error-meanings';
+import { ConfigError } from '../../config/config-error';
+import type { LoadedConfig } from '../../config/config.loader';
+import { ChainMember, ChainRole, ProviderRegistry } from '../registry/provider-registry.service';
+import { type CooldownState, CooldownService } from '../pools/cooldown.service';
+import { EndpointLoad } from '../pools/endpoint-load.service';
+import { endpointKey, isPool, type PoolMember } from '../pools/engine-pool';
+import type { System1Provider } from '../registry/provider.interface';
+import { toDecisionError } from '../errors/decision-error';
+import { ERROR_MEANINGS } from '../errors/error-meanings';
 import { ConfigStatus } from './config-status.service';
-import { withDeadline } from '../common/deadline';
+import { withDeadline } from '../../common/deadline';
 import { PauseState } from './pause-state.service';
-import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
+import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../../common/version';
 
 export type HealthStatus = 'ok' | 'degraded' | 'down' | 'paused';
 

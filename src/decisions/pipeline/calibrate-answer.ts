@@ -1,4 +1,4 @@
-import { type CalibrationService } from '../calibration/calibration.service';
+import { type CalibrationService } from '../../calibration/calibration.service';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answer-reader';
 import { render } from './question-text';
 import { type Answer, type Question } from './question.types';

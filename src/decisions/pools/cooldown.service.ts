@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { LoadedConfig } from '../config/config.loader';
-import type { DecisionErrorCode } from './decision-error';
-import { ERROR_MEANINGS } from './error-meanings';
-import type { ModelRef } from './question.types';
+import type { LoadedConfig } from '../../config/config.loader';
+import type { DecisionErrorCode } from '../errors/decision-error';
+import { ERROR_MEANINGS } from '../errors/error-meanings';
+import type { ModelRef } from '../pipeline/question.types';
 
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
 export const FAILURES_BEFORE_COOLDOWN = 3;

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { isRecord } from '../common/is-record';
-import { readRegularFileSync } from '../common/regular-file';
-import { ensureDir } from '../config/ensure-dir';
+import { isRecord } from '../../common/is-record';
+import { readRegularFileSync } from '../../common/regular-file';
+import { ensureDir } from '../../config/ensure-dir';
 import type { CooldownEntry, CooldownStore } from './cooldown.service';
 import * as path from 'node:path';
 

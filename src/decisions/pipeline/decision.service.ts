@@ -1,24 +1,24 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { withDeadline } from '../common/deadline';
-import { isRecord } from '../common/is-record';
-import { CalibrationService } from '../calibration/calibration.service';
-import type { LoadedConfig } from '../config/config.loader';
+import { withDeadline } from '../../common/deadline';
+import { isRecord } from '../../common/is-record';
+import { CalibrationService } from '../../calibration/calibration.service';
+import type { LoadedConfig } from '../../config/config.loader';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
-import { callerScope } from './caller-scope';
+import { callerScope } from '../callers/caller-scope';
 import { ConfigStatus } from './config-status.service';
-import { type Admission, CooldownService } from './cooldown.service';
-import { DecisionError, DecisionErrorCode, toDecisionError } from './decision-error';
-import { ERROR_MEANINGS } from './error-meanings';
-import { pickEndpoint } from './endpoint-balancer';
-import { EndpointLoad } from './endpoint-load.service';
-import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from './engine-pool';
+import { type Admission, CooldownService } from '../pools/cooldown.service';
+import { DecisionError, DecisionErrorCode, toDecisionError } from '../errors/decision-error';
+import { ERROR_MEANINGS } from '../errors/error-meanings';
+import { pickEndpoint } from '../pools/endpoint-balancer';
+import { EndpointLoad } from '../pools/endpoint-load.service';
+import { endpointKey, isPool, type Pool, type PoolMember, singleEngine } from '../pools/engine-pool';
 import { type CachedReply, DecisionCache } from './decision-cache.service';
-import { Hedging } from './hedging.service';
-import { waitForRecovery } from './recovery-wait';
-import { LOST_RACE, raceCopies } from './replica-race';
+import { Hedging } from '../pools/hedging.service';
+import { waitForRecovery } from '../pools/recovery-wait';
+import { LOST_RACE, raceCopies } from '../pools/replica-race';
 import type { DecisionObserver } from './decision-observer';
 import type {
   AttemptRecord,
@@ -29,11 +29,11 @@ import type {
 } from './decision.types';
 import { PauseState } from './pause-state.service';
 import { capabilitiesData, replyData, replyFacts } from './engine-reply';
-import type { AttemptContext, System1Provider } from './provider.interface';
-import { ProviderRegistry } from './provider-registry.service';
+import type { AttemptContext, System1Provider } from '../registry/provider.interface';
+import { ProviderRegistry } from '../registry/provider-registry.service';
 import { planQuestions } from './question-capabilities';
 import type { ModelRef } from './question.types';
-import { RuntimeProviders } from './runtime-providers';
+import { RuntimeProviders } from '../registry/runtime-providers';
 import { widenScores } from './wide-scores';
 
 /** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use, a refusal). */

@@ -1,5 +1,5 @@
-import { isRecord } from '../common/is-record';
-import { shown } from '../common/clip';
+import { isRecord } from '../../common/is-record';
+import { shown } from '../../common/clip';
 import { render } from './question-text';
 import { type QuestionCapabilities } from './question-capabilities';
 import { type ChoiceQuestion, type Question, type ScoreQuestion } from './question.types';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { System1InputError } from './input-error';
-import { AttemptCancelled } from '../common/deadline';
+import { System1InputError } from '../errors/input-error';
+import { AttemptCancelled } from '../../common/deadline';
 import type { System1Provider } from './provider.interface';
 
 interface Registration {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { LoadedConfig } from '../config/config.loader';
-import { system1Config } from '../config/system1.config';
+import type { LoadedConfig } from '../../config/config.loader';
+import { system1Config } from '../../config/system1.config';
 import { EndpointLoad } from './endpoint-load.service';
 
 /** The percentile "auto" waits for: The Tail at Scale's choice, so about one request in twenty is hedged. */

@@ -1,5 +1,5 @@
-import { shown } from '../common/clip';
-import { isRecord, kindOf } from '../common/is-record';
+import { shown } from '../../common/clip';
+import { isRecord, kindOf } from '../../common/is-record';
 
 /**
  * Rounded probabilities sum to 0.99..1.01 on real engines (wire-contracts §1.2); a sum further from 1 than

@@ -1,5 +1,5 @@
-import { shown } from '../common/clip';
-import { type DecisionError, DecisionErrorCode } from './decision-error';
+import { shown } from '../../common/clip';
+import { type DecisionError, DecisionErrorCode } from '../errors/decision-error';
 import type { DecisionRequest } from './decision.types';
 import { type ImageAttachment, type ImageMediaType, type Question, type QuestionType } from './question.types';
 

@@ -1,10 +1,10 @@
-import { deepFreeze } from '../common/deep-freeze';
-import { isRecord } from '../common/is-record';
-import { keyedMap } from '../common/own-keys';
-import { shown } from '../common/clip';
-import { MalformedResponseError } from './decision-error';
-import { kindOf } from '../common/is-record';
-import type { EvaluateReply, ProviderCapabilities } from './provider.interface';
+import { deepFreeze } from '../../common/deep-freeze';
+import { isRecord } from '../../common/is-record';
+import { keyedMap } from '../../common/own-keys';
+import { shown } from '../../common/clip';
+import { MalformedResponseError } from '../errors/decision-error';
+import { kindOf } from '../../common/is-record';
+import type { EvaluateReply, ProviderCapabilities } from '../registry/provider.interface';
 import { questionCapabilitiesOf, type QuestionCapabilities } from './question-capabilities';
 
 /** The longest model name an engine's reply may report; a longer one is not a name. */
