@@ -15,7 +15,11 @@ export { configuredEndpoint, httpEngineSettings, secretFromEnv } from './provide
 export type { HttpEngineSettings } from './providers/http/http-settings';
 export { decimal, flag, integer, list, text } from './config/setting-types';
 export type { SettingType } from './config/setting-types';
-export type { ProviderCreateContext, ProviderSettingSpec, ProviderSettingSpecs } from './decisions/registry/provider.interface';
+export type {
+  ProviderCreateContext,
+  ProviderSettingSpec,
+  ProviderSettingSpecs,
+} from './decisions/registry/provider.interface';
 export { EngineStatusError, EngineTransportError } from './decisions/errors/decision-error';
 export { SystemOneDefinition } from './providers/system-one/systemone.definition';
 export type {

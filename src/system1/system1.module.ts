@@ -6,7 +6,11 @@ import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { COOLDOWN_STORE, type CooldownStore } from '../decisions/pools/cooldown.service';
 import { CORE_WIRING, SERVER_WIRING } from './core-wiring';
-import { providerDefinitionsToken, type ProviderDefinitions, SYSTEM1_PROVIDERS } from '../decisions/registry/providers.token';
+import {
+  providerDefinitionsToken,
+  type ProviderDefinitions,
+  SYSTEM1_PROVIDERS,
+} from '../decisions/registry/providers.token';
 import { nestProvider } from './wiring';
 import { EngineHttpClient } from '../providers/http/engine-http.client';
 import { ProvidersModule } from '../providers/providers.module';

@@ -350,7 +350,9 @@ describe('serve-http as an OAuth 2.1 resource server', () => {
     );
     expect(decided.status).toBe('decided');
     await client.close();
-    await server.waitForStderr(/oauth-sdk-1 POST \/mcp tools\/call system1_decide -> 200 \(\d+ ms\) caller=oauth:team-agent/);
+    await server.waitForStderr(
+      /oauth-sdk-1 POST \/mcp tools\/call system1_decide -> 200 \(\d+ ms\) caller=oauth:team-agent/,
+    );
   });
 
   it('refuses a token for another audience, an expired one, one from another issuer and one in the query string, saying why and never echoing it', async () => {

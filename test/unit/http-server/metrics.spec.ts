@@ -1,5 +1,9 @@
 import { DecisionErrorCode } from '../../../src/decisions/errors/decision-error';
-import { type DecisionEvent, type DecisionObserver, decisionStatus } from '../../../src/decisions/pipeline/decision-observer';
+import {
+  type DecisionEvent,
+  type DecisionObserver,
+  decisionStatus,
+} from '../../../src/decisions/pipeline/decision-observer';
 import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/pipeline/decision.types';
 import { GatewayMetrics } from '../../../src/http-server/metrics';
 import { parsePrometheusText, sampleSum, sampleValue } from '../../helpers/prometheus-text';
