@@ -48,10 +48,11 @@ const LAYERS = {
     CHECK +
     ENGINE +
     'const request={questions:{[QUESTION_ID]:choiceOf(question)},requestId};const threshold=decisions.config.gateway.min_confidence;' +
-    'const attempt=await decisions.attempt(ref,decisions.resolve(ref).provider,request,decisions.config.gateway.timeout_s*1000,requestId,true);' +
+    'const attempts=decisions.attempts;const attempt=await attempts.attempt({ref,provider:decisions.resolve(ref).provider,request,' +
+    'timeoutMs:decisions.config.gateway.timeout_s*1000,requestId,last:true});' +
     'if(!attempt.ok)throw new Error(attempt.error.message);' +
-    'return s1Reply({requestId,answers:decisions.readReply(ref,attempt,request,threshold,true),requested:ref,' +
-    'attempts:[{...ref,outcome:"answered",latencyMs:0}],durationMs:0,threshold,...decisions.replyMeta(ref,attempt)},started);',
+    'return s1Reply({requestId,answers:attempts.readReply(ref,attempt,request,threshold,true),requested:ref,' +
+    'attempts:[{...ref,outcome:"answered",latencyMs:0}],durationMs:0,threshold,...attempts.replyMeta(ref,attempt)},started);',
   // ...and the whole pipeline around that attempt (the chain, pools, cooldowns, load, hedging, the observers):
   // the real method without its log lines.
   pipeline:

@@ -51,8 +51,8 @@ const MUTATIONS = [
     // The cooldown itself refuses such codes too (see 'refusals counted toward cooldown'): what this rule
     // holds alone is that no other replica is asked for a request the gateway refused or never sent.
     name: "a request-side problem counts as the engine's failure (round three)",
-    file: 'src/decisions/pipeline/decision.service.ts',
-    from: "const engineFailed = !('notSent' in attempt) && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;",
+    file: 'src/decisions/pools/replica-runner.ts',
+    from: 'const engineFailed = !copy.notSent && !signal?.aborted && ERROR_MEANINGS[error.code].enginesFault;',
     to: 'const engineFailed = !signal?.aborted;',
     tests: ['test/unit/decisions/pools.spec.ts', ...CALLER_TESTS, ...COOLDOWN_TESTS],
   },
@@ -162,14 +162,14 @@ const MUTATIONS = [
   },
   {
     name: 'the pause ignored',
-    file: 'src/decisions/pipeline/decision.service.ts',
+    file: 'src/decisions/pipeline/decision-gate.ts',
     from: 'if (this.pause.isPaused())\n',
     to: 'if (this.pause.isPaused() && false)\n',
     tests: ['test/unit/mcp/decide.service.spec.ts', 'test/unit/surfaces-agree.spec.ts', 'test/e2e/pause.spec.ts'],
   },
   {
     name: 'the threshold never abstaining',
-    file: 'src/decisions/pipeline/decision.service.ts',
+    file: 'src/decisions/pipeline/engine-attempts.ts',
     from: 'belowThreshold: answer.confidence !== undefined && answer.confidence < threshold,',
     to: 'belowThreshold: false,',
     tests: [

@@ -8,7 +8,7 @@
  * import type { DshProvider, DecideResult } from 'system1-gateway/contracts';
  * import { System1InputError, System1ProviderError } from 'system1-gateway/contracts';
  */
-export type * from './decisions/pipeline/question.types';
+export type * from './decisions/questions/question.types';
 export type {
   DecideMeta,
   DecideRequest,
@@ -25,7 +25,7 @@ export type { ProviderFactoryOptions } from './providers/factories/provider-fact
 export type { TypesafeProviderOptions } from './providers/factories/typesafe';
 export type { CloudflareProviderOptions } from './providers/factories/cloudflare';
 export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
-export type { QuestionCapabilities } from './decisions/pipeline/question-capabilities';
+export type { QuestionCapabilities } from './decisions/questions/question-capabilities';
 export type {
   AttemptContext,
   EvaluateReply,

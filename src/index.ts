@@ -19,8 +19,8 @@ export {
 export { System1Module } from './system1/system1.module';
 export type { System1ModuleOptions } from './system1/system1.module';
 export { System1InputError } from './decisions/errors/input-error';
-export type { QuestionCapabilities } from './decisions/pipeline/question-capabilities';
-export * from './decisions/pipeline/question.types';
+export type { QuestionCapabilities } from './decisions/questions/question-capabilities';
+export * from './decisions/questions/question.types';
 export * from './library/library.types';
 export { ProviderSettingError } from './decisions/registry/provider.interface';
 export type {

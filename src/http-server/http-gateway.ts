@@ -8,7 +8,7 @@ import { BodyRefused } from '../common/http/body-refused';
 import { answerEarly } from '../common/http/early-answer';
 import { sendJson } from '../common/http/send-json';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
-import { callerScope } from '../decisions/callers/caller-scope';
+import { callerScope } from '../decisions/pipeline/caller-scope';
 import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
 import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';

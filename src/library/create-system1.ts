@@ -8,7 +8,7 @@ import { ProviderRegistry } from '../decisions/registry/provider-registry.servic
 import { checkDto } from '../common/dto-check';
 import { ModelRefDto } from '../decisions/dto/request-parts.dto';
 import { System1InputError } from '../decisions/errors/input-error';
-import type { ModelRef } from '../decisions/pipeline/question.types';
+import type { ModelRef } from '../decisions/questions/question.types';
 import { DecisionService } from '../decisions/pipeline/decision.service';
 import { RuntimeProviders } from '../decisions/registry/runtime-providers';
 import { asProvider, type CustomProvider, type DshProvider, type PickingProvider } from './custom-provider';

@@ -9,8 +9,8 @@ import type {
   ProviderCapabilities,
   System1Provider,
 } from '../decisions/registry/provider.interface';
-import { capabilityRefusal, type QuestionCapabilities } from '../decisions/pipeline/question-capabilities';
-import { type ImageMediaType, QUESTION_TYPES, type QuestionType } from '../decisions/pipeline/question.types';
+import { capabilityRefusal, type QuestionCapabilities } from '../decisions/questions/question-capabilities';
+import { type ImageMediaType, QUESTION_TYPES, type QuestionType } from '../decisions/questions/question.types';
 import {
   type ChoiceAsk,
   type ChoiceState,

@@ -1,9 +1,9 @@
 import { callerModelProblem, configuredModel } from '../decisions/callers/caller-models';
-import type { DecisionPolicy } from '../decisions/pipeline/decision.types';
+import type { DecisionPolicy } from '../decisions/questions/decision.types';
 import type { DecisionService } from '../decisions/pipeline/decision.service';
 import { System1InputError } from '../decisions/errors/input-error';
-import type { ModelRef } from '../decisions/pipeline/question.types';
-import { questionResults } from '../decisions/pipeline/question-results';
+import type { ModelRef } from '../decisions/questions/question.types';
+import { questionResults } from '../decisions/questions/question-results';
 import type { System1Options } from './library-options';
 import type { DecideRequest, DecideResult } from './library.types';
 import { checkDecideRequest } from './request-check';

@@ -1,4 +1,4 @@
-import type { ModelRef } from '../decisions/pipeline/question.types';
+import type { ModelRef } from '../decisions/questions/question.types';
 
 /** How `createSystem1` was asked to run; anything left out comes from the user's config. */
 export interface System1Options {

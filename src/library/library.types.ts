@@ -1,8 +1,8 @@
-import type { DecisionRequest } from '../decisions/pipeline/decision.types';
-import type { DecisionState } from '../decisions/pipeline/question.types';
+import type { DecisionRequest } from '../decisions/questions/decision.types';
+import type { DecisionState } from '../decisions/questions/question.types';
 
 /** The result of `decide` is the pipeline's per-question view, which system1_ask and the router read too. */
-export { QUESTION_ERROR_CODES } from '../decisions/pipeline/question-results';
+export { QUESTION_ERROR_CODES } from '../decisions/questions/question-results';
 export type {
   DecideMeta,
   DecideResult,
@@ -10,7 +10,7 @@ export type {
   QuestionError,
   QuestionErrorCode,
   QuestionResult,
-} from '../decisions/pipeline/question-results';
+} from '../decisions/questions/question-results';
 
 /** One call of the library API: named questions about one state. */
 export interface DecideRequest extends Omit<DecisionRequest, 'state' | 'requestId'> {

@@ -1,5 +1,5 @@
 import { oneLine } from '../common/clip';
-import type { DecideResult } from '../decisions/pipeline/question-results';
+import type { DecideResult } from '../decisions/questions/question-results';
 import type { LeafShape, SchemaPlan, Shape } from './schema-to-questions';
 
 /** One field as the fast engine answered it, whatever the threshold. */

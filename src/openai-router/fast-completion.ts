@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DecideMeta } from '../decisions/pipeline/question-results';
+import type { DecideMeta } from '../decisions/questions/question-results';
 import type { Endpoint } from './request-eligibility';
 
 /**

@@ -1,6 +1,6 @@
-import type { DecisionRequest } from '../decisions/pipeline/decision.types';
+import type { DecisionRequest } from '../decisions/questions/decision.types';
 import type { DecisionService } from '../decisions/pipeline/decision.service';
-import { type DecideResult, questionResults } from '../decisions/pipeline/question-results';
+import { type DecideResult, questionResults } from '../decisions/questions/question-results';
 
 /** What the router asks: the conversation as the state, one question per schema field, its threshold, its cancel. */
 export type FastRequest = Required<Pick<DecisionRequest, 'state' | 'questions' | 'minConfidence' | 'signal'>>;

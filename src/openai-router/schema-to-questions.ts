@@ -1,7 +1,7 @@
 import { isRecord } from '../common/is-record';
 import { CANDIDATES_MAX, QUESTIONS_MAX } from '../common/limits';
 import { RESERVED_IDS } from '../decisions/dto/json-value.decorators';
-import type { Question } from '../decisions/pipeline/question.types';
+import type { Question } from '../decisions/questions/question.types';
 import { fieldName, Ineligible, shownName } from './ineligible';
 import { resolveSchema } from './schema-refs';
 

@@ -1,4 +1,4 @@
-import type { ChoiceQuestion } from '../decisions/pipeline/question.types';
+import type { ChoiceQuestion } from '../decisions/questions/question.types';
 
 /**
  * The four yes/no features the routing hook reads off a prompt. Asking "which model?" directly scored

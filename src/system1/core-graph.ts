@@ -6,6 +6,10 @@ import { CooldownService, type CooldownStore } from '../decisions/pools/cooldown
 import { COOLDOWN, CONFIG, CORE_WIRING, ENGINE_DEFINITIONS, ENV } from './core-wiring';
 import { DecisionCache } from '../decisions/pipeline/decision-cache.service';
 import { DecisionService } from '../decisions/pipeline/decision.service';
+import { DecisionGate } from '../decisions/pipeline/decision-gate';
+import { EngineAttempts } from '../decisions/pipeline/engine-attempts';
+import { ReplicaRunner } from '../decisions/pools/replica-runner';
+import { EngineResolver } from '../decisions/registry/engine-resolver';
 import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
 import { Hedging } from '../decisions/pools/hedging.service';
 import { HealthService } from '../decisions/pipeline/health.service';
@@ -28,6 +32,10 @@ export interface CoreGraph {
   hedging: Hedging;
   cache: DecisionCache;
   runtime: RuntimeProviders;
+  gate: DecisionGate;
+  engines: EngineResolver;
+  replicas: ReplicaRunner;
+  attempts: EngineAttempts;
   decisions: DecisionService;
   health: HealthService;
 }
@@ -56,6 +64,10 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
     hedging: core.get(Hedging),
     cache: core.get(DecisionCache),
     runtime: core.get(RuntimeProviders),
+    gate: core.get(DecisionGate),
+    engines: core.get(EngineResolver),
+    replicas: core.get(ReplicaRunner),
+    attempts: core.get(EngineAttempts),
     decisions: core.get(DecisionService),
     health: core.get(HealthService),
   };

@@ -7,6 +7,10 @@ import { ConfigStatus } from '../decisions/pipeline/config-status.service';
 import { COOLDOWN_STORE, CooldownService, type CooldownStore } from '../decisions/pools/cooldown.service';
 import { DecisionCache } from '../decisions/pipeline/decision-cache.service';
 import { DecisionService } from '../decisions/pipeline/decision.service';
+import { DecisionGate } from '../decisions/pipeline/decision-gate';
+import { EngineAttempts } from '../decisions/pipeline/engine-attempts';
+import { ReplicaRunner } from '../decisions/pools/replica-runner';
+import { EngineResolver } from '../decisions/registry/engine-resolver';
 import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
 import { HealthService } from '../decisions/pipeline/health.service';
 import { Hedging } from '../decisions/pools/hedging.service';
@@ -37,19 +41,11 @@ export const CORE_WIRING = [
   wire(Hedging, CONFIG, EndpointLoad),
   wire(DecisionCache, CONFIG),
   wire(RuntimeProviders),
-  wire(
-    DecisionService,
-    CONFIG,
-    ProviderRegistry,
-    RuntimeProviders,
-    CalibrationService,
-    ConfigStatus,
-    PauseState,
-    CooldownService,
-    EndpointLoad,
-    Hedging,
-    DecisionCache,
-  ),
+  wire(DecisionGate, RuntimeProviders, ConfigStatus, PauseState),
+  wire(EngineResolver, ProviderRegistry, RuntimeProviders),
+  wire(ReplicaRunner, CooldownService, EndpointLoad, Hedging),
+  wire(EngineAttempts, RuntimeProviders, CalibrationService),
+  wire(DecisionService, CONFIG, DecisionGate, EngineResolver, ReplicaRunner, EngineAttempts, DecisionCache),
   wire(HealthService, CONFIG, ProviderRegistry, ConfigStatus, PauseState, CooldownService, EndpointLoad),
 ];
 

@@ -1,4 +1,4 @@
-import type { Answer } from '../../src/decisions/pipeline/question.types';
+import type { Answer } from '../../src/decisions/questions/question.types';
 import type { DecideRequest, DecideResult, QuestionResult } from '../../src/library/library.types';
 import type { FastDecider } from '../../src/openai-router/fast-decider';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DecisionService } from '../../decisions/pipeline/decision.service';
 import { DecisionErrorCode } from '../../decisions/errors/decision-error';
-import type { ChoiceQuestion } from '../../decisions/pipeline/question.types';
+import type { ChoiceQuestion } from '../../decisions/questions/question.types';
 import { YES_NO_OPTIONS } from '../../common/limits';
 import { S1_CODES } from '../../mcp/decide/gateway-error';
 import { selfDescribed } from '../../decisions/pipeline/question-text';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { LoadedConfig } from '../../config/config.loader';
-import { callerScope } from './caller-scope';
+import { callerScope } from '../pipeline/caller-scope';
 import { callerModelEntryProblems, callerModelProblem, configuredModel } from './caller-models';
 import { DecisionService } from '../pipeline/decision.service';
 import { ProviderRegistry } from '../registry/provider-registry.service';
-import type { ModelRef } from '../pipeline/question.types';
+import type { ModelRef } from '../questions/question.types';
 
 /**
  * The models the MCP tools' callers may name (`system1_ask`'s `model`). Over stdio the caller is the user

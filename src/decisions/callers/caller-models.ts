@@ -1,5 +1,5 @@
 import type { DecisionService } from '../pipeline/decision.service';
-import type { ModelRef } from '../pipeline/question.types';
+import type { ModelRef } from '../questions/question.types';
 
 /** In a list of caller models: every provider the config or the application offers, with any model. */
 export const ANY_MODEL = '*';

@@ -2,7 +2,7 @@ import { IsIn, Matches, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
 import { MODEL_REF_MAX_CHARS } from '../../common/limits';
 import { Optional } from '../../common/optional.decorator';
-import { IMAGE_MEDIA_TYPES } from '../pipeline/question.types';
+import { IMAGE_MEDIA_TYPES } from '../questions/question.types';
 
 /** Images shared by every question of a call (the System One extension's limit). */
 export const MAX_IMAGES = 4;

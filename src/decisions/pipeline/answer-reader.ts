@@ -2,7 +2,7 @@ import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
 import { isProbability, readDistribution } from './distribution';
 import { kindOf } from '../../common/is-record';
-import { type Answer, type Question } from './question.types';
+import { type Answer, type Question } from '../questions/question.types';
 
 export type ReadAnswer = { ok: true; answer: Answer; rationale?: string } | { ok: false; problem: string };
 

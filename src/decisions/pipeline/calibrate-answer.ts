@@ -1,7 +1,7 @@
 import { type CalibrationService } from '../../calibration/calibration.service';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answer-reader';
 import { render } from './question-text';
-import { type Answer, type Question } from './question.types';
+import { type Answer, type Question } from '../questions/question.types';
 
 /**
  * Rescales a typed answer with the fit that matches its engine, model and question (the same fits the MCP

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../../config/config.loader';
-import type { DecisionRequest, QuestionOutcome } from './decision.types';
+import type { DecisionRequest, QuestionOutcome } from '../questions/decision.types';
 import type { StrayAnswers } from './engine-reply';
 import type { EvaluateReply, System1Provider } from '../registry/provider.interface';
-import type { ModelRef } from './question.types';
+import type { ModelRef } from '../questions/question.types';
 
 /** An engine's readable reply as the pipeline keeps it: read again, calibrated and thresholded at each use. */
 export interface CachedReply {

@@ -1,5 +1,5 @@
 import { type CodeAbstention, ERROR_MEANINGS } from '../errors/error-meanings';
-import type { DecisionOutcome, DecisionSurface, QuestionOutcome } from './decision.types';
+import type { DecisionOutcome, DecisionSurface, QuestionOutcome } from '../questions/decision.types';
 
 /** One decision the pipeline finished, as its observers see it. */
 export interface DecisionEvent {

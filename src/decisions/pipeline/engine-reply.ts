@@ -5,7 +5,7 @@ import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../errors/decision-error';
 import { kindOf } from '../../common/is-record';
 import type { EvaluateReply, ProviderCapabilities } from '../registry/provider.interface';
-import { questionCapabilitiesOf, type QuestionCapabilities } from './question-capabilities';
+import { questionCapabilitiesOf, type QuestionCapabilities } from '../questions/question-capabilities';
 
 /** The longest model name an engine's reply may report; a longer one is not a name. */
 export const REPORTED_MODEL_MAX_CHARS = 256;

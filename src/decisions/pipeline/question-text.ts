@@ -1,4 +1,4 @@
-import type { Described } from './question.types';
+import type { Described } from '../questions/question.types';
 
 /** Instructions and descriptions as an engine reads them: text as it is, JSON written out. */
 /**

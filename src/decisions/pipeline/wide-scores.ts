@@ -1,8 +1,8 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
 import { render } from './question-text';
-import { type QuestionCapabilities } from './question-capabilities';
-import { type ChoiceQuestion, type Question, type ScoreQuestion } from './question.types';
+import { type QuestionCapabilities } from '../questions/question-capabilities';
+import { type ChoiceQuestion, type Question, type ScoreQuestion } from '../questions/question.types';
 
 export interface WidenedQuestions {
   questions: Record<string, Question>;

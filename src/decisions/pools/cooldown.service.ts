@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { LoadedConfig } from '../../config/config.loader';
 import type { DecisionErrorCode } from '../errors/decision-error';
 import { ERROR_MEANINGS } from '../errors/error-meanings';
-import type { ModelRef } from '../pipeline/question.types';
+import type { ModelRef } from '../questions/question.types';
+import type { PoolMember } from '../registry/engine-pool';
 
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
 export const FAILURES_BEFORE_COOLDOWN = 3;
@@ -61,6 +62,15 @@ export const COOLDOWN_STORE = Symbol('COOLDOWN_STORE');
  */
 export function cooldownKey(ref: ModelRef): string {
   return ref.model === undefined ? ref.provider : JSON.stringify([ref.provider, ref.model]);
+}
+
+/**
+ * What an endpoint's cooldown is kept under: the provider's own key for a single engine (as before pools), and
+ * that key with the endpoint for a replica of a pool, so each replica cools on its own.
+ */
+export function endpointKey(ref: ModelRef, member: Pick<PoolMember, 'url'>): string {
+  const key = cooldownKey(ref);
+  return member.url === '' ? key : `${key}@${member.url}`;
 }
 
 /** Records kept for chosen models, whose names come from callers: past it the least recent are forgotten. */

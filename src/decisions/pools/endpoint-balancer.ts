@@ -1,4 +1,4 @@
-import type { PoolMember } from './engine-pool';
+import type { PoolMember } from '../registry/engine-pool';
 
 /** A replica the balancer may pick: its share of the traffic and its load now. */
 export interface Candidate {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { PoolMember } from './engine-pool';
+import type { PoolMember } from '../registry/engine-pool';
 
 /**
  * Weight of the newest latency in an endpoint's moving average: about the last ten answers count, so a

@@ -5,7 +5,7 @@ import { ConfigError, configError, ENVIRONMENT } from '../../config/config-error
 import { type LoadedConfig, providerVariable, secretInFile } from '../../config/config.loader';
 import type { Env } from '../../config/paths';
 import { settingProblem } from '../../config/setting-types';
-import { endpointsFromEnv, type EndpointSpec, type Pool, readEndpoints, singleEngine } from '../pools/engine-pool';
+import { endpointsFromEnv, type EndpointSpec, type Pool, readEndpoints, singleEngine } from './engine-pool';
 import { ProviderDefinition, System1Provider } from './provider.interface';
 import { createProvider, readProviderSettings, type SettingProblem } from './provider-settings';
 import type { ProviderDefinitions } from './providers.token';

@@ -1,7 +1,7 @@
 import { type SettingType } from '../../config/setting-types';
 import type { DecisionError } from '../errors/decision-error';
-import type { QuestionCapabilities } from '../pipeline/question-capabilities';
-import type { DecisionState, ImageAttachment, Question } from '../pipeline/question.types';
+import type { QuestionCapabilities } from '../questions/question-capabilities';
+import type { DecisionState, ImageAttachment, Question } from '../questions/question.types';
 
 /**
  * The contract between the gateway and one engine. Providers translate a batch of typed questions into one

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { bearerToken } from '../../common/http/secret-check';
-import type { CallerScope } from '../../decisions/callers/caller-scope';
+import type { CallerScope } from '../../decisions/pipeline/caller-scope';
 import { TOOL_NAMES, type ToolName } from '../../mcp/tool-names';
 import type { ProtectedResource } from '../oauth/protected-resource';
 import type { TokenVerifier } from '../oauth/token-verifier';

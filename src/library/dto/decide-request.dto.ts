@@ -17,7 +17,7 @@ import { Optional } from '../../common/optional.decorator';
 import { idProblem, IsState, overCap, valueCheck } from '../../decisions/dto/json-value.decorators';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
 import { questionDtoFor } from '../../decisions/dto/question.dto';
-import { QUESTION_TYPES } from '../../decisions/pipeline/question.types';
+import { QUESTION_TYPES } from '../../decisions/questions/question.types';
 
 /** The questions of a call: at least one, keyed by a usable id, each of a known type. */
 const IsQuestionMap = () => valueCheck('isQuestionMap', questionMapProblem);

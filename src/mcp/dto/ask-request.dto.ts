@@ -12,7 +12,7 @@ import {
   ScoreQuestionDto,
 } from '../../decisions/dto/question.dto';
 import { ImageDto, MAX_IMAGES, ModelRefDto } from '../../decisions/dto/request-parts.dto';
-import { QUESTION_TYPES } from '../../decisions/pipeline/question.types';
+import { QUESTION_TYPES } from '../../decisions/questions/question.types';
 
 const ID = {
   type: 'string',

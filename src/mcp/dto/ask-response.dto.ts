@@ -1,6 +1,6 @@
 import { Optional } from '../../common/optional.decorator';
 import { JSONSchema } from 'class-validator-jsonschema/build/decorators';
-import { QUESTION_ERROR_CODES } from '../../decisions/pipeline/question-results';
+import { QUESTION_ERROR_CODES } from '../../decisions/questions/question-results';
 
 /** A hand-written schema: the shapes here are the pipeline's answer types, which no decorator infers. */
 const rawSchema = (schema: object) => JSONSchema(schema as Parameters<typeof JSONSchema>[0]);

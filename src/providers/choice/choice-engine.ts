@@ -3,9 +3,9 @@ import { shown } from '../../common/clip';
 import { DecisionErrorCode, type DecisionError } from '../../decisions/errors/decision-error';
 import { isProbability } from '../../decisions/pipeline/distribution';
 import { kindOf } from '../../common/is-record';
-import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
+import type { QuestionCapabilities } from '../../decisions/questions/question-capabilities';
 import { isBare, render } from '../../decisions/pipeline/question-text';
-import type { Question } from '../../decisions/pipeline/question.types';
+import type { Question } from '../../decisions/questions/question.types';
 import type {
   AttemptContext,
   EvaluateReply,

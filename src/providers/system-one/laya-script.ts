@@ -1,4 +1,4 @@
-import type { Question } from '../../decisions/pipeline/question.types';
+import type { Question } from '../../decisions/questions/question.types';
 import { asChoice } from '../choice/choice-engine';
 
 /**

@@ -5,7 +5,7 @@ import type {
   HealthProbeResult,
   ProviderSettingSpecs,
 } from '../../decisions/registry/provider.interface';
-import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
+import type { QuestionCapabilities } from '../../decisions/questions/question-capabilities';
 import type { EngineResponse } from '../http/engine-http.client';
 import type { BareCandidates } from './systemone-protocol';
 

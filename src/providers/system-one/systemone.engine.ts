@@ -9,7 +9,7 @@ import type {
   ProviderCapabilities,
   System1Provider,
 } from '../../decisions/registry/provider.interface';
-import type { QuestionCapabilities } from '../../decisions/pipeline/question-capabilities';
+import type { QuestionCapabilities } from '../../decisions/questions/question-capabilities';
 import type { EngineConnection } from '../http/engine-connection';
 import {
   type AnsweredBy,

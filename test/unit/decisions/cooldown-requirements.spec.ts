@@ -9,7 +9,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { CooldownService } from '../../../src/decisions/pools/cooldown.service';
 import { ProviderError } from '../../../src/decisions/errors/decision-error';
 import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
-import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/pipeline/decision.types';
+import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/questions/decision.types';
 import { McpServerService } from '../../../src/mcp/mcp-server.service';
 import { LayaFake } from '../../fakes/laya.fake';
 import { eventually } from '../../helpers/eventually';

@@ -5,7 +5,7 @@ import {
   LATENCY_HALF_LIFE_MS,
   MIN_PERCENTILE_SAMPLES,
 } from '../../../src/decisions/pools/endpoint-load.service';
-import type { PoolMember } from '../../../src/decisions/pools/engine-pool';
+import type { PoolMember } from '../../../src/decisions/registry/engine-pool';
 
 const member = (url: string, weight = 1): PoolMember => ({ url, weight, provider: {} as PoolMember['provider'] });
 const [a, b, c] = [member('a'), member('b'), member('c')];

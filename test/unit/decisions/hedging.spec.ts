@@ -7,7 +7,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import { ConfigStatus } from '../../../src/decisions/pipeline/config-status.service';
 import { DecisionService } from '../../../src/decisions/pipeline/decision.service';
-import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/pipeline/decision.types';
+import type { DecisionOutcome, DecisionRequest } from '../../../src/decisions/questions/decision.types';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import type { RecordedRequest } from '../../fakes/fake-engine';
 import { LayaFake } from '../../fakes/laya.fake';

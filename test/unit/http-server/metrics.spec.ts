@@ -4,7 +4,7 @@ import {
   type DecisionObserver,
   decisionStatus,
 } from '../../../src/decisions/pipeline/decision-observer';
-import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/pipeline/decision.types';
+import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/questions/decision.types';
 import { GatewayMetrics } from '../../../src/http-server/metrics';
 import { parsePrometheusText, sampleSum, sampleValue } from '../../helpers/prometheus-text';
 

@@ -5,7 +5,7 @@
  */
 import type { System1Provider } from '../../../src/decisions/registry/provider.interface';
 import { type EvaluateRequest } from '../../../src/decisions/registry/provider.interface';
-import { type ScoreQuestion } from '../../../src/decisions/pipeline/question.types';
+import { type ScoreQuestion } from '../../../src/decisions/questions/question.types';
 import { VonFake } from '../../fakes/von.fake';
 import { LibrarySandbox } from './library-setup';
 

@@ -1,5 +1,5 @@
 /** Answers back to JSON, the route header, and the agreement report that picks min_confidence. */
-import type { Answer } from '../../../src/decisions/pipeline/question.types';
+import type { Answer } from '../../../src/decisions/questions/question.types';
 import type { DecideResult, QuestionResult } from '../../../src/library/library.types';
 import { agreementReport } from '../../../src/openai-router/agreement-report';
 import {

@@ -1,8 +1,8 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
 import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
-import { capabilityRefusal } from '../../../src/decisions/pipeline/question-capabilities';
-import type { Question } from '../../../src/decisions/pipeline/question.types';
+import { capabilityRefusal } from '../../../src/decisions/questions/question-capabilities';
+import type { Question } from '../../../src/decisions/questions/question.types';
 import { CloudflareProviderDefinition } from '../../../src/providers/system-one/cloudflare.provider';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';

@@ -1,6 +1,6 @@
 import { readAnswer } from '../../../src/decisions/pipeline/answer-reader';
 import { MalformedResponseError } from '../../../src/decisions/errors/decision-error';
-import type { ChoiceQuestion, Question } from '../../../src/decisions/pipeline/question.types';
+import type { ChoiceQuestion, Question } from '../../../src/decisions/questions/question.types';
 import {
   probabilitiesBestFirst,
   readSystemOneEnvelope,

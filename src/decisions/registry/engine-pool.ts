@@ -1,8 +1,6 @@
 import { isRecord } from '../../common/is-record';
 import { SettingValueError } from '../../config/setting-types';
-import { cooldownKey } from './cooldown.service';
-import type { System1Provider } from '../registry/provider.interface';
-import type { ModelRef } from '../pipeline/question.types';
+import type { System1Provider } from './provider.interface';
 
 /** One replica of a pooled engine: the provider configured for its endpoint, and its share of the traffic. */
 export interface PoolMember {
@@ -31,15 +29,6 @@ export const singleEngine = (provider: System1Provider): Pool => [{ url: '', wei
 
 /** Whether the pool has several replicas (its endpoints are then named in attempts, health and metrics). */
 export const isPool = (pool: Pool): boolean => pool.length > 1;
-
-/**
- * What an endpoint's cooldown is kept under: the provider's own key for a single engine (as before pools), and
- * that key with the endpoint for a replica of a pool, so each replica cools on its own.
- */
-export function endpointKey(ref: ModelRef, member: PoolMember): string {
-  const key = cooldownKey(ref);
-  return member.url === '' ? key : `${key}@${member.url}`;
-}
 
 /**
  * Reads `endpoints = [...]` from a provider's table: each a URL, or a `{url, weight}` table. Throws a SettingValueError
