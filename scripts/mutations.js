@@ -29,7 +29,7 @@ const HTTP_TESTS = [
   'test/e2e/serve-http.spec.ts',
   'test/e2e/serve-http-attacks.spec.ts',
 ];
-const ASK_TESTS = ['test/unit/mcp/ask.service.spec.ts', 'test/e2e/ask.spec.ts'];
+const ASK_TESTS = ['test/unit/mcp/ask.service.spec.ts', 'test/unit/mcp/tools/ask-tool.spec.ts'];
 const CALLER_TESTS = [
   'test/unit/library/caller-policy.spec.ts',
   'test/unit/decisions/chosen-models.spec.ts',
@@ -176,7 +176,7 @@ const MUTATIONS = [
       'test/unit/mcp/decide.service.spec.ts',
       'test/unit/hostile-input.spec.ts',
       'test/unit/surfaces-agree.spec.ts',
-      'test/e2e/threshold.spec.ts',
+      'test/unit/mcp/tools/threshold.spec.ts',
     ],
   },
   {

@@ -8,7 +8,7 @@ import { ProviderRegistry } from '../decisions/registry/provider-registry.servic
 import { clip } from '../common/clip';
 import { GATEWAY_VERSION } from '../common/version';
 import { short } from './envelope';
-import { GatedTransport } from './gated.transport';
+import { type DrainableTransport, GatedTransport } from './gated.transport';
 import { StdioLineTransport } from './stdio-line.transport';
 import { sentArguments } from './tool-call.guard';
 import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
@@ -144,9 +144,19 @@ export class McpServerService {
     });
     // A client that closes our stderr loses the log, not the server.
     process.stderr.on('error', () => undefined);
+    const lines = new StdioLineTransport(process.stdin, process.stdout, { warn: (line) => this.logger.warn(line) });
+    const gate = this.serveConnection(lines);
+    this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
+    await gate.closed;
+  }
+
+  /**
+   * Serves one connection of either era on `transport` (stdio's lines, or a test's in-memory pair) behind the
+   * gate every message passes first. The gate's `closed` resolves once the connection is over.
+   */
+  serveConnection(transport: DrainableTransport): GatedTransport {
     const warn = (line: string) => this.logger.warn(line);
-    const lines = new StdioLineTransport(process.stdin, process.stdout, { warn });
-    const gate = new GatedTransport(lines, {
+    const gate = new GatedTransport(transport, {
       warn,
       log: (line) => this.logger.log(line),
       drainBoundMs: this.drainBoundMs(),
@@ -155,7 +165,6 @@ export class McpServerService {
       transport: gate,
       onerror: (error) => warn(`protocol error: ${short(error.message)}`),
     });
-    this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
-    await gate.closed;
+    return gate;
   }
 }

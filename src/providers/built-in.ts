@@ -11,11 +11,18 @@ import { TypeSafeProviderDefinition } from './system-one/typesafe.provider';
 import { VonProviderDefinition } from './system-one/von.provider';
 
 /**
+ * A built-in engine's definition says which variable its key is read from, or `undefined` for an engine that
+ * takes none: the suites that keep keys out of replies and logs (echoed keys, the secret sweep) cover every
+ * built-in with a `keyVariable`, so a keyed engine cannot join this list without being under them.
+ */
+export type BuiltInProviderDefinition = ProviderDefinition & { readonly keyVariable: string | undefined };
+
+/**
  * The built-in engines, one line each: the Nest container registers them (ProvidersModule), and the hook
  * processes, which skip the container, build them by hand from the same list. Teams add theirs from their
  * own module (see `System1Engine`).
  */
-export const BUILT_IN_PROVIDERS: (new (http: EngineHttpClient) => ProviderDefinition)[] = [
+export const BUILT_IN_PROVIDERS: (new (http: EngineHttpClient) => BuiltInProviderDefinition)[] = [
   MockProviderDefinition,
   LayaProviderDefinition,
   VonProviderDefinition,

@@ -29,6 +29,8 @@ type MockSettings = {
 export class MockProviderDefinition implements ProviderDefinition<MockSettings> {
   readonly name = 'mock';
   readonly description = 'deterministic stand-in: always picks the first option';
+  /** The stand-in asks no engine, so it takes no key. */
+  readonly keyVariable = undefined;
   readonly settings: ProviderSettingSpecs<MockSettings> = {
     confidence: { type: decimal({ min: 0, max: 1 }), default: 0.9, describe: 'probability given to the first option' },
     delay_s: { type: decimal({ min: 0, max: 300 }), default: 0, describe: 'seconds to wait before answering' },

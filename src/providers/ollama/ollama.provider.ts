@@ -35,6 +35,8 @@ const LISTED_MODELS = 8;
 @System1Engine()
 export class OllamaProviderDefinition implements ProviderDefinition<LetterChatSettings> {
   readonly name = 'ollama';
+  /** Ollama's API takes no key. */
+  readonly keyVariable = undefined;
   readonly description =
     `a local chat model through Ollama ${OLLAMA_MIN_VERSION}+: ` + 'options as letters, probabilities from logprobs';
   readonly settings = letterChatSettings(DEFAULT_ENDPOINT, MODEL_HINT);

@@ -6,17 +6,19 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { ROOT } from '../../helpers/repo-json';
+import { callTool, type Json, type ToolReply } from '../../helpers/tool-reply';
 
 const { isBuildCurrent } = require('../../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
-export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export { readJson } from '../../helpers/repo-json';
+export { ROOT, type Json, type ToolReply };
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
 
 export type Env = Record<string, string>;
-export type Json = Record<string, any>;
 
 /** Fails loudly (instead of with a spawn error per test) when the server was not built. */
 export function requireBuild(): void {
@@ -62,13 +64,6 @@ export class Sandbox {
   }
 }
 
-/** The response of one tool call: the structured object, after checking the envelope's invariants. */
-export interface ToolReply {
-  body: Json;
-  isError: boolean;
-  text: string;
-}
-
 export class GatewaySession {
   private readonly stderrChunks: string[] = [];
 
@@ -107,24 +102,9 @@ export class GatewaySession {
     return this.stderrChunks.join('');
   }
 
-  /**
-   * Calls a tool and checks what every tool result must satisfy: the object is in structuredContent, the same
-   * object is the JSON text of content[0], and isError is true exactly when status is "error".
-   */
-  async call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-    const result = (await this.client.callTool({ name, arguments: args })) as {
-      structuredContent?: Json;
-      content?: { type: string; text?: string }[];
-      isError?: boolean;
-    };
-    const body = result.structuredContent;
-    if (!body || typeof body !== 'object')
-      throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
-    const first = result.content?.[0];
-    expect(first?.type).toBe('text');
-    expect(JSON.parse(first?.text ?? 'null')).toStrictEqual(body);
-    expect(result.isError === true).toBe(body.status === 'error');
-    return { body, isError: result.isError === true, text: first?.text ?? '' };
+  /** Calls a tool, checking the result's envelope (see {@link callTool}). */
+  call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
+    return callTool(this.client, name, args);
   }
 
   decide(args: Record<string, unknown>): Promise<ToolReply> {
@@ -217,10 +197,6 @@ export function runCommand(
 /** Runs `node dist/main.js <args>` (see {@link runCommand}). */
 export function runCli(args: string[], env: Env, timeoutMs = 60_000, stdin?: unknown): Promise<CliResult> {
   return runCommand(process.execPath, [MAIN, ...args], { env, timeoutMs, stdin });
-}
-
-export function readJson(relative: string): Json {
-  return JSON.parse(readFileSync(path.join(ROOT, relative), 'utf8')) as Json;
 }
 
 /** The response fields every decide answer carries (latency values vary and are not compared). */

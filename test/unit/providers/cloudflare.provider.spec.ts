@@ -1,56 +1,94 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { capabilityRefusal } from '../../../src/decisions/questions/question-capabilities';
 import type { Question } from '../../../src/decisions/questions/question.types';
 import { CloudflareProviderDefinition } from '../../../src/providers/system-one/cloudflare.provider';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
-import {
-  itHandlesEachFault,
-  faultGateway,
-  type FaultExpectation,
-  engineUnderTest,
-  OPTIONS,
-  QUESTION,
-  TIMEOUT_FAULTS,
-  TRANSPORT_FAULTS,
-} from './systemone.shared';
+import { faultGateway, OPTIONS, QUESTION } from './systemone.shared';
+import { dialectSecret, selfDescribed, systemOneDialectSuite } from './systemone-dialect.suite';
 
-const SECRET = 'cf-test-CLOUDFLARE-SECRET-42';
-const KEY_ENV = { SYSTEM1_CLOUDFLARE_API_TOKEN: SECRET };
+/** The token the suite sets, here also written into a config file that must never repeat it. */
+const SECRET = dialectSecret('cloudflare');
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const ACCOUNT_SETTING = `account_id = "${ACCOUNT}"`;
 const RUN_CLEF = `/client/v4/accounts/${ACCOUNT}/ai/run/@cf/cloudflare/clef`;
 
 describe('cloudflare provider against a fake Workers AI', () => {
-  const engine = engineUnderTest('cloudflare', () => new CloudflareFake({ apiKey: SECRET, accountId: ACCOUNT }), {
+  const engine = systemOneDialectSuite({
+    definition: CloudflareProviderDefinition,
+    fake: (key) => new CloudflareFake({ apiKey: key, accountId: ACCOUNT }),
+    reach: 'hosted',
     settings: ACCOUNT_SETTING,
+    route: RUN_CLEF,
+    wire: { model: 'clef', criteria: selfDescribed },
+    decimals: 4,
+    capabilities: {
+      max_options: 255,
+      batch: true,
+      probabilities: true,
+      model: 'clef',
+      remote: true,
+      questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 255, max_levels: 10 },
+    },
+    defaults: { account_id: null, endpoint: 'https://api.cloudflare.com', model: 'clef' },
+    statusFaults: [
+      ['status-500', 'error', 'HTTP 500 from 127.0.0.1'],
+      ['status-401', 'error', 'Authentication error; Cloudflare refused the API token'],
+      ['status-403', 'error', 'Cloudflare refused the API token'],
+      ['status-429', 'error', 'Capacity temporarily exceeded, please try again. (retry after 1 s)'],
+      ['status-503', 'error', 'Service temporarily unavailable (retry after 1 s)'],
+    ],
+    refusedKey: 'Cloudflare refused the API token: check SYSTEM1_CLOUDFLARE_API_TOKEN',
+    health: {
+      detail:
+        'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
+    },
+    refusedSettings: [
+      ['a missing account_id', '', 'providers.cloudflare.account_id', 'is required'],
+      ['an empty account_id', 'account_id = " "', 'providers.cloudflare.account_id', 'must be a non-empty string'],
+      [
+        'an unknown model',
+        `${ACCOUNT_SETTING}\nmodel = "clef-2"`,
+        'providers.cloudflare.model',
+        'must be one of "clef", "clef-flash"',
+      ],
+      [
+        'plain http to another machine (the token would travel in clear text)',
+        `${ACCOUNT_SETTING}\nendpoint = "http://api.cloudflare.com"`,
+        'providers.cloudflare.endpoint',
+        'must use https',
+      ],
+      [
+        'allow_remote, which a hosted API does not take',
+        `${ACCOUNT_SETTING}\nallow_remote = true`,
+        'providers.cloudflare.allow_remote',
+        'is not a setting of provider cloudflare',
+      ],
+      [
+        'a token written into the file',
+        `${ACCOUNT_SETTING}\napi_token = "${SECRET}"`,
+        'providers.cloudflare.api_token',
+        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
+      ],
+      [
+        'a key written into the file',
+        `${ACCOUNT_SETTING}\napi_key = "${SECRET}"`,
+        'providers.cloudflare.api_key',
+        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
+      ],
+    ],
   });
-  const { start } = engine;
+  const { start, keyEnv: KEY_ENV } = engine;
 
-  it("posts to the account's clef route with the short model name, the options as a self-described map and the token as a bearer, and unwraps the envelope", async () => {
+  it("unwraps Workers AI's envelope, answering from its result", async () => {
     const { gateway } = await start({ env: KEY_ENV, gateway: 'min_confidence = 0.5' });
     const reply = await gateway.decide({
       question: 'Which team should handle this?',
       options: ['billing', 'shipping', 'technical'],
       context: { ticket: 'charged twice' },
     });
-    expect(engine.fake.requests).toHaveLength(1);
-    const [sent] = engine.fake.requestsTo(RUN_CLEF);
-    expect(sent.method).toBe('POST');
-    expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
-    expect(sent.body).toEqual({
-      model: 'clef',
-      state: { ticket: 'charged twice' },
-      questions: {
-        decision: {
-          type: 'choice',
-          instructions: 'Which team should handle this?',
-          criteria: { billing: 'billing', shipping: 'shipping', technical: 'technical' },
-        },
-      },
-    });
+    expect(engine.fake.requestsTo(RUN_CLEF)).toHaveLength(1);
     expect(reply).toMatchObject({
       status: 'decided',
       provider: 'cloudflare',
@@ -89,16 +127,6 @@ describe('cloudflare provider against a fake Workers AI', () => {
       provider: 'cloudflare',
       decision: OPTIONS[0],
     });
-  });
-
-  it('asks a yes/no question as the choice between "yes" and "no"', async () => {
-    const { gateway } = await start({ env: KEY_ENV });
-    const reply = await gateway.decide({ question: 'Is this customer angry?' });
-    expect(engine.fake.requestsTo(RUN_CLEF)[0].body).toMatchObject({
-      state: {},
-      questions: { decision: { type: 'choice', criteria: { yes: 'yes', no: 'no' } } },
-    });
-    expect(reply).toMatchObject({ status: 'decided', decision: 'yes', confidence: 0.6667 });
   });
 
   describe('success: false', () => {
@@ -140,22 +168,6 @@ describe('cloudflare provider against a fake Workers AI', () => {
     });
   });
 
-  it('declares 255 options, one pass per batch, probabilities, the model and that it is remote; lists its token variable', async () => {
-    const { app } = await start({ env: KEY_ENV });
-    const capabilities = app.get(CapabilitiesService).capabilities();
-    expect(capabilities.providers.cloudflare).toEqual({
-      max_options: 255,
-      batch: true,
-      probabilities: true,
-      model: 'clef',
-      remote: true,
-      questions: { types: ['choice', 'noul', 'score'], max_questions: 64, max_options: 255, max_levels: 10 },
-    });
-    expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')).toMatchObject({
-      key_variable: 'SYSTEM1_CLOUDFLARE_API_TOKEN',
-    });
-  });
-
   describe('a batch, asked of the provider directly', () => {
     const question = (id: string): [string, Question] => [
       id,
@@ -188,22 +200,6 @@ describe('cloudflare provider against a fake Workers AI', () => {
   });
 
   describe('the token', () => {
-    it('fails the attempt without calling Workers AI when SYSTEM1_CLOUDFLARE_API_TOKEN is not set, and health says the same', async () => {
-      const { gateway, health } = await start({ gateway: 'fallback = ["mock"]' });
-      const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
-      expect(reply.attempts[0]).toMatchObject({
-        provider: 'cloudflare',
-        outcome: 'error',
-        detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN'),
-      });
-      expect(reply).toMatchObject({ status: 'decided', provider: 'mock' });
-      expect((await health.health()).providers[0]).toMatchObject({
-        ok: false,
-        detail: expect.stringContaining('set SYSTEM1_CLOUDFLARE_API_TOKEN'),
-      });
-      expect(engine.fake.requests).toHaveLength(0);
-    });
-
     it.each([
       [
         'a wrong token (401)',
@@ -225,93 +221,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
     });
   });
 
-  describe('faults', () => {
-    const CLOUDFLARE_FAULTS: FaultExpectation[] = [
-      ...TIMEOUT_FAULTS,
-      ['status-500', 'error', 'HTTP 500 from 127.0.0.1'],
-      ['status-401', 'error', 'Authentication error; Cloudflare refused the API token'],
-      ['status-403', 'error', 'Cloudflare refused the API token'],
-      ['status-429', 'error', 'Capacity temporarily exceeded, please try again. (retry after 1 s)'],
-      ['status-503', 'error', 'Service temporarily unavailable (retry after 1 s)'],
-      ...TRANSPORT_FAULTS,
-    ];
-
-    itHandlesEachFault(engine, CLOUDFLARE_FAULTS, {
-      provider: 'cloudflare',
-      secret: SECRET,
-      env: KEY_ENV,
-      route: RUN_CLEF,
-    });
-  });
-
-  describe('health', () => {
-    it('is ok with the token set, says Workers AI has no health endpoint, and spends nothing', async () => {
-      const { health } = await start({ env: KEY_ENV });
-      const report = await health.health();
-      expect(report.status).toBe('ok');
-      expect(report.providers[0]).toMatchObject({
-        ok: true,
-        detail:
-          'SYSTEM1_CLOUDFLARE_API_TOKEN is set; Workers AI has no health endpoint, so the token and the account are checked on the first decision; model clef',
-      });
-      expect(engine.fake.requests).toHaveLength(0);
-    });
-  });
-
   describe('settings', () => {
-    it.each([
-      ['a missing account_id', '', 'providers.cloudflare.account_id', 'is required'],
-      ['an empty account_id', 'account_id = " "', 'providers.cloudflare.account_id', 'must be a non-empty string'],
-      [
-        'an unknown model',
-        `${ACCOUNT_SETTING}\nmodel = "clef-2"`,
-        'providers.cloudflare.model',
-        'must be one of "clef", "clef-flash"',
-      ],
-      [
-        'plain http to another machine (the token would travel in clear text)',
-        `${ACCOUNT_SETTING}\nendpoint = "http://api.cloudflare.com"`,
-        'providers.cloudflare.endpoint',
-        'must use https',
-      ],
-      [
-        'allow_remote, which a hosted API does not take',
-        `${ACCOUNT_SETTING}\nallow_remote = true`,
-        'providers.cloudflare.allow_remote',
-        'is not a setting of provider cloudflare',
-      ],
-      [
-        'a token written into the file',
-        `${ACCOUNT_SETTING}\napi_token = "${SECRET}"`,
-        'providers.cloudflare.api_token',
-        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
-      ],
-      [
-        'a key written into the file',
-        `${ACCOUNT_SETTING}\napi_key = "${SECRET}"`,
-        'providers.cloudflare.api_key',
-        'environment variables only (SYSTEM1_CLOUDFLARE_API_TOKEN)',
-      ],
-    ])('refuses %s as a config error naming the key', async (_name, lines, key, words) => {
-      const app = await gatewayApp({
-        toml: `[gateway]\nprovider = "cloudflare"\n[providers.cloudflare]\n${lines}`,
-        env: KEY_ENV,
-      });
-      try {
-        const capabilities = app.get(CapabilitiesService).capabilities();
-        expect(capabilities.config_errors).toEqual([
-          { file: expect.any(String), key, message: expect.stringContaining(words) },
-        ]);
-        expect(JSON.stringify(capabilities)).not.toContain(SECRET);
-        expect(await app.get(DecideService).decide({ question: QUESTION })).toMatchObject({
-          status: 'error',
-          error: { code: 'config_error' },
-        });
-      } finally {
-        await app.close();
-      }
-    });
-
     it('takes the account from SYSTEM1_CLOUDFLARE_ACCOUNT_ID', async () => {
       const { gateway } = await start({ env: { ...KEY_ENV, SYSTEM1_CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, settings: '' });
       expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({
@@ -327,13 +237,7 @@ describe('cloudflare provider against a fake Workers AI', () => {
         env: KEY_ENV,
       });
       try {
-        const capabilities = app.get(CapabilitiesService).capabilities();
-        expect(capabilities.config_errors).toEqual([]);
-        expect(capabilities.available_providers.find((p) => p.name === 'cloudflare')!.settings).toEqual({
-          account_id: expect.not.objectContaining({ default: expect.anything() }),
-          endpoint: expect.objectContaining({ default: 'https://api.cloudflare.com' }),
-          model: expect.objectContaining({ default: 'clef' }),
-        });
+        expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([]);
       } finally {
         await app.close();
       }

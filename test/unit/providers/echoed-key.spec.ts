@@ -14,40 +14,36 @@ import { LlamaServerFake } from '../../fakes/systemone.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
 import { VonFake } from '../../fakes/von.fake';
 import { gatewayApp } from '../../helpers/gateway-app';
-import { keyedEnginesLeftOut } from '../../helpers/keyed-engines';
+import { keyedBuiltInEngines } from '../../helpers/keyed-engines';
 
 /** Characters that encodings change (`/`, `+`, `=`, `~`), and no `sk-` prefix for the catch-all pattern to hide behind. */
 const KEY = 'cfTOKEN/with+slash=and~more_42';
 const PIECES = ['cfTOKEN', 'with+slash', 'and~more', 'slash%3Dand'];
 
-const ENGINES: [provider: string, variable: string, make: () => FakeEngine, settings: string][] = [
-  ['laya', 'SYSTEM1_LAYA_API_KEY', () => new LayaFake(), ''],
-  ['von', 'SYSTEM1_VON_API_KEY', () => new VonFake(), ''],
-  ['systemone', 'SYSTEM1_SYSTEMONE_API_KEY', () => new LlamaServerFake(), ''],
-  ['typesafe', 'SYSTEM1_TYPESAFE_API_KEY', () => new TypeSafeFake(), ''],
-  [
-    'cloudflare',
-    'SYSTEM1_CLOUDFLARE_API_TOKEN',
-    () => new CloudflareFake({ accountId: 'acct-1' }),
-    'account_id = "acct-1"',
-  ],
-  ['openai', 'SYSTEM1_OPENAI_API_KEY', () => new OpenAiFake(), 'model = "qwen3-4b"'],
-  ['anthropic', 'ANTHROPIC_API_KEY', () => new AnthropicFake(), ''],
-];
+/**
+ * How each keyed engine is faked, by provider: its fake and any settings it needs besides the endpoint. The
+ * engines and their key variables come from the built-in definitions (keyed-engines.ts); one without an
+ * entry here fails below.
+ */
+const FAKES: Record<string, { make: () => FakeEngine; settings?: string }> = {
+  laya: { make: () => new LayaFake() },
+  von: { make: () => new VonFake() },
+  systemone: { make: () => new LlamaServerFake() },
+  typesafe: { make: () => new TypeSafeFake() },
+  cloudflare: { make: () => new CloudflareFake({ accountId: 'acct-1' }), settings: 'account_id = "acct-1"' },
+  openai: { make: () => new OpenAiFake(), settings: 'model = "qwen3-4b"' },
+  anthropic: { make: () => new AnthropicFake() },
+};
 
-const CASES = ENGINES.flatMap(([provider, variable, make, settings]) =>
-  ECHO_ENCODINGS.map((encoding): [string, EchoEncoding, string, () => FakeEngine, string] => [
-    provider,
-    encoding,
-    variable,
-    make,
-    settings,
-  ]),
+const CASES = keyedBuiltInEngines().flatMap(({ provider, variable }) =>
+  ECHO_ENCODINGS.map((encoding): [string, EchoEncoding, string] => [provider, encoding, variable]),
 );
 
 describe('an engine that echoes the key in its error body', () => {
-  it('covers every built-in engine that takes a key', () => {
-    expect(keyedEnginesLeftOut(ENGINES.map(([provider]) => provider))).toEqual([]);
+  it('has a fake for every built-in engine that takes a key', () => {
+    const keyed = keyedBuiltInEngines().map(({ provider }) => provider);
+    expect(keyed).toEqual(expect.arrayContaining(['laya', 'cloudflare', 'anthropic']));
+    expect(keyed.filter((provider) => !Object.hasOwn(FAKES, provider))).toEqual([]);
   });
 
   let fake: FakeEngine | undefined;
@@ -58,7 +54,9 @@ describe('an engine that echoes the key in its error body', () => {
 
   it.each(CASES)(
     '%s echoing it as %s: redacted in the attempt, health and logs',
-    async (provider, encoding, variable, make, settings) => {
+    async (provider, encoding, variable) => {
+      if (!Object.hasOwn(FAKES, provider)) throw new Error(`no fake for ${provider}: add one to FAKES`);
+      const { make, settings = '' } = FAKES[provider];
       fake = make();
       await fake.start();
       fake.fault = `echo-key-${encoding}`;

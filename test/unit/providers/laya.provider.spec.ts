@@ -1,24 +1,71 @@
 import { CapabilitiesService } from '../../../src/mcp/capabilities.service';
-import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { ProviderRegistry } from '../../../src/decisions/registry/provider-registry.service';
+import { LayaProviderDefinition } from '../../../src/providers/system-one/laya.provider';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { LayaFake } from '../../fakes/laya.fake';
-import {
-  itHandlesEachFault,
-  type FaultExpectation,
-  engineUnderTest,
-  OPTIONS,
-  QUESTION,
-  TIMEOUT_FAULTS,
-  TRANSPORT_FAULTS,
-} from './systemone.shared';
-
-const SECRET = 'sk-test-LAYA-SECRET-42';
-const KEY_ENV = { SYSTEM1_LAYA_API_KEY: SECRET };
+import { OPTIONS, QUESTION } from './systemone.shared';
+import { labels, systemOneDialectSuite } from './systemone-dialect.suite';
 
 describe('laya provider against a fake laya-serve', () => {
-  const engine = engineUnderTest('laya', () => new LayaFake());
-  const { start } = engine;
+  const engine = systemOneDialectSuite({
+    definition: LayaProviderDefinition,
+    fake: () => new LayaFake(),
+    reach: 'local',
+    // The pinned checkpoint, and the options as a list of labels.
+    wire: { model: 'typed-decisions', criteria: labels },
+    decimals: 4,
+    capabilities: {
+      max_options: 20,
+      batch: true,
+      probabilities: true,
+      model: 'typed-decisions',
+      questions: {
+        types: ['choice', 'noul', 'score'],
+        max_questions: 64,
+        max_options: 20,
+        max_total_options: 512,
+        max_levels: 32,
+      },
+    },
+    defaults: { endpoint: 'http://127.0.0.1:8765', allow_remote: false, model: 'typed-decisions' },
+    statusFaults: [
+      ['status-500', 'error', /HTTP 500 from 127\.0\.0\.1.*inference failed/],
+      ['status-401', 'error', 'invalid or missing bearer token; laya refused the key in SYSTEM1_LAYA_API_KEY'],
+      ['status-429', 'error', '(retry after 1 s)'],
+      ['status-503', 'error', 'server busy, try again later (retry after 1 s)'],
+    ],
+    refusedKey: 'invalid or missing bearer token; laya refused the key in SYSTEM1_LAYA_API_KEY',
+    health: { detail: 'laya-serve up on cpu; loaded: typed-decisions', route: '/health' },
+    refusedSettings: [
+      [
+        'an unknown model, which Laya would silently auto-route',
+        'model = "jev-1"',
+        'providers.laya.model',
+        'silently auto-route',
+      ],
+      [
+        'a non-loopback endpoint without allow_remote',
+        'endpoint = "http://10.1.2.3:8765"',
+        'providers.laya.endpoint',
+        'set allow_remote = true',
+      ],
+      [
+        'http://LocalHost.:8765, a name DNS resolves, without allow_remote',
+        'endpoint = "http://LocalHost.:8765"',
+        'providers.laya.endpoint',
+        'points at localhost., which is not this machine',
+      ],
+      [
+        'http://localhost%2e:8765 (the same name), without allow_remote',
+        'endpoint = "http://localhost%2e:8765"',
+        'providers.laya.endpoint',
+        'points at localhost., which is not this machine',
+      ],
+      ['an endpoint that is not a URL', 'endpoint = "laya:8765"', 'providers.laya.endpoint', 'must use http or https'],
+      ['a model that is not a string', 'model = 3', 'providers.laya.model', 'must be a string'],
+    ],
+  });
+  const { start, secret: SECRET, keyEnv: KEY_ENV } = engine;
 
   it('is healthy and decides "Rerun the flaky pipeline or block the merge?" through laya', async () => {
     const { gateway, health } = await start();
@@ -44,46 +91,6 @@ describe('laya provider against a fake laya-serve', () => {
   });
 
   describe('the request', () => {
-    it('pins the checkpoint, sends the options as a list of labels and the context as state, with the key as a bearer', async () => {
-      engine.fake.apiKey = SECRET;
-      const { gateway } = await start({ env: KEY_ENV });
-      await gateway.decide({ question: QUESTION, options: OPTIONS, context: { branch: 'main', failures: 3 } });
-      const [sent] = engine.fake.requestsTo('/v1/systemone');
-      expect(sent.method).toBe('POST');
-      expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
-      expect(sent.headers['content-type']).toBe('application/json');
-      expect(sent.body).toEqual({
-        model: 'typed-decisions',
-        state: { branch: 'main', failures: 3 },
-        questions: { decision: { type: 'choice', instructions: QUESTION, criteria: OPTIONS } },
-      });
-    });
-
-    it('sends no Authorization header without a key, and {} as state without a context (Laya refuses a missing state)', async () => {
-      const { gateway } = await start();
-      expect(await gateway.decide({ question: QUESTION, options: OPTIONS })).toMatchObject({ status: 'decided' });
-      const [sent] = engine.fake.requestsTo('/v1/systemone');
-      expect(sent.headers.authorization).toBeUndefined();
-      expect(sent.body).toMatchObject({ state: {} });
-    });
-
-    it('asks a yes/no question as the two-option choice ["yes", "no"], never as a noul', async () => {
-      engine.fake.pick = 'no';
-      const { gateway } = await start();
-      const reply = await gateway.decide({ question: 'Is `git push --force` to main safe?' });
-      expect(engine.fake.requestsTo('/v1/systemone')[0].body).toMatchObject({
-        questions: {
-          decision: { type: 'choice', instructions: 'Is `git push --force` to main safe?', criteria: ['yes', 'no'] },
-        },
-      });
-      expect(reply).toMatchObject({
-        status: 'decided',
-        decision: 'no',
-        confidence: 0.6667,
-        probabilities: { yes: 0.3333, no: 0.6667 },
-      });
-    });
-
     it('lets Laya route with model = "": no model is sent and the rationale names the checkpoint Laya chose', async () => {
       engine.fake.autoRoute = 'english';
       const { gateway } = await start({ settings: 'model = ""' });
@@ -98,19 +105,6 @@ describe('laya provider against a fake laya-serve', () => {
     it('sends every question of a batch in one request and maps each answer', async () => {
       const { app } = await start();
       const provider = app.get(ProviderRegistry).chain()[0].provider!;
-      expect(provider.capabilities()).toEqual({
-        max_options: 20,
-        batch: true,
-        probabilities: true,
-        model: 'typed-decisions',
-        questions: {
-          types: ['choice', 'noul', 'score'],
-          max_questions: 64,
-          max_options: 20,
-          max_total_options: 512,
-          max_levels: 32,
-        },
-      });
       const reply = await provider.evaluate(
         {
           state: { prompt: 'fix the flaky test' },
@@ -286,24 +280,9 @@ describe('laya provider against a fake laya-serve', () => {
     });
   });
 
-  describe('faults', () => {
-    beforeEach(() => {
-      engine.fake.apiKey = SECRET;
-      engine.fake.slowMs = 5000;
-    });
-
-    const LAYA_FAULTS: FaultExpectation[] = [
-      ...TIMEOUT_FAULTS,
-      ['status-500', 'error', /HTTP 500 from 127\.0\.0\.1.*inference failed/],
-      ['status-401', 'error', 'invalid or missing bearer token; laya refused the key in SYSTEM1_LAYA_API_KEY'],
-      ['status-429', 'error', '(retry after 1 s)'],
-      ['status-503', 'error', 'server busy, try again later (retry after 1 s)'],
-      ...TRANSPORT_FAULTS,
-    ];
-
-    itHandlesEachFault(engine, LAYA_FAULTS, { provider: 'laya', secret: SECRET, env: KEY_ENV });
-
+  describe('the key', () => {
     it('tells the user to set SYSTEM1_LAYA_API_KEY when laya-serve wants a key and none is set', async () => {
+      engine.fake.apiKey = SECRET;
       const { gateway } = await start();
       const reply = await gateway.decide({ question: QUESTION, options: OPTIONS });
       expect(reply).toMatchObject({ status: 'error', error: { code: 'provider_error' } });
@@ -342,20 +321,11 @@ describe('laya provider against a fake laya-serve', () => {
       expect(JSON.stringify(report) + logs.join('\n')).not.toContain(SECRET);
     });
 
-    it('is not ok when laya-serve is down or busy, with the reason', async () => {
-      const down = await start();
-      await engine.fake.stop();
-      expect((await down.health.health()).providers[0]).toMatchObject({
-        ok: false,
-        detail: expect.stringContaining('connection refused: is the engine running?'),
-      });
-      await down.app.close();
-
-      await engine.fake.start();
+    it('is not ok when laya-serve is busy, with the reason', async () => {
       engine.fake.fault = 'status-503';
       engine.fake.faultEverywhere = true;
-      const busy = await start();
-      expect((await busy.health.health()).providers[0]).toMatchObject({
+      const { health } = await start();
+      expect((await health.health()).providers[0]).toMatchObject({
         ok: false,
         detail: expect.stringContaining('HTTP 503'),
       });
@@ -363,61 +333,12 @@ describe('laya provider against a fake laya-serve', () => {
   });
 
   describe('settings', () => {
-    it.each([
-      [
-        'an unknown model, which Laya would silently auto-route',
-        'model = "jev-1"',
-        'providers.laya.model',
-        'silently auto-route',
-      ],
-      [
-        'a non-loopback endpoint without allow_remote',
-        'endpoint = "http://10.1.2.3:8765"',
-        'providers.laya.endpoint',
-        'set allow_remote = true',
-      ],
-      [
-        'http://LocalHost.:8765, a name DNS resolves, without allow_remote',
-        'endpoint = "http://LocalHost.:8765"',
-        'providers.laya.endpoint',
-        'points at localhost., which is not this machine',
-      ],
-      [
-        'http://localhost%2e:8765 (the same name), without allow_remote',
-        'endpoint = "http://localhost%2e:8765"',
-        'providers.laya.endpoint',
-        'points at localhost., which is not this machine',
-      ],
-      ['an endpoint that is not a URL', 'endpoint = "laya:8765"', 'providers.laya.endpoint', 'must use http or https'],
-      ['a model that is not a string', 'model = 3', 'providers.laya.model', 'must be a string'],
-    ])('refuses %s as a config error naming the key', async (_name, line, key, words) => {
-      const app = await gatewayApp({ toml: `[gateway]\nprovider = "laya"\n[providers.laya]\n${line}` });
-      try {
-        expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([
-          { file: expect.any(String), key, message: expect.stringContaining(words) },
-        ]);
-        const decided = await app.get(DecideService).decide({ question: QUESTION, options: OPTIONS });
-        expect(decided).toMatchObject({
-          status: 'error',
-          error: { code: 'config_error', message: expect.stringContaining(key) },
-        });
-      } finally {
-        await app.close();
-      }
-    });
-
-    it('accepts a remote endpoint with allow_remote, and the Laya defaults', async () => {
+    it('accepts a remote endpoint with allow_remote', async () => {
       const app = await gatewayApp({
         toml: '[gateway]\nprovider = "laya"\n[providers.laya]\nendpoint = "http://10.1.2.3:8765"\nallow_remote = true',
       });
       try {
-        const capabilities = app.get(CapabilitiesService).capabilities();
-        expect(capabilities.config_errors).toEqual([]);
-        expect(capabilities.available_providers.find((p) => p.name === 'laya')!.settings).toMatchObject({
-          endpoint: { default: 'http://127.0.0.1:8765' },
-          model: { default: 'typed-decisions' },
-          allow_remote: { default: false },
-        });
+        expect(app.get(CapabilitiesService).capabilities().config_errors).toEqual([]);
       } finally {
         await app.close();
       }

@@ -1,8 +1,7 @@
 /** The confidence threshold: configured, overridden per request, and never a reason to fall back. */
-import { requireBuild, Resources } from './helpers/gateway';
+import { InMemoryGateways } from '../../../helpers/in-memory-mcp';
 
-beforeAll(requireBuild);
-const resources = Resources.perTest();
+const gateways = InMemoryGateways.perTest();
 
 /** A confident second mock behind the primary: if an abstention fell back, it would decide. */
 const WITH_CONFIDENT_FALLBACK = `
@@ -19,8 +18,8 @@ const ASK = { question: 'Rerun the flaky pipeline or block the merge?', options:
 
 describe('a mock at confidence 0.5 with the default threshold 0.6', () => {
   it('abstains, still reports the confidence, and does not fall back', async () => {
-    const gateway = await resources.server({
-      config: WITH_CONFIDENT_FALLBACK,
+    const gateway = await gateways.connect({
+      toml: WITH_CONFIDENT_FALLBACK,
       env: { SYSTEM1_MOCK_CONFIDENCE: '0.5' },
     });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'low-1' });
@@ -47,7 +46,7 @@ describe('a mock at confidence 0.5 with the default threshold 0.6', () => {
   });
 
   it('decides once SYSTEM1_MIN_CONFIDENCE lowers the threshold to 0.4', async () => {
-    const gateway = await resources.server({
+    const gateway = await gateways.connect({
       env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_CONFIDENCE: '0.5', SYSTEM1_MIN_CONFIDENCE: '0.4' },
     });
     const { body } = await gateway.decide(ASK);
@@ -58,7 +57,7 @@ describe('a mock at confidence 0.5 with the default threshold 0.6', () => {
 
 describe('a high configured threshold', () => {
   it('abstains by default and decides when the request lowers it to 0.1', async () => {
-    const gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MIN_CONFIDENCE: '0.99' } });
+    const gateway = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MIN_CONFIDENCE: '0.99' } });
     const strict = await gateway.decide(ASK);
     expect(strict.body).toMatchObject({ status: 'abstained', decision: null, confidence: 0.9 });
     const lenient = await gateway.decide({ ...ASK, min_confidence: 0.1 });
@@ -68,8 +67,8 @@ describe('a high configured threshold', () => {
 
 describe('a provider that abstains by itself', () => {
   it('is answered abstained with its rationale, recorded as an abstained attempt, with no fallback', async () => {
-    const gateway = await resources.server({
-      config: WITH_CONFIDENT_FALLBACK,
+    const gateway = await gateways.connect({
+      toml: WITH_CONFIDENT_FALLBACK,
       env: { SYSTEM1_MOCK_RESPONSE: JSON.stringify({ abstain: true, rationale: 'too close to call' }) },
     });
     const { body, isError } = await gateway.decide(ASK);

@@ -1,16 +1,17 @@
 /**
- * system1_ask's caps over real stdio: a call over a cap (the 40,000-level score that held the event loop for
- * seconds, too many candidates, too many questions) is refused as invalid_request naming the field before
- * any engine is asked; a call at every cap is answered, while the server keeps answering other calls; the
- * caps are what system1_capabilities and the schema publish.
+ * system1_ask's caps, asked by an MCP client: a call over a cap (the 40,000-level score that held the event
+ * loop for seconds, too many candidates, too many questions) is refused as invalid_request naming the field
+ * before any engine is asked; a call at every cap is answered, while the server keeps answering other calls;
+ * the caps are what system1_capabilities and the schema publish.
  */
-import { CANDIDATES_MAX, LEVELS_MAX, QUESTIONS_MAX } from '../../src/common/limits';
-import { eventually } from '../helpers/eventually';
-import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { CANDIDATES_MAX, LEVELS_MAX, QUESTIONS_MAX } from '../../../../src/common/limits';
+import { eventually } from '../../../helpers/eventually';
+import { TypedSystemOneFake } from '../../../fakes/typed-systemone.fake';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import { readJson } from '../../../helpers/repo-json';
+import type { Json } from '../../../helpers/tool-reply';
 
-beforeAll(requireBuild);
-const resources = Resources.perTest();
+const gateways = InMemoryGateways.perTest();
 
 let fake: TypedSystemOneFake;
 beforeEach(async () => {
@@ -22,8 +23,8 @@ beforeEach(async () => {
 afterEach(() => fake.stop());
 
 const onFake = () =>
-  resources.server({
-    config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
+  gateways.connect({
+    toml: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
   });
 const levels = (count: number) => Array.from({ length: count }, (_, i) => `level ${i}`);
 const candidates = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, null]));
@@ -100,7 +101,7 @@ it('answers a call at every cap, and answers a health call while that one is in 
 });
 
 it('publishes the caps in system1_capabilities and in the ask request schema', async () => {
-  const gateway: GatewaySession = await onFake();
+  const gateway: InMemoryGateway = await onFake();
   const capabilities = await gateway.capabilities();
   expect(capabilities.limits).toMatchObject({
     questions_max: QUESTIONS_MAX,

@@ -1,14 +1,13 @@
 /** Many calls in flight on one session: each is answered, with its own request id and its own decision. */
-import { LayaFake } from '../fakes/laya.fake';
-import { eventually } from '../helpers/eventually';
-import { type GatewaySession, requireBuild, Resources } from './helpers/gateway';
+import { LayaFake } from '../../../fakes/laya.fake';
+import { eventually } from '../../../helpers/eventually';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
 
-const resources = Resources.perFile();
-let gateway: GatewaySession;
+const gateways = InMemoryGateways.perFile();
+let gateway: InMemoryGateway;
 
 beforeAll(async () => {
-  requireBuild();
-  gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock' } });
+  gateway = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock' } });
 });
 
 it('answers 200 concurrent system1_decide calls, each with its own request id and options', async () => {
@@ -41,7 +40,7 @@ it('keeps a slow call from blocking the others on the same session', async () =>
   engine.chooseFault = (request) => (JSON.stringify(request.body).includes('Hold me?') ? 'hang' : 'none');
   const endpoint = (await engine.start()).origin;
   try {
-    const slow = await resources.server({
+    const slow = await gateways.connect({
       env: { SYSTEM1_PROVIDER: 'laya', SYSTEM1_LAYA_ENDPOINT: endpoint, SYSTEM1_TIMEOUT_S: '300' },
     });
     let held: 'pending' | 'settled' = 'pending';

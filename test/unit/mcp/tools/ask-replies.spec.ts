@@ -1,13 +1,13 @@
 /**
- * A careless engine's reply over real stdio: what it says beside its answers is checked like the answers
- * (a model name that is no name is dropped with one warning), and answers to questions nobody asked are one
- * counted warning, not one each.
+ * A careless engine's reply, as an MCP client reads it: what it says beside its answers is checked like the
+ * answers (a model name that is no name is dropped with one warning), and answers to questions nobody asked
+ * are one counted warning, not one each.
  */
-import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { type Json, requireBuild, Resources } from './helpers/gateway';
+import { TypedSystemOneFake } from '../../../fakes/typed-systemone.fake';
+import { InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import type { Json } from '../../../helpers/tool-reply';
 
-beforeAll(requireBuild);
-const resources = Resources.perTest();
+const gateways = InMemoryGateways.perTest();
 
 let fake: TypedSystemOneFake;
 beforeEach(async () => {
@@ -19,8 +19,8 @@ afterEach(() => fake.stop());
 it('drops a model name of 1,000 characters and counts 20,000 answers to questions not asked in one warning', async () => {
   const stray = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`s${i}`, 0]));
   fake.reshape = (reply: Json) => ({ ...reply, model: 'm'.repeat(1000), answers: { ...reply.answers, ...stray } });
-  const gateway = await resources.server({
-    config: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\nmodel = "d1"\n`,
+  const gateway = await gateways.connect({
+    toml: `[gateway]\nprovider = "systemone"\n[providers.systemone]\nendpoint = "${fake.url.origin}"\nmodel = "d1"\n`,
   });
   const { body, isError } = await gateway.call('system1_ask', {
     state: 'x',

@@ -1,12 +1,13 @@
 /** system1_health and system1_capabilities as a client sees them. */
-import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import { readJson } from '../../../helpers/repo-json';
+import type { Json } from '../../../helpers/tool-reply';
 
-const resources = Resources.perFile();
-let gateway: GatewaySession;
+const gateways = InMemoryGateways.perFile();
+let gateway: InMemoryGateway;
 
 beforeAll(async () => {
-  requireBuild();
-  gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock' } });
+  gateway = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock' } });
 });
 
 describe('system1_health', () => {
@@ -27,9 +28,8 @@ describe('system1_health', () => {
   });
 
   it('reports degraded when the primary is down and a fallback is up', async () => {
-    const degraded = await resources.server({
-      config:
-        '[gateway]\nprovider = "broken"\nfallback = ["mock"]\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n',
+    const degraded = await gateways.connect({
+      toml: '[gateway]\nprovider = "broken"\nfallback = ["mock"]\n\n[providers.broken]\ntype = "mock"\nfail = "engine down"\n',
     });
     const health = await degraded.health();
     expect(health.status).toBe('degraded');
@@ -47,7 +47,7 @@ describe('system1_health', () => {
   });
 
   it('reports down when every provider in the chain is down', async () => {
-    const down = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_FAIL: 'engine down' } });
+    const down = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_FAIL: 'engine down' } });
     const health = await down.health();
     expect(health.status).toBe('down');
     expect(health.config_errors).toEqual([]);

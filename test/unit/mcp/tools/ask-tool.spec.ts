@@ -1,16 +1,16 @@
 /**
- * system1_ask over real stdio with the MCP SDK client: several typed questions in one engine pass, the
- * approximate flag of a choice-only engine, a malformed call failing whole with the field named, a
- * runtime failure confined to its question, images and longContext reaching the engine, and the failed
- * primary reported under fallbacks.
+ * system1_ask through the MCP SDK client: several typed questions in one engine pass, the approximate flag of
+ * a choice-only engine, a malformed call failing whole with the field named, a runtime failure confined to
+ * its question, images and longContext reaching the engine, and the failed primary reported under fallbacks.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { TypedSystemOneFake } from '../fakes/typed-systemone.fake';
-import { TypeSafeFake } from '../fakes/typesafe.fake';
-import { type GatewaySession, type Json, readJson, requireBuild, Resources } from './helpers/gateway';
+import { TypedSystemOneFake } from '../../../fakes/typed-systemone.fake';
+import { TypeSafeFake } from '../../../fakes/typesafe.fake';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import { readJson } from '../../../helpers/repo-json';
+import type { Json } from '../../../helpers/tool-reply';
 
-beforeAll(requireBuild);
-const resources = Resources.perTest();
+const gateways = InMemoryGateways.perTest();
 
 const QUESTIONS = [
   { id: 'refund', type: 'noul', instructions: 'Is the user asking about a refund?' },
@@ -32,10 +32,10 @@ beforeEach(async () => {
 afterEach(() => fake.stop());
 
 const onFake = (extra = '') =>
-  resources.server({
-    config: `[gateway]\nprovider = "systemone"\n${extra}\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
+  gateways.connect({
+    toml: `[gateway]\nprovider = "systemone"\n${extra}\n[providers.systemone]\nendpoint = "${fake.url.origin}"\n`,
   });
-const ask = async (gateway: GatewaySession, args: Json) => gateway.call('system1_ask', args);
+const ask = async (gateway: InMemoryGateway, args: Json) => gateway.call('system1_ask', args);
 
 it('answers three questions of different types in one engine request, each typed', async () => {
   fake.noulOf.refund = 0.9;
@@ -66,7 +66,7 @@ it('answers three questions of different types in one engine request, each typed
 });
 
 it('says approximate when a choice-only engine gives one confidence instead of probabilities', async () => {
-  const gateway = await resources.server({
+  const gateway = await gateways.connect({
     env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_RESPONSE: JSON.stringify({ decision: 'yes', confidence: 0.8 }) },
   });
   const { body } = await ask(gateway, { state: { ticket: 'x' }, questions: [QUESTIONS[0]] });
@@ -140,8 +140,8 @@ describe('on TypeSafe jev-1.14.0, which reads images', () => {
   });
   afterEach(() => typesafe.stop());
   const onTypeSafe = (gateway = '') =>
-    resources.server({
-      config: `[gateway]\nprovider = "typesafe"\n${gateway}\n[providers.typesafe]\nendpoint = "${typesafe.url.origin}"\nmodel = "jev-1.14.0"\n`,
+    gateways.connect({
+      toml: `[gateway]\nprovider = "typesafe"\n${gateway}\n[providers.typesafe]\nendpoint = "${typesafe.url.origin}"\nmodel = "jev-1.14.0"\n`,
       env: { SYSTEM1_TYPESAFE_API_KEY: KEY },
     });
 

@@ -1,8 +1,7 @@
 /** Fallback on timeout, error and malformed answers, with every attempt recorded; and when every provider fails. */
-import { requireBuild, Resources } from './helpers/gateway';
+import { InMemoryGateways } from '../../../helpers/in-memory-mcp';
 
-beforeAll(requireBuild);
-const resources = Resources.perTest();
+const gateways = InMemoryGateways.perTest();
 
 /** Misbehaving mock instances; each scenario picks its chain from these. */
 const PROVIDERS = `
@@ -40,7 +39,7 @@ const latency = expect.any(Number);
 
 describe('a failing primary', () => {
   it('falls back to mock, recording the error with its detail', async () => {
-    const gateway = await resources.server({ config: config('broken', ['mock']) });
+    const gateway = await gateways.connect({ toml: config('broken', ['mock']) });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'fb-error' });
     expect(isError).toBe(false);
     expect(body).toMatchObject({
@@ -59,7 +58,7 @@ describe('a failing primary', () => {
 
 describe('a slow primary', () => {
   it('is cut off at the attempt timeout, recorded as timeout, and mock answers', async () => {
-    const gateway = await resources.server({ config: config('slow', ['mock'], 0.5) });
+    const gateway = await gateways.connect({ toml: config('slow', ['mock'], 0.5) });
     const { body } = await gateway.decide(ASK);
     expect(body).toMatchObject({ status: 'decided', decision: 'rerun', provider: 'mock' });
     // The slow mock would answer after 300 s: mock answering at all means the attempt was cut off, and the
@@ -73,7 +72,7 @@ describe('a slow primary', () => {
 
 describe('malformed primaries', () => {
   it('records each malformed answer and falls back in order until mock decides', async () => {
-    const gateway = await resources.server({ config: config('text', ['stranger', 'overconfident', 'mock']) });
+    const gateway = await gateways.connect({ toml: config('text', ['stranger', 'overconfident', 'mock']) });
     const { body } = await gateway.decide(ASK);
     expect(body).toMatchObject({ status: 'decided', decision: 'rerun', provider: 'mock', confidence: 0.9 });
     expect(body.attempts).toEqual([
@@ -94,7 +93,7 @@ describe('when every provider fails', () => {
   };
 
   it('answers provider_error when the last failure is an error', async () => {
-    const gateway = await resources.server({ config: config('slow', ['broken'], 0.3) });
+    const gateway = await gateways.connect({ toml: config('slow', ['broken'], 0.3) });
     const { body, isError } = await gateway.decide({ ...ASK, request_id: 'all-fail-1' });
     expect(isError).toBe(true);
     expect(body).toMatchObject({
@@ -110,7 +109,7 @@ describe('when every provider fails', () => {
   });
 
   it('answers provider_timeout when the last failure is a timeout', async () => {
-    const gateway = await resources.server({ config: config('broken', ['slow'], 0.3) });
+    const gateway = await gateways.connect({ toml: config('broken', ['slow'], 0.3) });
     const { body, isError } = await gateway.decide(ASK);
     expect(isError).toBe(true);
     expect(body).toMatchObject({ ...failed, error: { code: 'provider_timeout' } });
@@ -118,7 +117,7 @@ describe('when every provider fails', () => {
   });
 
   it('answers malformed_response when the last failure is malformed', async () => {
-    const gateway = await resources.server({ config: config('broken', ['stranger']) });
+    const gateway = await gateways.connect({ toml: config('broken', ['stranger']) });
     const { body, isError } = await gateway.decide(ASK);
     expect(isError).toBe(true);
     expect(body).toMatchObject({ ...failed, error: { code: 'malformed_response' } });
@@ -126,7 +125,7 @@ describe('when every provider fails', () => {
   });
 
   it('answers provider_error for a lone failing mock (SYSTEM1_MOCK_FAIL)', async () => {
-    const gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_FAIL: 'engine down' } });
+    const gateway = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock', SYSTEM1_MOCK_FAIL: 'engine down' } });
     const { body, isError } = await gateway.decide(ASK);
     expect(isError).toBe(true);
     expect(body).toMatchObject({ ...failed, error: { code: 'provider_error' } });

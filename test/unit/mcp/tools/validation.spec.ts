@@ -3,14 +3,14 @@
  * provider tried is an attempt), and a provider's own limit shows as its refusal, not as its answer.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import { readJson } from '../../../helpers/repo-json';
 
-const resources = Resources.perFile();
-let gateway: GatewaySession;
+const gateways = InMemoryGateways.perFile();
+let gateway: InMemoryGateway;
 
 beforeAll(async () => {
-  requireBuild();
-  gateway = await resources.server({
+  gateway = await gateways.connect({
     env: {
       SYSTEM1_PROVIDER: 'mock',
       SYSTEM1_TIMEOUT_S: '10',

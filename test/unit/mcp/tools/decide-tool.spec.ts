@@ -1,21 +1,21 @@
 /** system1_decide on a default mock: the spec's seed example, yes/no questions and the limits that must pass. */
 import Ajv2020 from 'ajv/dist/2020';
-import { SPEC_REQUEST, SPEC_REQUEST_ID, specResponse } from '../fixtures/spec-example';
-import { anyLatency, type GatewaySession, readJson, requireBuild, Resources } from './helpers/gateway';
+import { SPEC_REQUEST, SPEC_REQUEST_ID, specResponse } from '../../../fixtures/spec-example';
+import { type InMemoryGateway, InMemoryGateways } from '../../../helpers/in-memory-mcp';
+import { readJson } from '../../../helpers/repo-json';
 
-const resources = Resources.perFile();
-let gateway: GatewaySession;
+const gateways = InMemoryGateways.perFile();
+let gateway: InMemoryGateway;
 
 beforeAll(async () => {
-  requireBuild();
-  gateway = await resources.server({ env: { SYSTEM1_PROVIDER: 'mock' } });
+  gateway = await gateways.connect({ env: { SYSTEM1_PROVIDER: 'mock' } });
 });
 
 describe('the spec seed example', () => {
   it('answers exactly the documented response', async () => {
     const reply = await gateway.decide({ ...SPEC_REQUEST, request_id: SPEC_REQUEST_ID });
     expect(reply.isError).toBe(false);
-    expect(reply.body).toStrictEqual(specResponse(anyLatency));
+    expect(reply.body).toStrictEqual(specResponse(expect.any(Number)));
     // The same object travels as the JSON text of content[0] (checked field by field, not only by the helper).
     expect(JSON.parse(reply.text)).toStrictEqual(reply.body);
   });
