@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { once } from 'node:events';
 import { escapeControlCharacters } from '../logging/control-characters';
 
 /**
@@ -21,6 +22,24 @@ export class OutputWriter {
 
   json(document: unknown): void {
     this.out(jsonLines(document));
+  }
+
+  /**
+   * As `json` prints `{...head, [key]: [...items]}`, the same text, but an item at a time, waiting for stdout
+   * to take each (a pipe takes writes later, and holds them meanwhile): the array may be more than memory, or
+   * one string, can hold.
+   */
+  async jsonWithItems(head: Record<string, unknown>, key: string, items: Iterable<unknown>): Promise<void> {
+    const whole = jsonLines({ ...head, [key]: [] }); // its last lines: `  "key": []` and `}`
+    let held: string[] | undefined;
+    for (const item of items) {
+      const lines = held
+        ? [...held.slice(0, -1), `${held[held.length - 1]},`]
+        : [...whole.slice(0, -2), whole[whole.length - 2].slice(0, -1)];
+      if (!process.stdout.write(printable(lines))) await once(process.stdout, 'drain');
+      held = jsonLines(item).map((line) => `    ${line}`);
+    }
+    this.out(held ? [...held, '  ]', '}'] : whole);
   }
 
   /** Exit status for the process once the command returns (nest-commander closes the app first). */

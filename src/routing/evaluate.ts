@@ -45,22 +45,39 @@ export function readRoutingLog(
 ): RoutingLog {
   const entries: LogEntry[] = [];
   try {
-    for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
-      try {
-        const entry = JSON.parse(line) as unknown;
-        if (!isRecord(entry)) continue;
-        if (!keepPrompt?.(entry)) delete entry.prompt;
-        entries.push(entry);
-      } catch {
-        // a line cut off at a crash
-      }
+    for (const entry of routingLogEntries(file)) {
+      if (!keepPrompt?.(entry)) delete entry.prompt;
+      entries.push(entry);
     }
   } catch (error) {
-    if (readFailureCode(error) !== 'ENOENT')
-      return { entries: [], problem: `cannot read the routing log: ${readFailureReason(error)}` };
+    return { entries: [], problem: routingLogProblem(error) };
   }
   return { entries };
 }
+
+/**
+ * Each entry of the log as it is read, holding none of them: lines that are not a JSON object (cut off at a
+ * crash) or are over the readers' cap are skipped, and a missing log has none. Throws when the log cannot be
+ * read ({@link routingLogProblem} says why).
+ */
+export function* routingLogEntries(file: string): Generator<LogEntry> {
+  try {
+    for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
+      let entry: unknown;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isRecord(entry)) yield entry;
+    }
+  } catch (error) {
+    if (readFailureCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+/** What a reader of the routing log says when it cannot read it. */
+export const routingLogProblem = (error: unknown) => `cannot read the routing log: ${readFailureReason(error)}`;
 
 /** An outcome-labelled spawn with the routing entry of its prompt and the tier that ran. */
 export interface SpawnOutcome {
