@@ -60,7 +60,7 @@ export class LabelCommand extends CommandRunner {
       // Printed as read: what waits can be more than memory holds (list it in batches with --limit).
       await this.output.jsonWithItems({ log, waiting }, 'entries', waitingEntries(log, Math.min(limit, waiting)));
     } catch (error) {
-      this.stop(routingLogProblem(error), 1);
+      this.stop(routingLogProblem(log, error), 1);
     }
   }
 

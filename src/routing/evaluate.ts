@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
 import { readLinesSync } from '../common/line-reader';
-import { readFailureCode, readFailureReason } from '../common/regular-file';
+import { readFailureCode, readFailureReason, UnreadableFileError } from '../common/regular-file';
 import {
   type EngineFeatureAnswer,
   featureFigures,
@@ -50,7 +50,7 @@ export function readRoutingLog(
       entries.push(entry);
     }
   } catch (error) {
-    return { entries: [], problem: routingLogProblem(error) };
+    return { entries: [], problem: routingLogProblem(file, error) };
   }
   return { entries };
 }
@@ -76,8 +76,11 @@ export function* routingLogEntries(file: string): Generator<LogEntry> {
   }
 }
 
-/** What a reader of the routing log says when it cannot read it. */
-export const routingLogProblem = (error: unknown) => `cannot read the routing log: ${readFailureReason(error)}`;
+/** What a reader of the routing log says when it cannot read it: the file is named (a bare ENOTDIR names none). */
+export function routingLogProblem(file: string, error: unknown): string {
+  const reason = readFailureReason(error);
+  return `cannot read the routing log: ${error instanceof UnreadableFileError ? reason : `${file} (${reason})`}`;
+}
 
 /** An outcome-labelled spawn with the routing entry of its prompt and the tier that ran. */
 export interface SpawnOutcome {

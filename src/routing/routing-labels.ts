@@ -32,7 +32,7 @@ export function countWaiting(log: string): { waiting: number; problem?: string }
   try {
     for (const entry of routingLogEntries(log)) if (isWaitingForLabels(entry)) waiting += 1;
   } catch (error) {
-    return { waiting: 0, problem: routingLogProblem(error) };
+    return { waiting: 0, problem: routingLogProblem(log, error) };
   }
   return { waiting };
 }
@@ -183,7 +183,7 @@ export function routedIds(log: string): { ids: Set<string>; problem?: string } {
     for (const entry of routingLogEntries(log))
       if (entry.source === 'routing' && typeof entry.prompt_id === 'string') ids.add(entry.prompt_id);
   } catch (error) {
-    return { ids: new Set(), problem: routingLogProblem(error) };
+    return { ids: new Set(), problem: routingLogProblem(log, error) };
   }
   return { ids };
 }
@@ -246,7 +246,7 @@ export function exportLabelled(
     }
   } catch (error) {
     if (writing) throw error; // the caller's to name: the log was read
-    return { rows, prompts, problem: routingLogProblem(error) };
+    return { rows, prompts, problem: routingLogProblem(log, error) };
   }
   return { rows, prompts };
 }

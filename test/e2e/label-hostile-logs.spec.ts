@@ -136,3 +136,16 @@ it('lists through a log that is a symbolic link but writes nothing through it, n
   expect(lstatSync(log).isSymbolicLink()).toBe(true);
   expect(readFileSync(elsewhere).equals(before)).toBe(true);
 });
+
+it('names the log when its folder is a link to /dev/zero, and exits 1 for list and apply alike', async () => {
+  const sandbox = resources.sandbox();
+  const folder = path.join(sandbox.dir, 'logs');
+  symlinkSync('/dev/zero', folder);
+  const log = path.join(folder, 'routing.jsonl');
+  const labels = labelsFile(sandbox, ['p1']);
+  for (const args of [['list'], ['apply', labels]]) {
+    const result = await runMeasured(sandbox.dir, ['label', ...args, '--log', log], sandbox.env());
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(`system1 label: cannot read the routing log: ${log} (ENOTDIR)\n`);
+  }
+});
