@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import { refuseUnlessRegular, UnreadableFileError } from '../common/regular-file';
 import { ensurePrivateDir } from '../config/ensure-dir';
@@ -12,8 +22,8 @@ import { ensurePrivateDir } from '../config/ensure-dir';
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0) | NO_FOLLOW;
-/** How a log is opened to be read for a rewrite: never through a link, never waiting on a FIFO. */
-export const LOG_REWRITE_READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | NO_FOLLOW;
+/** How a log is opened to be read (for a rewrite, or to see how it ends): never through a link, never waiting on a FIFO. */
+export const LOG_READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | NO_FOLLOW;
 /** Logs hold prompts, questions and request ids: only the user may read them. */
 const LOG_FILE_MODE = 0o600;
 
@@ -76,12 +86,28 @@ export function writeAllBytes(fd: number, bytes: Buffer): void {
 
 /**
  * Appends `text` in one write: on a file opened for appending it lands whole at the end, so two processes
- * appending at once never interleave their lines.
+ * appending at once never interleave their lines. After a last line cut off at a crash, the text starts on a
+ * line of its own: glued onto that line, readers would skip it with it. Callers hold the log's lock, so no
+ * other append lands between that look at the end and the write.
  */
 export function appendToLog(file: string, text: string): void {
   const fd = openLogForAppend(file);
   try {
-    writeToLog(fd, text);
+    const { size } = fstatSync(fd);
+    writeToLog(fd, size > 0 && lastByte(file, size) !== NEWLINE ? `\n${text}` : text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const NEWLINE = 0x0a;
+
+/** The byte at `size - 1`, read by a descriptor of its own (the append one is write-only). */
+function lastByte(file: string, size: number): number {
+  const fd = openRegular(file, LOG_READ_FLAGS);
+  try {
+    const byte = Buffer.alloc(1);
+    return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : NEWLINE;
   } finally {
     closeSync(fd);
   }

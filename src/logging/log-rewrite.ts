@@ -12,7 +12,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { LineCopy } from './line-copy';
-import { LOG_REWRITE_READ_FLAGS, openRegular } from './log-file';
+import { LOG_READ_FLAGS, openRegular } from './log-file';
 import { withLogLock } from './log-lock';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -54,7 +54,7 @@ function rewriteOnce(
   replace: (line: string) => string | undefined,
   { maxLineBytes }: RewriteOptions,
 ): number | undefined {
-  const input = openRegular(file, LOG_REWRITE_READ_FLAGS);
+  const input = openRegular(file, LOG_READ_FLAGS);
   // Only a process of this pid can have left one: a crashed earlier one the pid was reused from.
   const temp = `${file}.${process.pid}.rewrite`;
   let output: number | undefined;

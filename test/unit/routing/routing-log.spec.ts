@@ -101,4 +101,23 @@ describe('the routing log', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('starts an entry on a line of its own after a last line cut off at a crash, so readers still find it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 's1-log-'));
+    try {
+      const file = path.join(dir, 'routing.jsonl');
+      writeFileSync(file, '{"source":"routing","prompt_id":"p1"}\n{"source":"rout');
+      appendLogLine(file, { source: 'routing', prompt_id: 'p2' });
+      appendLogLine(file, { source: 'routing', prompt_id: 'p3' });
+      expect(readFileSync(file, 'utf8').split('\n')).toEqual([
+        '{"source":"routing","prompt_id":"p1"}',
+        '{"source":"rout',
+        '{"source":"routing","prompt_id":"p2"}',
+        '{"source":"routing","prompt_id":"p3"}',
+        '',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
