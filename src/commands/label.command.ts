@@ -3,6 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
+import { jsonLine } from '../logging/json-lines';
 import { routingLogProblem } from '../routing/evaluate';
 import {
   applyLabels,
@@ -98,7 +99,7 @@ export class LabelCommand extends CommandRunner {
     const output = new ExportFile(file);
     let result: ReturnType<typeof exportLabelled>;
     try {
-      result = exportLabelled(log, (row) => output.write(`${JSON.stringify(row)}\n`));
+      result = exportLabelled(log, (row) => output.write(jsonLine(row))); // escaped as the log: cat shows no escapes
       if (!result.problem) output.finish();
     } catch (error) {
       return this.stop(`cannot write ${file} (${readFailureReason(error)})`, 1);

@@ -6,7 +6,7 @@
  * nothing written through the link. Every child runs under a kill timer: a regression that blocks comes back
  * killed (code null), never hangs the suite.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
   ftruncateSync,
@@ -20,7 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import * as path from 'node:path';
-import { type Json, requireBuild, Resources, type Sandbox } from './helpers/gateway';
+import { type Json, MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
 import { runMeasured } from './helpers/max-rss';
 
 const resources = Resources.perTest();
@@ -148,4 +148,42 @@ it('names the log when its folder is a link to /dev/zero, and exits 1 for list a
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toBe(`system1 label: cannot read the routing log: ${log} (ENOTDIR)\n`);
   }
+});
+
+it('stops quietly when its reader goes away (`label list | head`): no EPIPE stack, exit 0', async () => {
+  const sandbox = resources.sandbox();
+  const log = logOf(
+    sandbox,
+    Array.from({ length: 200 }, (_, i) => routed(i)),
+  );
+  const child = spawn(process.execPath, [MAIN, 'label', 'list', '--log', log], {
+    env: sandbox.env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // `head -c 100`: read the first chunk, then close the pipe
+  child.stdout.once('data', () => child.stdout.destroy());
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise((resolve) => child.on('close', (exit) => resolve(exit)));
+  clearTimeout(timer);
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+});
+
+it('exports rows that no terminal acts on (C1 controls and U+2028 escaped), their values kept', async () => {
+  const sandbox = resources.sandbox();
+  const prompt = 'Review it\u009b2J\u001b]0;pwned\u0007 and\u2028this';
+  const log = logOf(sandbox, [JSON.stringify({ source: 'routing', prompt_id: 'p1', prompt, labels: LABELS })]);
+  const out = path.join(sandbox.dir, 'labelled.jsonl');
+  const result = await runMeasured(sandbox.dir, ['label', 'export', out, '--log', log], sandbox.env());
+  expect(result.code).toBe(0);
+  const text = readFileSync(out, 'utf8');
+  expect(text.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+  expect(
+    text
+      .trimEnd()
+      .split('\n')
+      .map((row) => (JSON.parse(row) as Json).context.prompt),
+  ).toEqual(Array(5).fill(prompt));
 });
