@@ -21,7 +21,7 @@ const {
   writeSync,
 } = require('node:fs');
 const path = require('node:path');
-const { launch, sandbox, run, mib } = require('./child');
+const { RAW_CONTROL, launch, sandbox, run, mib } = require('./child');
 
 const MIB = 1024 * 1024;
 const LABELS = { read_only: true, design: false, review: false, specified: true, tier: 'haiku' };
@@ -173,6 +173,42 @@ async function labelExportLarge(main) {
       closeSync(fd);
     }
     return { exit_code: result.exit_code, rows, peak_rss_mib: mib(result.peak_rss_mib) };
+  } finally {
+    box.dispose();
+  }
+}
+
+/** `label list | head`: the reader closes the pipe after the first chunk. Exit, and a stack on stderr? */
+async function labelListPipeClosed(main) {
+  const box = sandbox();
+  try {
+    const log = box.file('routing.jsonl', Array.from({ length: 200 }, (_, i) => routed(i)).join('\n') + '\n');
+    const launched = launch(main, ['label', 'list', '--log', log], { env: box.env(), killAfterMs: 20_000 });
+    launched.child.stdin.end();
+    launched.child.stdout.once('data', () => launched.child.stdout.destroy());
+    const result = await launched.done;
+    return {
+      exit_code: result.exit_code,
+      ended: result.ended,
+      stack_on_stderr: /EPIPE|\n\s+at /.test(result.stderr),
+    };
+  } finally {
+    box.dispose();
+  }
+}
+
+/** An exported prompt holding C1 controls (CSI) and an OSC title sequence: raw in the exported file? */
+async function labelExportControls(main) {
+  const box = sandbox();
+  try {
+    const prompt = 'Review it\u009b2J\u001b]0;pwned\u0007 and this';
+    const log = box.file(
+      'routing.jsonl',
+      `${JSON.stringify({ source: 'routing', prompt_id: 'p1', prompt, labels: LABELS })}\n`,
+    );
+    const out = path.join(box.dir, 'labelled.jsonl');
+    const result = await run(main, ['label', 'export', out, '--log', log], { env: box.env() });
+    return { exit_code: result.exit_code, raw_controls_in_file: RAW_CONTROL.test(readFileSync(out, 'utf8')) };
   } finally {
     box.dispose();
   }
@@ -380,6 +416,8 @@ module.exports = {
   labelApplyLongLine,
   labelListLarge,
   labelExportLarge,
+  labelListPipeClosed,
+  labelExportControls,
   labelExportFifo,
   routingLogSymlink,
   appendAfterCutLine,
