@@ -13,6 +13,7 @@ const { runTool, InstallError, runScript } = require('./install/tools');
 const { isBuildCurrent } = require('./build-stamp');
 const { readOptions, quoteFor } = require('./install/shell-options');
 const { placesOf, installDirRefusal } = require('./install/purge');
+const { unloadablePathRefusal } = require('./install/loadable-path');
 const { installShim } = require('./install/shim');
 const { setup } = require('./install/setup');
 
@@ -62,10 +63,11 @@ function buildIfNeeded() {
 
 /**
  * Throws, naming the reason, unless `dir` can be the gateway's install dir: installApp deletes app.new and
- * app.old there and swaps app, so another program's folder of that name must stop it before anything moves.
+ * app.old there and swaps app, so another program's folder of that name must stop it before anything moves,
+ * and a path Node.js cannot load packages from must stop it before a copy that cannot start is made.
  */
 function checkInstallDir(dir) {
-  const why = installDirRefusal(dir, placesOf(process.env));
+  const why = unloadablePathRefusal(dir) || installDirRefusal(dir, placesOf(process.env));
   if (!why) return;
   throw new InstallError(
     `refusing to install into ${dir}: ${why}. Set SYSTEM1_INSTALL_DIR to a dir of the gateway's own (unset, it is ~/.system1-gateway); nothing was changed`,

@@ -2,7 +2,8 @@
 // The `system1` command: a small script (`system1` for sh, `system1.cmd` on Windows) that runs the installed
 // copy with the node on PATH, as the registration does. It goes in ~/.local/bin when that is on PATH (Claude
 // Code's own installer puts `claude` there), else in <install dir>/bin with the line that puts it on PATH.
-// A `system1` there of another program is never replaced: ours carries MARK, which uninstall checks too.
+// A `system1` there of another program is never replaced: ours carries MARK, which uninstall checks too. Nor is
+// one elsewhere on PATH newly hidden: a new shell that ran another program as `system1` still runs it.
 const fs = require('node:fs');
 const path = require('node:path');
 const { homeOf } = require('../../src/config/locations');
@@ -49,28 +50,61 @@ function isProgram(file, platform) {
   }
 }
 
-/** The `system1` a new shell would run: the first on PATH (on Windows, with any of PATHEXT's endings). */
-function firstOnPath(env, platform) {
+/** Every `system1` a new shell could run, in the order it looks (on Windows, with any of PATHEXT's endings). */
+function programsOnPath(env, platform) {
   const endings = platform === 'win32' ? (env.PATHEXT || '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean) : [''];
+  const found = [];
   for (const entry of pathEntries(env)) {
     for (const ending of endings) {
       const file = path.join(entry, `system1${ending.toLowerCase()}`);
-      if (isProgram(file, platform)) return file;
+      if (isProgram(file, platform) && !found.some((seen) => samePath(seen, file, platform))) found.push(file);
     }
   }
-  return undefined;
+  return found;
 }
 
-/** 'ours', 'foreign' or 'none' for the file at `file`. */
+/** Where `dir` comes on PATH: its first place, or -1. */
+function placeOnPath(dir, env, platform) {
+  return pathEntries(env).findIndex((entry) => samePath(entry, dir, platform));
+}
+
+/**
+ * Other programs' `system1` that a shim in `target` would hide: those after it on PATH, or all of them when
+ * `target` is not on PATH (the line the installer gives puts it first).
+ */
+function hiddenBy(target, env, platform) {
+  const place = placeOnPath(target, env, platform);
+  return programsOnPath(env, platform).filter((file) => {
+    if (ownerOf(file) === 'ours') return false;
+    return place === -1 || place < placeOnPath(path.dirname(file), env, platform);
+  });
+}
+
+/**
+ * 'ours', 'foreign' or 'none' for what is at `file`. Only a regular file can be ours, and only its first lines
+ * are read: a link (even one to nowhere, which a write would follow) or a FIFO is someone else's.
+ */
 function ownerOf(file) {
-  let text;
+  let stats;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    stats = fs.lstatSync(file);
   } catch (error) {
-    if (error.code === 'ENOENT') return 'none';
+    return error.code === 'ENOENT' ? 'none' : 'foreign';
+  }
+  if (!stats.isFile()) return 'foreign';
+  let head;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(4096);
+      head = bytes.toString('utf8', 0, fs.readSync(fd, bytes, 0, bytes.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
     return 'foreign';
   }
-  return text
+  return head
     .split(/\r?\n/)
     .slice(0, 3)
     .some((line) => line.includes(MARK))
@@ -91,27 +125,41 @@ function pathAdvice(dir, shell, env) {
 
 /**
  * Writes the shim for `main` (the installed dist/main.js) and returns what to tell the user. A shim of ours in
- * the place not chosen (left by an install under another PATH) goes, so only one copy stays.
+ * the place not chosen (left by an install under another PATH) goes, so only one copy stays. Another
+ * program's `system1` is never replaced, and never newly hidden: with one later on PATH (or on PATH at all,
+ * when the shim's folder is not), no shim is written. One of ours that a new shell already runs is kept
+ * (the upgrade changes nothing about which runs), and the message names what it hides.
  * @returns {string}
  */
 function installShim(main, { env, dir, shell, platform = process.platform }) {
   const [preferred, fallback] = shimDirs(env, dir);
   const target = onPath(preferred, env, platform) ? preferred : fallback;
   const file = path.join(target, shimName(platform));
-  if (ownerOf(file) === 'foreign') {
+  const owner = ownerOf(file);
+  if (owner === 'foreign') {
     return `Left ${file} as it is: it is not the gateway's (it has no "${MARK}" line), so there is no system1 command from this install. Run the gateway as node ${quoteFor(shell, main)}, or remove that file and run the installer again.`;
+  }
+  const hidden = hiddenBy(target, env, platform);
+  if (hidden.length > 0 && owner === 'none') {
+    return `Left no system1 command: ${hidden[0]}, another program's system1, is on PATH, and one in ${target} would hide it. Run the gateway as node ${quoteFor(shell, main)}, or remove ${hidden[0]} and run the installer again.`;
   }
   fs.mkdirSync(target, { recursive: true });
   fs.writeFileSync(file, shimText(platform, main), { mode: 0o755 });
   fs.chmodSync(file, 0o755);
   if (target === preferred) removeOurs(path.join(fallback, shimName(platform)), true);
   else removeOurs(path.join(preferred, shimName(platform)), false);
-  if (!onPath(target, env, platform))
-    return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}`;
-  const first = firstOnPath(env, platform);
+  const hides =
+    hidden.length > 0
+      ? ` It hides ${hidden[0]}, another program's system1, later on PATH: remove ${file} (the uninstaller does) to run that one again.`
+      : '';
+  if (!onPath(target, env, platform)) {
+    const before = hidden.length > 0 ? `\nThat line puts it before ${hidden[0]}, another program's system1.` : '';
+    return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}${before}`;
+  }
+  const first = programsOnPath(env, platform)[0];
   if (first && !samePath(first, file, platform))
     return `Added the system1 command: ${file}, but a new shell runs ${first} instead, which comes before it on PATH.`;
-  return `Added the system1 command: ${file} (its folder is on PATH).`;
+  return `Added the system1 command: ${file} (its folder is on PATH).${hides}`;
 }
 
 /**

@@ -1,10 +1,19 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { writeFileSync } from 'node:fs';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
-import { applyLabels, exportLabelled, parseLabels, routedIds, waitingForLabels } from '../routing/routing-labels';
+import { jsonLine } from '../logging/json-lines';
+import { routingLogProblem } from '../routing/evaluate';
+import {
+  applyLabels,
+  countWaiting,
+  exportLabelled,
+  parseLabels,
+  routedIds,
+  waitingEntries,
+} from '../routing/routing-labels';
+import { ExportFile } from './export-file';
 import { positiveNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
@@ -45,10 +54,15 @@ export class LabelCommand extends CommandRunner {
     return this.export(log, file);
   }
 
-  private list(log: string, limit = Number.POSITIVE_INFINITY): void {
-    const { entries, problem } = waitingForLabels(log);
+  private async list(log: string, limit = Number.POSITIVE_INFINITY): Promise<void> {
+    const { waiting, problem } = countWaiting(log);
     if (problem) return this.stop(problem, 1);
-    this.output.json({ log, waiting: entries.length, entries: entries.slice(0, limit) });
+    try {
+      // Printed as read: what waits can be more than memory holds (list it in batches with --limit).
+      await this.output.jsonWithItems({ log, waiting }, 'entries', waitingEntries(log, Math.min(limit, waiting)));
+    } catch (error) {
+      this.stop(routingLogProblem(log, error), 1);
+    }
   }
 
   private apply(log: string, file: string): void {
@@ -77,21 +91,24 @@ export class LabelCommand extends CommandRunner {
       const written = applyLabels(log, labels);
       this.output.out(`Labelled ${written} routed prompts in ${log} (${labels.size} labels given).`);
     } catch (error) {
-      this.stop(`cannot rewrite ${log} (${readFailureReason(error)}): nothing written`, 1);
+      this.stop(`cannot rewrite ${log} (${rewriteFailure(error)}): nothing written`, 1);
     }
   }
 
   private export(log: string, file: string): void {
-    const { rows, prompts, problem } = exportLabelled(log);
-    if (problem) return this.stop(problem, 1);
+    const output = new ExportFile(file);
+    let result: ReturnType<typeof exportLabelled>;
     try {
-      // The rows carry prompt text: only the user may read them, as the log.
-      writeFileSync(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(''), { mode: 0o600 });
+      result = exportLabelled(log, (row) => output.write(jsonLine(row))); // escaped as the log: cat shows no escapes
+      if (!result.problem) output.finish();
     } catch (error) {
       return this.stop(`cannot write ${file} (${readFailureReason(error)})`, 1);
+    } finally {
+      output.close();
     }
+    if (result.problem) return this.stop(result.problem, 1);
     this.output.out(
-      `Exported ${rows.length} calibration rows from ${prompts} labelled prompts to ${file}: system1 calibrate ${file}`,
+      `Exported ${result.rows} calibration rows from ${result.prompts} labelled prompts to ${file}: system1 calibrate ${file}`,
     );
   }
 
@@ -112,4 +129,10 @@ export class LabelCommand extends CommandRunner {
   parseLimit(value: string): number {
     return Math.floor(positiveNumber(value));
   }
+}
+
+/** Why a rewrite failed: the lock's and the retries' own words (they say what to do), else the read's reason. */
+function rewriteFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ELOCKED' || code === 'EBUSY' ? (error as Error).message : readFailureReason(error);
 }

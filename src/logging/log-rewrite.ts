@@ -4,71 +4,94 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
   readSync,
   renameSync,
   rmSync,
-  writeSync,
+  type Stats,
 } from 'node:fs';
-import { refuseUnlessRegular } from '../common/regular-file';
-import { writeToLog } from './log-file';
+import { LineCopy } from './line-copy';
+import { LOG_READ_FLAGS, openRegular } from './log-file';
 import { withLogLock } from './log-lock';
 
 const CHUNK_BYTES = 1024 * 1024;
-const NEWLINE = 0x0a;
-const LINE_END = Buffer.from([NEWLINE]);
+/** Tries before giving up when other rewrites keep landing while this one reads. */
+const REWRITE_ATTEMPTS = 3;
+
+export interface RewriteOptions {
+  /** Longer lines are copied through as they are, never offered to `replace` nor held whole. */
+  maxLineBytes: number;
+}
 
 /**
  * Rewrites a JSONL log in place, atomically: each line offered to `replace` (undefined keeps its bytes as
  * they are), the result written to a temp file beside the log with the log's mode, synced, and renamed over
- * it, all under the log's lock (appends wait for it, so none is lost). Streams a chunk at a time: a log can
- * be gigabytes. Returns how many lines were replaced.
+ * it. The bulk is copied without the log's lock, so the hooks go on appending (a log can be gigabytes, and an
+ * append waits for the lock only seconds); the lock is taken for the end alone: what was appended meanwhile
+ * is copied too, and then the rename, so no append is lost. When another rewrite renamed its copy over the log
+ * meanwhile, this one starts again from that copy rather than undo it. Returns how many lines were replaced.
  */
-export function rewriteLogLines(file: string, replace: (line: string) => string | undefined): number {
-  return withLogLock(file, () => {
-    const input = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const temp = `${file}.${process.pid}.rewrite`;
-    let output: number | undefined;
-    let replaced = 0;
-    try {
-      const stats = fstatSync(input);
-      refuseUnlessRegular(file, stats, Number.POSITIVE_INFINITY);
-      output = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, stats.mode & 0o777);
-      fchmodSync(output, stats.mode & 0o777); // the umask may have narrowed it
-      const emit = (bytes: Buffer) => {
-        const replacement = replace(bytes.toString('utf8'));
-        if (replacement === undefined) return writeBytes(output!, Buffer.concat([bytes, LINE_END]));
-        replaced += 1;
-        writeToLog(output!, `${replacement}\n`);
-      };
-      let pending = Buffer.alloc(0);
-      const chunk = Buffer.alloc(CHUNK_BYTES);
-      for (let read = readSync(input, chunk); read > 0; read = readSync(input, chunk)) {
-        let data = Buffer.concat([pending, chunk.subarray(0, read)]);
-        for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE)) {
-          emit(data.subarray(0, end));
-          data = data.subarray(end + 1);
-        }
-        pending = Buffer.from(data);
-      }
-      // A last line cut off at a crash keeps its bytes, without a newline made up for it.
-      if (pending.length > 0) writeBytes(output, pending);
-      fsyncSync(output);
-      closeSync(output);
-      output = undefined;
-      renameSync(temp, file);
-      return replaced;
-    } catch (error) {
-      if (output !== undefined) closeSync(output);
-      rmSync(temp, { force: true });
-      throw error;
-    } finally {
-      closeSync(input);
-    }
-  });
+export function rewriteLogLines(
+  file: string,
+  replace: (line: string) => string | undefined,
+  options: RewriteOptions,
+): number {
+  for (let attempt = 1; ; attempt++) {
+    const replaced = rewriteOnce(file, replace, options);
+    if (replaced !== undefined) return replaced;
+    if (attempt === REWRITE_ATTEMPTS)
+      throw Object.assign(
+        new Error(`${file} was rewritten by another process ${REWRITE_ATTEMPTS} times while this one read it`),
+        { code: 'EBUSY' },
+      );
+  }
 }
 
-/** Kept lines are copied as bytes, so whatever they hold (even invalid UTF-8) stays as it was. */
-function writeBytes(fd: number, bytes: Buffer): void {
-  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+/** One try: the count replaced, or undefined when another rewrite replaced the log first. */
+function rewriteOnce(
+  file: string,
+  replace: (line: string) => string | undefined,
+  { maxLineBytes }: RewriteOptions,
+): number | undefined {
+  const input = openRegular(file, LOG_READ_FLAGS);
+  // Only a process of this pid can have left one: a crashed earlier one the pid was reused from.
+  const temp = `${file}.${process.pid}.rewrite`;
+  let output: number | undefined;
+  try {
+    const read = fstatSync(input);
+    const mode = read.mode & 0o777;
+    rmSync(temp, { force: true });
+    output = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+    fchmodSync(output, mode); // the umask may have narrowed it
+    const copy = new LineCopy(output, replace, maxLineBytes);
+    copyToEnd(input, copy);
+    fsyncSync(output); // the bulk reaches the disk before the lock, which the hooks wait for, is taken
+    const finished = withLogLock(file, () => {
+      if (!isStill(file, read)) return false;
+      copyToEnd(input, copy); // what the hooks appended while the bulk was copied
+      copy.end();
+      fsyncSync(output!);
+      closeSync(output!);
+      output = undefined;
+      renameSync(temp, file);
+      return true;
+    });
+    return finished ? copy.replaced : undefined;
+  } finally {
+    if (output !== undefined) closeSync(output);
+    rmSync(temp, { force: true });
+    closeSync(input);
+  }
+}
+
+function copyToEnd(input: number, copy: LineCopy): void {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let read = readSync(input, chunk); read > 0; read = readSync(input, chunk)) copy.push(chunk.subarray(0, read));
+}
+
+/** Whether `file` is still the file that was opened (no other rewrite renamed its copy over it). */
+function isStill(file: string, opened: Stats): boolean {
+  const now = lstatSync(file, { throwIfNoEntry: false });
+  return now !== undefined && now.ino === opened.ino && now.dev === opened.dev;
 }

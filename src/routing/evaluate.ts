@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record';
 import { readLinesSync } from '../common/line-reader';
-import { readFailureCode, readFailureReason } from '../common/regular-file';
+import { readFailureCode, readFailureReason, UnreadableFileError } from '../common/regular-file';
 import {
   type EngineFeatureAnswer,
   featureFigures,
@@ -45,21 +45,41 @@ export function readRoutingLog(
 ): RoutingLog {
   const entries: LogEntry[] = [];
   try {
-    for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
-      try {
-        const entry = JSON.parse(line) as unknown;
-        if (!isRecord(entry)) continue;
-        if (!keepPrompt?.(entry)) delete entry.prompt;
-        entries.push(entry);
-      } catch {
-        // a line cut off at a crash
-      }
+    for (const entry of routingLogEntries(file)) {
+      if (!keepPrompt?.(entry)) delete entry.prompt;
+      entries.push(entry);
     }
   } catch (error) {
-    if (readFailureCode(error) !== 'ENOENT')
-      return { entries: [], problem: `cannot read the routing log: ${readFailureReason(error)}` };
+    return { entries: [], problem: routingLogProblem(file, error) };
   }
   return { entries };
+}
+
+/**
+ * Each entry of the log as it is read, holding none of them: lines that are not a JSON object (cut off at a
+ * crash) or are over the readers' cap are skipped, and a missing log has none. Throws when the log cannot be
+ * read ({@link routingLogProblem} says why).
+ */
+export function* routingLogEntries(file: string): Generator<LogEntry> {
+  try {
+    for (const line of readLinesSync(file, { maxLineBytes: ROUTING_LIMITS.logLineBytes })) {
+      let entry: unknown;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isRecord(entry)) yield entry;
+    }
+  } catch (error) {
+    if (readFailureCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+/** What a reader of the routing log says when it cannot read it: the file is named (a bare ENOTDIR names none). */
+export function routingLogProblem(file: string, error: unknown): string {
+  const reason = readFailureReason(error);
+  return `cannot read the routing log: ${error instanceof UnreadableFileError ? reason : `${file} (${reason})`}`;
 }
 
 /** An outcome-labelled spawn with the routing entry of its prompt and the tier that ran. */

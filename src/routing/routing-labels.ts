@@ -1,8 +1,9 @@
 import { isRecord } from '../common/is-record';
 import { rewriteLogLines } from '../logging/log-rewrite';
-import { type LogEntry, readRoutingLog } from './evaluate';
+import { type LogEntry, routingLogEntries, routingLogProblem } from './evaluate';
 import { TIER_RANK } from './evaluate-report';
 import { type Feature, FEATURES } from './routing-features';
+import { ROUTING_LIMITS } from './routing-limits';
 import { logLine } from './routing-log';
 import type { Tier } from './routing-rule';
 
@@ -22,10 +23,32 @@ export function isWaitingForLabels(entry: LogEntry): boolean {
   return entry.source === 'routing' && typeof entry.prompt_id === 'string' && !isRecord(entry.labels);
 }
 
-/** The entries waiting for labels, with what Claude needs to propose them: the prompt and the engine's reading. */
-export function waitingForLabels(log: string): { entries: ReturnType<typeof waitingEntry>[]; problem?: string } {
-  const { entries, problem } = readRoutingLog(log, { keepPrompt: isWaitingForLabels });
-  return { entries: entries.filter(isWaitingForLabels).map(waitingEntry), ...(problem && { problem }) };
+/**
+ * How many entries wait for labels. Like the other readers here it holds no entry: a log can be far larger
+ * than memory, and `label list` prints what waits a line at a time ({@link waitingEntries}).
+ */
+export function countWaiting(log: string): { waiting: number; problem?: string } {
+  let waiting = 0;
+  try {
+    for (const entry of routingLogEntries(log)) if (isWaitingForLabels(entry)) waiting += 1;
+  } catch (error) {
+    return { waiting: 0, problem: routingLogProblem(log, error) };
+  }
+  return { waiting };
+}
+
+/**
+ * The first `limit` entries waiting for labels, as read, with what Claude needs to propose them: the prompt
+ * and the engine's reading. Throws when the log cannot be read (`routingLogProblem` says why).
+ */
+export function* waitingEntries(log: string, limit: number): Generator<WaitingEntry> {
+  if (limit <= 0) return;
+  let given = 0;
+  for (const entry of routingLogEntries(log)) {
+    if (!isWaitingForLabels(entry)) continue;
+    yield waitingEntry(entry);
+    if (++given >= limit) return;
+  }
 }
 
 function waitingEntry(entry: LogEntry) {
@@ -41,6 +64,8 @@ function waitingEntry(entry: LogEntry) {
     tier: entry.tier ?? null,
   };
 }
+
+export type WaitingEntry = ReturnType<typeof waitingEntry>;
 
 export interface LabelProblem {
   line: number;
@@ -153,30 +178,40 @@ function elementStarts(text: string): number[] {
 
 /** The ids of every routed prompt in the log, labelled or not (a label may be corrected). */
 export function routedIds(log: string): { ids: Set<string>; problem?: string } {
-  const { entries, problem } = readRoutingLog(log);
-  const ids = new Set(
-    entries.filter((e) => e.source === 'routing' && typeof e.prompt_id === 'string').map((e) => e.prompt_id as string),
-  );
-  return { ids, ...(problem && { problem }) };
+  const ids = new Set<string>();
+  try {
+    for (const entry of routingLogEntries(log))
+      if (entry.source === 'routing' && typeof entry.prompt_id === 'string') ids.add(entry.prompt_id);
+  } catch (error) {
+    return { ids: new Set(), problem: routingLogProblem(log, error) };
+  }
+  return { ids };
 }
 
+/** Lines a rewrite offers for labels: those the readers read (longer ones are damage, and name no id). */
+const REWRITE_LIMITS = { maxLineBytes: ROUTING_LIMITS.logLineBytes };
+
 /**
- * Writes `labels` into the routed entries with those ids, atomically and under the log's lock (lines the
- * hook appends meanwhile wait for it and land after). Returns how many entries were labelled.
+ * Writes `labels` into the routed entries with those ids, atomically; lines the hook appends meanwhile land
+ * after, none lost (log-rewrite.ts). Returns how many entries were labelled.
  */
 export function applyLabels(log: string, labels: ReadonlyMap<string, RoutingLabels>): number {
-  return rewriteLogLines(log, (line) => {
-    if (!line.includes('"routing"')) return undefined;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-    if (!isRecord(entry) || entry.source !== 'routing' || typeof entry.prompt_id !== 'string') return undefined;
-    const label = labels.get(entry.prompt_id);
-    return label ? logLine({ ...entry, labels: label }).slice(0, -1) : undefined;
-  });
+  return rewriteLogLines(
+    log,
+    (line) => {
+      if (!line.includes('"routing"')) return undefined;
+      let entry: unknown;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        return undefined;
+      }
+      if (!isRecord(entry) || entry.source !== 'routing' || typeof entry.prompt_id !== 'string') return undefined;
+      const label = labels.get(entry.prompt_id);
+      return label ? logLine({ ...entry, labels: label }).slice(0, -1) : undefined;
+    },
+    REWRITE_LIMITS,
+  );
 }
 
 /** One calibration row per labelled feature and one for the tier, as `calibrate` reads them. */
@@ -188,27 +223,44 @@ export interface CalibrationExampleRow {
 }
 
 /**
- * The labelled routed prompts as calibration rows: for each, its four features as the yes/no questions the
- * hook asks (so their fits apply to the hook's answers) and the tier question. Entries without their prompt
- * text cannot be asked again and are left out.
+ * The labelled routed prompts as calibration rows, each handed to `write` as it is made (five a prompt, each
+ * with the prompt's text: a log's worth is more than a string can hold): for each, its four features as the
+ * yes/no questions the hook asks (so their fits apply to the hook's answers) and the tier question. Entries
+ * without their prompt text cannot be asked again and are left out.
  */
-export function exportLabelled(log: string): { rows: CalibrationExampleRow[]; prompts: number; problem?: string } {
-  const isLabelled = (entry: LogEntry) => entry.source === 'routing' && isRecord(entry.labels);
-  const { entries, problem } = readRoutingLog(log, { keepPrompt: isLabelled });
-  const rows: CalibrationExampleRow[] = [];
+export function exportLabelled(
+  log: string,
+  write: (row: CalibrationExampleRow) => void,
+): { rows: number; prompts: number; problem?: string } {
+  let rows = 0;
   let prompts = 0;
-  for (const entry of entries) {
-    if (!isLabelled(entry) || typeof entry.prompt !== 'string') continue;
-    const labels = entry.labels as Record<string, unknown>;
-    const context = { prompt: entry.prompt };
-    const before = rows.length;
-    for (const name of FEATURE_NAMES) {
-      if (typeof labels[name] === 'boolean')
-        rows.push({ question: FEATURES[name], options: ['yes', 'no'], context, label: labels[name] ? 'yes' : 'no' });
+  let writing = false;
+  try {
+    for (const entry of routingLogEntries(log)) {
+      const made = calibrationRows(entry);
+      writing = true;
+      for (const row of made) write(row);
+      writing = false;
+      rows += made.length;
+      if (made.length > 0) prompts += 1;
     }
-    if (typeof labels.tier === 'string' && TIERS.includes(labels.tier as Tier))
-      rows.push({ question: TIER_QUESTION, options: [...TIERS], context, label: labels.tier });
-    if (rows.length > before) prompts += 1;
+  } catch (error) {
+    if (writing) throw error; // the caller's to name: the log was read
+    return { rows, prompts, problem: routingLogProblem(log, error) };
   }
-  return { rows, prompts, ...(problem && { problem }) };
+  return { rows, prompts };
+}
+
+function calibrationRows(entry: LogEntry): CalibrationExampleRow[] {
+  if (entry.source !== 'routing' || !isRecord(entry.labels) || typeof entry.prompt !== 'string') return [];
+  const labels = entry.labels;
+  const context = { prompt: entry.prompt };
+  const rows: CalibrationExampleRow[] = [];
+  for (const name of FEATURE_NAMES) {
+    if (typeof labels[name] === 'boolean')
+      rows.push({ question: FEATURES[name], options: ['yes', 'no'], context, label: labels[name] ? 'yes' : 'no' });
+  }
+  if (typeof labels.tier === 'string' && TIERS.includes(labels.tier as Tier))
+    rows.push({ question: TIER_QUESTION, options: [...TIERS], context, label: labels.tier });
+  return rows;
 }

@@ -234,9 +234,10 @@ describe('install, upgrade, uninstall', () => {
 });
 
 describe('a home whose path the shell would run', () => {
-  // a path a user can have, and the one /system1:setup hands to the shell: the printed commands must name it
+  // a path a user can have (quotes of both kinds, $, backquotes, cmd's %, shell operators), and the one
+  // /system1:setup hands to the shell: the printed commands must name it
   const hostile = resources.sandbox();
-  const home = path.join(hostile.dir, "u $(touch PWNED) `touch PWNED` it's");
+  const home = path.join(hostile.dir, 'u $(touch PWNED) `touch PWNED` it\'s "quoted" $HOME %PATH% ; & | !');
   const main = path.join(home, '.system1-gateway', 'app', 'dist', 'main.js');
   const recorders = path.join(hostile.dir, 'recorders');
   const scratch = path.join(hostile.dir, 'scratch');

@@ -1,10 +1,10 @@
 /**
- * A routing log that cannot be written (a device or a FIFO instead of a file, a folder that is not one, a
- * folder the user may not write): the hooks still answer Claude Code, exit 0 and say why in the log; `outcomes --apply` says no label
+ * A routing log that cannot be written (a device or a FIFO instead of a file, a symbolic link, a folder that is
+ * not one, a folder the user may not write): the hooks still answer Claude Code, exit 0 and say why in the log; `outcomes --apply` says no label
  * was written and exits 1. Nothing crashes and no decision is lost.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
 import { type Env, MAIN, requireBuild, Resources, type Sandbox } from './helpers/gateway';
@@ -63,6 +63,18 @@ const unwritable: [string, (sandbox: Sandbox) => string, RegExp][] = [
       return fifo;
     },
     /routing\.fifo is a FIFO, not a regular file/,
+  ],
+  [
+    // One planted where the log will be would aim the hooks' lines at a file a shell runs: nothing is written.
+    'a symbolic link to a file elsewhere',
+    (sandbox) => {
+      const elsewhere = path.join(sandbox.dir, 'profile');
+      writeFileSync(elsewhere, 'export EDITOR=vi\n');
+      const link = path.join(sandbox.dir, 'routing.jsonl');
+      symlinkSync(elsewhere, link);
+      return link;
+    },
+    /routing\.jsonl is a symbolic link \(to .*profile\), not a regular file/,
   ],
   [
     'a log folder that is a file',

@@ -118,3 +118,33 @@ it("upgrades a dir that holds the gateway's own copy (the check lets the real ca
   expect(readdirSync(dir).sort()).toEqual(['app', 'bin', 'logs']);
   expect(readFileSync(w.npmCalls, 'utf8')).toContain('npm ci --omit=dev --ignore-scripts --prefer-offline');
 });
+
+describe('an install dir Node.js could not load the gateway from is refused before anything is touched', () => {
+  // Node resolves a package's "exports" through a URL of its path: a backslash there is refused as an encoded
+  // separator, and a * is taken for the exports pattern's wildcard. The copy installed would never start.
+  it.each([
+    ['a backslash', 'back\\slash', '\\'],
+    ['an asterisk', 'star*dir', '*'],
+  ])('a path with %s, named by SYSTEM1_INSTALL_DIR', async (_what, name, character) => {
+    const w = world();
+    const dir = path.join(w.sandbox.dir, name, 'gateway');
+    const result = await install(w.env({ SYSTEM1_INSTALL_DIR: dir }));
+    expectRefused(
+      result,
+      w,
+      `refusing to install into ${dir}: its path has a "${character}", and Node.js cannot load packages from such a folder (the installed gateway would not start)`,
+    );
+    expect(readdirSync(w.sandbox.dir)).not.toContain(name);
+  });
+
+  it('a home with one, for the default ~/.system1-gateway: the message says where to install instead', async () => {
+    const w = world();
+    const home = path.join(w.sandbox.dir, 'C:\\Users\\me');
+    mkdirSync(home);
+    const { SYSTEM1_INSTALL_DIR: _default, ...env } = w.env({ HOME: home });
+    const result = await install(env);
+    expectRefused(result, w, `refusing to install into ${path.join(home, '.system1-gateway')}: its path has a "\\"`);
+    expect(result.stderr).toContain('Set SYSTEM1_INSTALL_DIR');
+    expect(readdirSync(home)).toEqual([]);
+  });
+});

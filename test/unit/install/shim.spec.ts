@@ -3,7 +3,18 @@
  * goes, what it runs, the PATH line it prints when its folder is not on PATH, and that another program's
  * `system1` is never replaced or removed. The e2e suite runs the sh shim for real; this also covers Windows'.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -103,4 +114,79 @@ it('keeps one copy: a reinstall under another PATH moves it; uninstall removes o
   ]);
   expect(existsSync(path.join(localBin(), 'system1'))).toBe(false);
   expect(existsSync(localBin())).toBe(true); // ~/.local/bin is the user's
+});
+
+/** Another program's `system1`, executable, in a folder of its own under the scratch dir. */
+function otherProgram(folder = 'other-bin'): string {
+  const dir = path.join(scratch, folder);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'system1');
+  writeFileSync(file, '#!/bin/sh\necho "the other system1"\n');
+  chmodSync(file, 0o755);
+  return file;
+}
+
+describe("another program's system1 later on PATH", () => {
+  it('is not hidden: no shim goes in a folder before it, and the message names it and how to run the gateway', () => {
+    const other = otherProgram();
+    const env = { HOME: home, PATH: [localBin(), path.dirname(other), '/usr/bin'].join(path.delimiter) };
+    const said = installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' });
+    expect(said).toBe(
+      `Left no system1 command: ${other}, another program's system1, is on PATH, and one in ${localBin()} would hide it. Run the gateway as node '/opt/it'\\''s here/app/dist/main.js', or remove ${other} and run the installer again.`,
+    );
+    expect(existsSync(path.join(localBin(), 'system1'))).toBe(false);
+    expect(existsSync(path.join(dir, 'bin'))).toBe(false);
+  });
+
+  it('is not hidden by the PATH line either, when the shim would go in the install dir', () => {
+    const other = otherProgram();
+    const env = { HOME: home, PATH: [path.dirname(other), '/usr/bin'].join(path.delimiter) };
+    const said = installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' });
+    expect(said).toContain(`Left no system1 command: ${other}, another program's system1, is on PATH`);
+    expect(said).not.toContain('export PATH=');
+    expect(existsSync(path.join(dir, 'bin'))).toBe(false);
+  });
+
+  it('an upgrade keeps the shim a new shell already runs, and names the program it hides', () => {
+    const env = { HOME: home, PATH: localBin() };
+    installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' });
+    const other = otherProgram(); // installed after the gateway
+    const later = { ...env, PATH: [localBin(), path.dirname(other)].join(path.delimiter) };
+    const shim = path.join(localBin(), 'system1');
+    expect(installShim(MAIN, { env: later, dir, shell: 'sh', platform: 'linux' })).toBe(
+      `Added the system1 command: ${shim} (its folder is on PATH). It hides ${other}, another program's system1, later on PATH: remove ${shim} (the uninstaller does) to run that one again.`,
+    );
+    expect(readFileSync(shim, 'utf8')).toContain(MARK);
+  });
+});
+
+describe('what is already at the shim’s place, if not a file of ours', () => {
+  it('a link named system1 stays as it is, and nothing is written through a dangling one', () => {
+    mkdirSync(localBin(), { recursive: true });
+    const shim = path.join(localBin(), 'system1');
+    const aimedAt = path.join(scratch, 'elsewhere', 'system1');
+    mkdirSync(path.dirname(aimedAt));
+    symlinkSync(aimedAt, shim);
+    const env = { HOME: home, PATH: localBin() };
+    expect(installShim(MAIN, { env, dir, shell: 'sh', platform: 'linux' })).toContain(
+      `Left ${shim} as it is: it is not the gateway's`,
+    );
+    expect(existsSync(aimedAt)).toBe(false);
+    expect(lstatSync(shim).isSymbolicLink()).toBe(true);
+    expect(removeShims({ env, dir, platform: 'linux' })).toEqual([`Left ${shim} as it is: it is not the gateway's.`]);
+    expect(lstatSync(shim).isSymbolicLink()).toBe(true);
+  });
+
+  it('a FIFO named system1 is left as it is, without waiting to read it', () => {
+    mkdirSync(localBin(), { recursive: true });
+    const shim = path.join(localBin(), 'system1');
+    spawnSync('mkfifo', [shim]);
+    // In a child with a timer: a read of the FIFO would block this process for good.
+    const script = `const { installShim } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'scripts', 'install', 'shim.js'))});
+      process.stdout.write(installShim(${JSON.stringify(MAIN)}, { env: { HOME: ${JSON.stringify(home)}, PATH: ${JSON.stringify(localBin())} }, dir: ${JSON.stringify(dir)}, shell: 'sh', platform: 'linux' }));`;
+    const ran = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 15_000 });
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain(`Left ${shim} as it is: it is not the gateway's`);
+    expect(lstatSync(shim).isFIFO()).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { appendLogLine, insideLogDirs } from '../../../src/routing/routing-log';
@@ -75,6 +75,47 @@ describe('the routing log', () => {
       const text = readFileSync(file, 'utf8');
       expect(text.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
       expect(JSON.parse(text)).toEqual({ source: 'routing', prompt });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('appends nothing through a symbolic link: it names the link, and the file it names stays as it was', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 's1-log-'));
+    try {
+      // A link planted where the log will be (a shared folder), aimed at a file of the user's that a shell runs.
+      const elsewhere = path.join(dir, 'bashrc');
+      writeFileSync(elsewhere, 'export EDITOR=vi\n');
+      const file = path.join(dir, 'routing.jsonl');
+      symlinkSync(elsewhere, file);
+      expect(() => appendLogLine(file, { source: 'routing', prompt: '$(touch ~/pwned)' })).toThrow(
+        `${file} is a symbolic link (to ${elsewhere}), not a regular file`,
+      );
+      expect(readFileSync(elsewhere, 'utf8')).toBe('export EDITOR=vi\n');
+      expect(lstatSync(file).isSymbolicLink()).toBe(true);
+      // A dangling one is not followed to create the file it names either.
+      rmSync(elsewhere);
+      expect(() => appendLogLine(file, { source: 'routing', prompt: 'p' })).toThrow('is a symbolic link');
+      expect(() => lstatSync(elsewhere)).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts an entry on a line of its own after a last line cut off at a crash, so readers still find it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 's1-log-'));
+    try {
+      const file = path.join(dir, 'routing.jsonl');
+      writeFileSync(file, '{"source":"routing","prompt_id":"p1"}\n{"source":"rout');
+      appendLogLine(file, { source: 'routing', prompt_id: 'p2' });
+      appendLogLine(file, { source: 'routing', prompt_id: 'p3' });
+      expect(readFileSync(file, 'utf8').split('\n')).toEqual([
+        '{"source":"routing","prompt_id":"p1"}',
+        '{"source":"rout',
+        '{"source":"routing","prompt_id":"p2"}',
+        '{"source":"routing","prompt_id":"p3"}',
+        '',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
