@@ -23,6 +23,8 @@ const oauth = require('./reliability/round4-oauth');
 const library = require('./reliability/round4-library');
 const pull = require('./reliability/round4-pull');
 const pipeline = require('./reliability/round4-pipeline');
+const router4 = require('./reliability/round4-router');
+const files4 = require('./reliability/round4-files');
 
 /** Each round's probes: a key in its results file, and what it runs against one build's dist/main.js. */
 const ROUND_TWO = [
@@ -72,7 +74,7 @@ const ROUND_THREE = [
 ];
 
 /** Round four (issue 39): an unauthenticated client and a lying issuer against serve-http, and our own round. */
-const ROUND_FOUR = [oauth, library, pull, pipeline].flatMap((probes) => Object.entries(probes));
+const ROUND_FOUR = [oauth, library, pull, pipeline, router4, files4].flatMap((probes) => Object.entries(probes));
 
 const ROUNDS = {
   2: { probes: ROUND_TWO, results: 'reliability' },
