@@ -17,6 +17,7 @@ import { OutputWriter } from './output.writer';
 import { RouterReportCommand } from './router-report.command';
 import { SchemaCommand } from './schema.command';
 import { ServeHttpCommand } from './serve-http.command';
+import { ServeHttpParts } from './serve-http-parts';
 import { ServeOpenAiCommand } from './serve-openai.command';
 import { SessionCheckCommand } from './session-check.command';
 import { SmokeCommand } from './smoke/smoke.command';
@@ -41,6 +42,7 @@ import { UsageReportCommand } from './usage-report.command';
     SessionCheckCommand,
     ServeOpenAiCommand,
     ServeHttpCommand,
+    ServeHttpParts,
     RouterReportCommand,
     EngineCommand,
     EnginePullCommand,

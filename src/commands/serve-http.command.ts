@@ -5,15 +5,11 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { CallerModels } from '../decisions/callers/caller-models.service';
-import { DecisionService } from '../decisions/pipeline/decision.service';
-import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
-import { HealthService } from '../decisions/pipeline/health.service';
-import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { HTTP_TOKEN_VARIABLE, HttpServeOptions, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
 import { gatewayLogger } from '../logging/gateway.logger';
-import { McpServerService } from '../mcp/mcp-server.service';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
+import { ServeHttpParts } from './serve-http-parts';
 
 @Command({
   name: 'serve-http',
@@ -27,12 +23,8 @@ export class ServeHttpCommand extends CommandRunner {
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     @Inject(PROCESS_ENV) private readonly env: Env,
-    private readonly mcp: McpServerService,
-    private readonly decisions: DecisionService,
-    private readonly health: HealthService,
-    private readonly load: EndpointLoad,
+    private readonly parts: ServeHttpParts,
     private readonly callerModels: CallerModels,
-    private readonly registry: ProviderRegistry,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -60,18 +52,10 @@ export class ServeHttpCommand extends CommandRunner {
     let running;
     try {
       running = await startHttpServer(
-        {
-          mcp: this.mcp,
-          decisions: this.decisions,
-          health: this.health,
-          endpoints: this.load,
-          providerNames: [
-            ...this.registry.available().map((definition) => definition.name),
-            ...Object.keys(this.config.providerTables),
-          ],
-          log: (line) => this.logger.log(line),
-          warn: (line) => this.logger.warn(line),
-        },
+        this.parts.deps(
+          (line) => this.logger.log(line),
+          (line) => this.logger.warn(line),
+        ),
         options,
       );
     } catch (error) {

@@ -85,7 +85,10 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   }
 
   const section = <K extends Record<string, KeySpec>>(name: SectionName, keys: K) =>
-    readSection(name, keys, tableAt(document, name, label, errors), label, env, errors, SUB_TABLES[name]);
+    readSection(
+      { name, keys, table: tableAt(document, name, label, errors), subTables: SUB_TABLES[name] },
+      { file: label, env, errors },
+    );
   const gateway = section('gateway', SECTIONS.gateway) as GatewaySettings;
   const routing = section('routing', SECTIONS.routing) as RoutingSettings;
   const skills = section('skills', SECTIONS.skills) as SkillsSettings;
@@ -159,14 +162,24 @@ function tableAt(document: Table, name: string, file: string, errors: ConfigErro
 /** Tables inside a section, read on their own (see readHttpAccess), so not unknown keys of it. */
 const SUB_TABLES: Partial<Record<SectionName, readonly string[]>> = { http: ['callers', 'oauth'] };
 
+/** One section as written: its name, the keys it takes, its table, and tables inside it read on their own. */
+interface SectionText {
+  name: string;
+  keys: Record<string, KeySpec>;
+  table: Table;
+  subTables?: readonly string[];
+}
+
+/** Where settings come from (the file, then the environment's variables) and where problems go. */
+interface SettingSources {
+  file: string;
+  env: Env;
+  errors: ConfigError[];
+}
+
 function readSection(
-  name: string,
-  keys: Record<string, KeySpec>,
-  table: Table,
-  file: string,
-  env: Env,
-  errors: ConfigError[],
-  subTables: readonly string[] = [],
+  { name, keys, table, subTables = [] }: SectionText,
+  { file, env, errors }: SettingSources,
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const key of Object.keys(table)) {
@@ -229,7 +242,7 @@ function readHttpAccess(
       errors.push(configError(file, key, `must be a table ([${key}])`));
       continue;
     }
-    const given = readSection(key, HTTP_CALLER_KEYS, table, file, {}, errors);
+    const given = readSection({ name: key, keys: HTTP_CALLER_KEYS, table }, { file, env: {}, errors });
     const inherited = Object.fromEntries(
       Object.keys(HTTP_CALLER_KEYS).map((setting) => [
         setting,
@@ -242,12 +255,8 @@ function readHttpAccess(
   const oauthVariables = Object.keys(HTTP_OAUTH_KEYS).some((key) => env[envName('http.oauth', key)] !== undefined);
   if (oauthTable === undefined && !oauthVariables) return { httpCallers };
   const httpOAuth = readSection(
-    'http.oauth',
-    HTTP_OAUTH_KEYS,
-    tableAt(httpTable, 'oauth', file, errors, 'http.oauth'),
-    file,
-    env,
-    errors,
+    { name: 'http.oauth', keys: HTTP_OAUTH_KEYS, table: tableAt(httpTable, 'oauth', file, errors, 'http.oauth') },
+    { file, env, errors },
   ) as HttpOAuthSettings;
   return { httpCallers, httpOAuth };
 }

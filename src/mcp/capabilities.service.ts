@@ -4,10 +4,8 @@ import { system1Config } from '../config/system1.config';
 import { CalibrationService, SHIPPED_FITS } from '../calibration/calibration.service';
 import { isTrusted } from '../calibration/fit-choice';
 import { ChainMember, ProviderRegistry } from '../decisions/registry/provider-registry.service';
-import { CooldownService } from '../decisions/pools/cooldown.service';
-import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
+import { ReplicaStates } from '../decisions/pools/replica-states';
 import { isPool } from '../decisions/registry/engine-pool';
-import { endpointKey } from '../decisions/pools/cooldown.service';
 import { System1Provider } from '../decisions/registry/provider.interface';
 import { questionCapabilitiesOf } from '../decisions/questions/question-capabilities';
 import { ConfigStatus } from '../decisions/pipeline/config-status.service';
@@ -27,20 +25,17 @@ export class CapabilitiesService {
     private readonly configStatus: ConfigStatus,
     private readonly schemas: SchemaService,
     private readonly calibration: CalibrationService,
-    private readonly cooldown: CooldownService,
-    private readonly load: EndpointLoad,
+    private readonly replicas: ReplicaStates,
   ) {}
 
   /** A pool's replicas with their weight, cooldown state and requests in flight (read, never claimed). */
   private endpointsOf({ name, pool }: ChainMember) {
     if (!pool || !isPool(pool)) return {};
     return {
-      endpoints: pool.map((member) => ({
-        url: member.url,
-        weight: member.weight,
-        state: this.cooldown.state(endpointKey({ provider: name }, member)).state,
-        in_flight: this.load.of(name, member).inFlight,
-      })),
+      endpoints: pool.map((member) => {
+        const { cooldown, inFlight } = this.replicas.of(name, member);
+        return { url: member.url, weight: member.weight, state: cooldown.state, in_flight: inFlight };
+      }),
     };
   }
 

@@ -9,6 +9,7 @@ import { DecisionService } from '../decisions/pipeline/decision.service';
 import { DecisionGate } from '../decisions/pipeline/decision-gate';
 import { EngineAttempts } from '../decisions/pipeline/engine-attempts';
 import { ReplicaRunner } from '../decisions/pools/replica-runner';
+import { ReplicaStates } from '../decisions/pools/replica-states';
 import { EngineResolver } from '../decisions/registry/engine-resolver';
 import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
 import { Hedging } from '../decisions/pools/hedging.service';
@@ -35,6 +36,7 @@ export interface CoreGraph {
   gate: DecisionGate;
   engines: EngineResolver;
   replicas: ReplicaRunner;
+  replicaStates: ReplicaStates;
   attempts: EngineAttempts;
   decisions: DecisionService;
   health: HealthService;
@@ -67,6 +69,7 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
     gate: core.get(DecisionGate),
     engines: core.get(EngineResolver),
     replicas: core.get(ReplicaRunner),
+    replicaStates: core.get(ReplicaStates),
     attempts: core.get(EngineAttempts),
     decisions: core.get(DecisionService),
     health: core.get(HealthService),

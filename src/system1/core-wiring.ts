@@ -10,6 +10,7 @@ import { DecisionService } from '../decisions/pipeline/decision.service';
 import { DecisionGate } from '../decisions/pipeline/decision-gate';
 import { EngineAttempts } from '../decisions/pipeline/engine-attempts';
 import { ReplicaRunner } from '../decisions/pools/replica-runner';
+import { ReplicaStates } from '../decisions/pools/replica-states';
 import { EngineResolver } from '../decisions/registry/engine-resolver';
 import { EndpointLoad } from '../decisions/pools/endpoint-load.service';
 import { HealthService } from '../decisions/pipeline/health.service';
@@ -44,6 +45,7 @@ export const CORE_WIRING = [
   wire(DecisionGate, RuntimeProviders, ConfigStatus, PauseState),
   wire(EngineResolver, ProviderRegistry, RuntimeProviders),
   wire(ReplicaRunner, CooldownService, EndpointLoad, Hedging),
+  wire(ReplicaStates, CooldownService, EndpointLoad),
   wire(EngineAttempts, RuntimeProviders, CalibrationService),
   wire(DecisionService, CONFIG, DecisionGate, EngineResolver, ReplicaRunner, EngineAttempts, DecisionCache),
   wire(HealthService, CONFIG, ProviderRegistry, ConfigStatus, PauseState, CooldownService, EndpointLoad),
