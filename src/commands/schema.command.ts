@@ -4,28 +4,26 @@ import * as path from 'node:path';
 import { ensureDir } from '../config/ensure-dir';
 import { PACKAGE_ROOT } from '../config/paths';
 import { buildLibraryRequestSchema } from '../library/dto/library-schema';
-import { SchemaService } from '../mcp/schema/schema.service';
+import { ToolCatalog } from '../mcp/tool-catalog';
 import { OutputWriter } from './output.writer';
 
 export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schema');
+/** The one file of schema/ that is no tool's: the library's `decide()` request. */
+export const LIBRARY_REQUEST_FILE = 'library-request.json';
 
 @Command({ name: 'schema', description: 'write the JSON Schemas in schema/ from the DTOs' })
 export class SchemaCommand extends CommandRunner {
   constructor(
-    private readonly schemas: SchemaService,
+    private readonly tools: ToolCatalog,
     private readonly output: OutputWriter,
   ) {
     super();
   }
 
   async run(_args: string[], options: { check?: boolean }): Promise<void> {
-    const { request, response, askRequest, askResponse } = this.schemas.get();
     const files = {
-      'request.json': request,
-      'response.json': response,
-      'ask-request.json': askRequest,
-      'ask-response.json': askResponse,
-      'library-request.json': buildLibraryRequestSchema(),
+      ...this.tools.schemaFiles(),
+      [LIBRARY_REQUEST_FILE]: buildLibraryRequestSchema(),
     };
     if (options.check) {
       const drifted = Object.entries(files)

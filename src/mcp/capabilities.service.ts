@@ -9,8 +9,7 @@ import { isPool } from '../decisions/registry/engine-pool';
 import { System1Provider } from '../decisions/registry/provider.interface';
 import { questionCapabilitiesOf } from '../decisions/questions/question-capabilities';
 import { ConfigStatus } from '../decisions/pipeline/config-status.service';
-import { SchemaService } from './schema/schema.service';
-import { TOOL_NAMES } from './tool-names';
+import { ToolCatalog } from './tool-catalog';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-revisions';
 import { GATEWAY_VERSION, SCHEMA_VERSIONS } from '../common/version';
 import { REQUEST_LIMITS } from '../common/limits';
@@ -23,7 +22,7 @@ export class CapabilitiesService {
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
     private readonly configStatus: ConfigStatus,
-    private readonly schemas: SchemaService,
+    private readonly tools: ToolCatalog,
     private readonly calibration: CalibrationService,
     private readonly replicas: ReplicaStates,
   ) {}
@@ -62,12 +61,11 @@ export class CapabilitiesService {
 
   capabilities() {
     const chain = this.registry.chain();
-    const { request, response, askRequest, askResponse } = this.schemas.get();
     return {
       gateway_version: GATEWAY_VERSION,
       schema_version: SCHEMA_VERSIONS.response,
       schema_versions: SCHEMA_VERSIONS,
-      tools: [...TOOL_NAMES],
+      tools: this.tools.names(),
       mcp_protocol_versions: [...SERVED_PROTOCOL_VERSIONS],
       provider_chain: chain.map((member) => ({ name: member.name, role: member.role, ...this.endpointsOf(member) })),
       timeout_s: this.config.gateway.timeout_s,
@@ -90,10 +88,8 @@ export class CapabilitiesService {
         ),
       })),
       config_errors: this.configStatus.errors(),
-      request_schema: request,
-      response_schema: response,
-      ask_request_schema: askRequest,
-      ask_response_schema: askResponse,
+      // Each tool's request and response schema, named after its file (`ask-request.json`: `ask_request_schema`).
+      ...this.tools.capabilitySchemas(),
     };
   }
 }

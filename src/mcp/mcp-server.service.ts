@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CallToolResult, ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import { CallToolResult, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { LoadedConfig } from '../config/config.loader';
@@ -11,7 +11,8 @@ import { short } from './envelope';
 import { type DrainableTransport, GatedTransport } from './gated.transport';
 import { StdioLineTransport } from './stdio-line.transport';
 import { sentArguments } from './tool-call.guard';
-import { MCP_TOOLS, McpTool } from './tools/mcp-tool';
+import { ToolCatalog } from './tool-catalog';
+import { type McpTool, TOOL_HANDLERS } from './tools/mcp-tool';
 
 const INSTRUCTIONS =
   'System-1 answers small multiple-choice judgement calls in milliseconds. Use system1_decide when a ' +
@@ -35,9 +36,6 @@ const TOOL_LIST_TTL_MS = 60 * 60 * 1000;
 export class McpServerService {
   private readonly logger = new Logger('Mcp');
 
-  private readonly byName: Map<string, McpTool>;
-  /** The tool list, built once: the schemas are fixed for the life of the process. */
-  private toolList?: { tools: Tool[] };
   /**
    * One validator for every instance (the SDK would build an Ajv per
    * Server); used only for elicitation, which this server never asks for.
@@ -45,12 +43,11 @@ export class McpServerService {
   private readonly validator = new AjvJsonSchemaValidator();
 
   constructor(
-    @Inject(MCP_TOOLS) private readonly tools: McpTool[],
+    @Inject(TOOL_HANDLERS) private readonly byName: ReadonlyMap<string, McpTool>,
+    private readonly catalog: ToolCatalog,
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     private readonly registry: ProviderRegistry,
-  ) {
-    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
-  }
+  ) {}
 
   /**
    * A server with the tools bound, for one stdio connection or one HTTP request. `requestId`: the id every
@@ -66,7 +63,7 @@ export class McpServerService {
         cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' } },
       },
     );
-    server.setRequestHandler('tools/list', () => this.listTools());
+    server.setRequestHandler('tools/list', () => this.catalog.toolList());
     server.setRequestHandler('tools/call', (request, ctx) => {
       const result = this.callTool(
         request.params.name,
@@ -80,17 +77,6 @@ export class McpServerService {
     // The SDK's words may repeat what the client sent (a method, a revision) at any length: one short line.
     server.onerror = (error) => this.logger.warn(`protocol error: ${short(error.message)}`);
     return server;
-  }
-
-  private listTools() {
-    this.toolList ??= {
-      tools: this.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema() as Tool['inputSchema'],
-      })),
-    };
-    return this.toolList;
   }
 
   private unknownTool(name: string): ProtocolError {
@@ -121,11 +107,8 @@ export class McpServerService {
         isError,
       }),
       (error: unknown) => {
-        this.logger.error(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
-        throw new ProtocolError(
-          ProtocolErrorCode.InternalError,
-          `${tool.name} failed unexpectedly; see the server log`,
-        );
+        this.logger.error(`${name} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `${name} failed unexpectedly; see the server log`);
       },
     );
   }
@@ -146,7 +129,7 @@ export class McpServerService {
     process.stderr.on('error', () => undefined);
     const lines = new StdioLineTransport(process.stdin, process.stdout, { warn: (line) => this.logger.warn(line) });
     const gate = this.serveConnection(lines);
-    this.logger.log(`serving ${this.tools.length} tools on stdio (pid ${process.pid})`);
+    this.logger.log(`serving ${this.byName.size} tools on stdio (pid ${process.pid})`);
     await gate.closed;
   }
 

@@ -7,9 +7,10 @@ import { CONTEXT_MAX_DEPTH } from '../../src/mcp/dto/json-limits.decorator';
 import { DecideService } from '../../src/mcp/decide/decide.service';
 import { buildSchemas } from '../../src/mcp/schema/schema-export';
 import { type ErrorReply, guardStdin } from '../../src/mcp/stdin-guard';
+import { DECLARED_TOOLS } from '../../src/mcp/tool-list';
 import { gatewayApp } from '../helpers/gateway-app';
 
-const validResponse = new Ajv2020({ strict: false }).compile(buildSchemas().response);
+const validResponse = new Ajv2020({ strict: false }).compile(buildSchemas(DECLARED_TOOLS)['response.json']);
 
 /** Field values a hostile or broken client might send, mixed into otherwise plausible requests. */
 const hostileValue = fc.oneof(

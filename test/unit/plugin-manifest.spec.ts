@@ -1,7 +1,7 @@
 /** What the plugin says about the server's tools, in its manifest and in the marketplace, matches the tools. */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { TOOL_NAMES } from '../../src/mcp/tool-names';
+import { TOOL_NAMES } from '../../src/mcp/tool-list';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'plugin', '.claude-plugin', 'plugin.json'), 'utf8')) as {

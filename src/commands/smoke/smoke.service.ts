@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { installDir, PACKAGE_ROOT } from '../../config/paths';
 import { DeadlineExceeded, withDeadline } from '../../common/deadline';
-import { TOOL_NAMES } from '../../mcp/tool-names';
+import { TOOL_NAMES } from '../../mcp/tool-list';
 import { GATEWAY_VERSION } from '../../common/version';
 
 export type SmokeLayer = 'start' | 'handshake' | 'tools' | 'health' | 'decision';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { bearerToken } from '../../common/http/secret-check';
 import type { CallerScope } from '../../decisions/pipeline/caller-scope';
-import { TOOL_NAMES, type ToolName } from '../../mcp/tool-names';
+import { DECLARED_TOOLS, TOOL_NAMES, type ToolName } from '../../mcp/tool-list';
 import type { ProtectedResource } from '../oauth/protected-resource';
 import type { TokenVerifier } from '../oauth/token-verifier';
 import type { CallerPolicies, CallerPolicy } from './caller-policy';
@@ -39,8 +39,10 @@ export interface OAuthAccess {
   resource: ProtectedResource;
 }
 
-/** The tools that ask an engine: each call is one decision against the caller's rate. */
-const DECISION_TOOLS: ReadonlySet<string> = new Set<ToolName>(['system1_decide', 'system1_ask']);
+/** The tools whose calls are decisions (their declarations say so): each call counts against the caller's rate. */
+const DECISION_TOOLS: ReadonlySet<string> = new Set(
+  DECLARED_TOOLS.filter((tool) => tool.decides).map((tool) => tool.name),
+);
 
 /**
  * A 429 is answered when the caller's next decision would fit, but no later than this: a runaway client that

@@ -1,5 +1,5 @@
 import type { HttpCallerSettings, HttpSettings } from '../../config/config-keys';
-import { TOOL_NAMES } from '../../mcp/tool-names';
+import { TOOL_NAMES } from '../../mcp/tool-list';
 
 /** In a caller's `tools`: every tool. */
 const ALL_TOOLS = '*';

@@ -1,5 +1,5 @@
 import type { HttpOAuthSettings } from '../../config/config-keys';
-import type { ToolName } from '../../mcp/tool-names';
+import type { ToolName } from '../../mcp/tool-list';
 
 /** The scope each tool needs: its own for the two that ask an engine, one for the two that only read. */
 const TOOL_SCOPES: Record<ToolName, string> = {

@@ -1,25 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { DecideService } from '../decide/decide.service';
-import { SchemaService } from '../schema/schema.service';
-import { McpTool } from './mcp-tool';
-import { TOOLS } from '../tool-names';
+import { DecideRequestDto } from '../dto/decide-request.dto';
+import { AttemptDto, DecideResponseDto, ErrorDto } from '../dto/decide-response.dto';
+import { declareTool, McpTool } from './mcp-tool';
 
 @Injectable()
 export class DecideTool implements McpTool {
-  readonly name = TOOLS.decide;
-  readonly description =
-    'Ask the fast System-1 engine one multiple-choice (or yes/no) judgement call: which tool fits, is this ' +
-    'command destructive, which option applies. Returns the decision with a calibrated confidence, or ' +
-    '"abstained" when unsure: then reason it through yourself. Not for writing, maths or multi-step reasoning.';
+  static readonly declaration = declareTool({
+    name: 'system1_decide',
+    description:
+      'Ask the fast System-1 engine one multiple-choice (or yes/no) judgement call: which tool fits, is this ' +
+      'command destructive, which option applies. Returns the decision with a calibrated confidence, or ' +
+      '"abstained" when unsure: then reason it through yourself. Not for writing, maths or multi-step reasoning.',
+    request: { file: 'request.json', dto: DecideRequestDto },
+    response: { file: 'response.json', dto: DecideResponseDto, defs: [AttemptDto, ErrorDto] },
+    decides: true,
+  });
 
-  constructor(
-    private readonly decider: DecideService,
-    private readonly schemas: SchemaService,
-  ) {}
-
-  inputSchema() {
-    return this.schemas.get().request;
-  }
+  constructor(private readonly decider: DecideService) {}
 
   async call(args: unknown, signal?: AbortSignal, requestId?: string) {
     const response = await this.decider.decide(args, requestId, signal);

@@ -2,24 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { HealthService } from '../../decisions/pipeline/health.service';
 import { DecisionTally } from '../decision-tally';
 import { SERVED_PROTOCOL_VERSIONS } from '../protocol-revisions';
-import { McpTool, NO_ARGUMENTS } from './mcp-tool';
-import { TOOLS } from '../tool-names';
+import { declareTool, McpTool } from './mcp-tool';
 
 @Injectable()
 export class HealthTool implements McpTool {
-  readonly name = TOOLS.health;
-  readonly description =
-    'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, ' +
-    'with config errors, a probe per provider, and what this process decided since it started.';
+  static readonly declaration = declareTool({
+    name: 'system1_health',
+    description:
+      'Check the System-1 gateway: ok, degraded (primary engine down, a fallback up), down or paused, ' +
+      'with config errors, a probe per provider, and what this process decided since it started.',
+    decides: false,
+  });
 
   constructor(
     private readonly health: HealthService,
     private readonly tally: DecisionTally,
   ) {}
-
-  inputSchema() {
-    return NO_ARGUMENTS;
-  }
 
   async call() {
     return {

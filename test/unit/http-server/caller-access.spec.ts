@@ -126,6 +126,21 @@ describe('CallerAccess', () => {
     ]);
   });
 
+  it.each([
+    ['system1_decide', 429],
+    ['system1_ask', 429],
+    ['system1_health', undefined],
+    ['system1_capabilities', undefined],
+  ])(
+    "counts %s's calls against the caller's rate only when they are decisions (second call: %s)",
+    async (tool, second) => {
+      const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok' }, '[http]\nrate_per_minute = 1\nburst = 1\n');
+      const caller = (await access.identify(request('Bearer tok'))) as Caller;
+      expect(access.permit(caller, tool)).toBeUndefined();
+      expect(access.permit(caller, tool)?.status).toBe(second);
+    },
+  );
+
   it("holds each caller to its own tools and rate, a table's missing keys taken from [http]", async () => {
     const access = accessWith(
       { SYSTEM1_HTTP_TOKEN_ALICE: 'tok-a', SYSTEM1_HTTP_TOKEN_BOB: 'tok-b' },
