@@ -240,10 +240,10 @@ const MUTATIONS = [
   },
   {
     name: 'the Hub token sent by host name, not origin',
-    file: 'src/engines/hub/hub-endpoint.ts',
+    file: 'src/local-engines/hub/hub-endpoint.ts',
     from: 'url.origin === this.origin ?',
     to: 'url.hostname === new URL(this.origin).hostname ?',
-    tests: ['test/unit/engines/hub-endpoint.spec.ts', 'test/unit/engines/model-pull.spec.ts'],
+    tests: ['test/unit/local-engines/hub-endpoint.spec.ts', 'test/unit/local-engines/model-pull.spec.ts'],
   },
   {
     name: "a label's tier unchecked",

@@ -24,7 +24,7 @@ export type { CustomProvider, DshCapabilities, DshProvider, PickingProvider } fr
 export type { ProviderFactoryOptions } from './providers/factories/provider-factory';
 export type { TypesafeProviderOptions } from './providers/factories/typesafe';
 export type { CloudflareProviderOptions } from './providers/factories/cloudflare';
-export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
+export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-provider';
 export type { QuestionCapabilities } from './decisions/questions/question-capabilities';
 export type {
   AttemptContext,

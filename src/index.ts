@@ -8,8 +8,8 @@ export type { System1 } from './library/create-system1';
 export type { System1Options } from './library/library-options';
 export type { CustomProvider, DshCapabilities, DshProvider, PickingProvider } from './library/custom-provider';
 export type { ProviderFactoryOptions } from './providers/factories/provider-factory';
-export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-engine';
-export { ChoiceEngine } from './providers/choice/choice-engine';
+export type { ChoiceAsk, ChoiceCapabilities, ChoicePick, ChoiceState } from './providers/choice/choice-provider';
+export { ChoiceProvider } from './providers/choice/choice-provider';
 export {
   DecisionErrorCode,
   MalformedResponseError,
@@ -32,4 +32,5 @@ export type {
   ProviderDefinition,
   System1Provider,
 } from './decisions/registry/provider.interface';
-export { SYSTEM1_PROVIDERS, System1Engine } from './decisions/registry/providers.token';
+export { SYSTEM1_PROVIDERS, System1ProviderDefinition } from './decisions/registry/providers.token';
+export { ChoiceEngine, System1Engine } from './deprecated-names';

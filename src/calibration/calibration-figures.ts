@@ -2,7 +2,7 @@ import { type GroupReport, reportApplied, reportGroup } from './calibration-repo
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from './fit-choice';
 import { fitTemperature, type LabelledAnswer } from './fit';
 import { mergeFits, type StoredFit } from './fit-store';
-import { crossValidated, reliabilityBins, scorePrediction } from './metrics';
+import { crossValidated, reliabilityBins, scorePrediction } from './calibration-metrics';
 
 /** One labelled answer with what picks its fit: the question asked and how many options it had. */
 export interface CalibrationRow extends LabelledAnswer {

@@ -16,7 +16,7 @@ import {
   type ScoredPrediction,
   thresholdTable,
   type ThresholdRow,
-} from './metrics';
+} from './calibration-metrics';
 
 export interface GroupReport {
   n: number;

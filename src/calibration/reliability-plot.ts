@@ -1,5 +1,5 @@
-import type { ThresholdRow } from './metrics';
-import type { reliabilityBins } from './metrics';
+import type { ThresholdRow } from './calibration-metrics';
+import type { reliabilityBins } from './calibration-metrics';
 
 type Bins = ReturnType<typeof reliabilityBins>;
 

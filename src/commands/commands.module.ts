@@ -8,7 +8,7 @@ import { EngineCommand } from './engine/engine.command';
 import { EnginePullCommand } from './engine/engine-pull.command';
 import { EngineStartCommand } from './engine/engine-start.command';
 import { EngineStopCommand } from './engine/engine-stop.command';
-import { EnginesModule } from '../engines/engines.module';
+import { LocalEnginesModule } from '../local-engines/local-engines.module';
 import { EvaluateCommand } from './evaluate.command';
 import { LabelCommand } from './label.command';
 import { McpCommand } from './mcp.command';
@@ -25,7 +25,7 @@ import { ToggleCommand } from './toggle.command';
 import { UsageReportCommand } from './usage-report.command';
 
 @Module({
-  imports: [McpModule, OpenAiRouterModule, EnginesModule],
+  imports: [McpModule, OpenAiRouterModule, LocalEnginesModule],
   providers: [
     CalibrationRunner,
     OutputWriter,

@@ -12,7 +12,7 @@ import { callerScope } from '../decisions/pipeline/caller-scope';
 import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
 import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
-import type { GatewayMetrics } from './metrics';
+import type { GatewayMetrics } from './gateway-metrics';
 import type { ReadinessCheck } from './readiness';
 import { declaredTooLarge, readBody, tooLargeMessage } from './request-body';
 import { settleRequestId } from './request-id';
@@ -22,7 +22,7 @@ const ROUTES = new Set([MCP_PATH, '/healthz', '/readyz', '/metrics']);
 /** Routes a load balancer probes: no token, and an HTTP/1.0 probe without a Host header is let through. */
 const PROBES = new Set(['/healthz', '/readyz']);
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+export const HTTP_REQUEST_ID_HEADER = 'x-request-id';
 
 /** The error body of every refusal: JSON-RPC's, which MCP clients show (the SDK's own transport answers so). */
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
@@ -79,10 +79,10 @@ export class HttpGateway {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     const route = ROUTES.has(path) ? path : 'other';
-    let requestId = settleRequestId(undefined, req.headers[REQUEST_ID_HEADER], randomUUID);
+    let requestId = settleRequestId(undefined, req.headers[HTTP_REQUEST_ID_HEADER], randomUUID);
     let call = '';
     let caller: Caller | undefined;
-    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader(HTTP_REQUEST_ID_HEADER, requestId);
     if (this.draining) res.setHeader('connection', 'close');
     res.once('close', () => {
       const status = res.writableFinished ? res.statusCode : 0;
@@ -149,8 +149,8 @@ export class HttpGateway {
     }
     const read = readMessage(body.toString('utf8'), 'request');
     const message = 'message' in read ? read.message : undefined;
-    requestId = settleRequestId(message, req.headers[REQUEST_ID_HEADER], () => requestId);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
+    requestId = settleRequestId(message, req.headers[HTTP_REQUEST_ID_HEADER], () => requestId);
+    res.setHeader(HTTP_REQUEST_ID_HEADER, requestId);
     call = message ? describeCall(message) : '';
     if ('reply' in read) return sendJson(res, 400, read.reply);
     if ('drop' in read) {
@@ -194,7 +194,7 @@ export class HttpGateway {
       body = check.message;
     }
     // The id this request's calls are logged under, settled above from the body or the client's header.
-    req.headers[REQUEST_ID_HEADER] = requestId;
+    req.headers[HTTP_REQUEST_ID_HEADER] = requestId;
     await this.deps.mcp(req, res, body);
   }
 

@@ -7,11 +7,11 @@ import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
 import { CallerAccess, type OAuthAccess } from './callers/caller-access';
 import { RateLimiter } from './callers/rate-limiter';
-import { HttpGateway, REQUEST_ID_HEADER } from './http-gateway';
+import { HttpGateway, HTTP_REQUEST_ID_HEADER } from './http-gateway';
 import { listen } from './http-listener';
 import type { HttpServeOptions } from './http-options';
 import { mcpHttpHandler } from './mcp-http';
-import { GatewayMetrics } from './metrics';
+import { GatewayMetrics } from './gateway-metrics';
 import { ProtectedResource } from './oauth/protected-resource';
 import { TokenVerifier } from './oauth/token-verifier';
 import { ReadinessCheck } from './readiness';
@@ -60,7 +60,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
     mcp: mcpHttpHandler(
       (requestId) => deps.mcp.createServer(requestId),
-      REQUEST_ID_HEADER,
+      HTTP_REQUEST_ID_HEADER,
       (error) => deps.warn(`protocol error: ${short(error.message)}`),
     ),
     readiness: new ReadinessCheck(() => deps.health.health()),

@@ -16,7 +16,7 @@ import {
   type ChoiceState,
   choiceQuestionCapabilities,
   evaluateByPicks,
-} from '../providers/choice/choice-engine';
+} from '../providers/choice/choice-provider';
 
 /** An engine that only picks among options, given as one object: asked typed questions as choices. */
 export interface PickingProvider {

@@ -7,7 +7,7 @@ export const CANDIDATE_THRESHOLDS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85,
 /** Under this many comparisons at a threshold, its agreement says little. */
 export const FEW_COMPARISONS = 30;
 
-export interface ThresholdRow {
+export interface AgreementRow {
   threshold: number;
   /** Requests the fast engine would have answered at this threshold. */
   fast: number;
@@ -25,10 +25,10 @@ export interface AgreementReport {
   /** Records whose slow answer could not be read to compare (too big, cut off, unreachable); counted in `records`. */
   slow_unavailable: number;
   by_route: Record<Route, number>;
-  rows: ThresholdRow[];
+  rows: AgreementRow[];
   target_agreement: number;
   /** The lowest candidate threshold whose agreement reaches the target (the most fast answers at that bar). */
-  suggested: ThresholdRow | null;
+  suggested: AgreementRow | null;
 }
 
 interface Field {
@@ -80,7 +80,7 @@ export function agreementReport(lines: string[], targetAgreement: number): Agree
   };
 }
 
-function row(threshold: number, answered: Field[][], records: number): ThresholdRow {
+function row(threshold: number, answered: Field[][], records: number): AgreementRow {
   const fast = answered.filter((fields) => fields.every((field) => field.confidence >= threshold));
   const compared = fast.filter((fields) => fields.every((field) => field.agree !== undefined));
   const agreed = compared.filter((fields) => fields.every((field) => field.agree === true)).length;

@@ -13,7 +13,7 @@ import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
 import { BODY_ERROR_CODES, type HeldBody, type RequestBodies } from './request-body';
 import { type Endpoint, readFastCandidate } from './request-eligibility';
-import { MAX_DETAIL_CHARS, REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
+import { MAX_DETAIL_CHARS, SYSTEM1_REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
 import { type RouteReport, routeReport } from './route-report';
 import { schemaToQuestions } from './schema-to-questions';
 import { compareFields, type ShadowLog, type ShadowRecord } from './shadow-log';
@@ -99,7 +99,7 @@ export class OpenAiRouter {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = `s1r_${randomUUID()}`;
     const started = this.deps.now();
-    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader(SYSTEM1_REQUEST_ID_HEADER, requestId);
     const url = new URL(req.url ?? '/', 'http://router.invalid');
     const method = req.method ?? 'GET';
     const path = clip(url.pathname, MAX_DETAIL_CHARS, '…');

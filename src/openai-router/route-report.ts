@@ -31,14 +31,14 @@ export function routeReport(route: Route, detail?: string): RouteReport {
 }
 
 export const ROUTE_HEADER = 'x-system1-route';
-export const REQUEST_ID_HEADER = 'x-system1-request-id';
+export const SYSTEM1_REQUEST_ID_HEADER = 'x-system1-request-id';
 
 /**
  * The headers this router puts on every answer. An upstream's of the same name (another router's in a chain,
  * or a lying upstream's) is not relayed: the caller would read a request id the operator cannot find in the
  * log, or a route this router did not take.
  */
-export const REPORT_HEADERS: ReadonlySet<string> = new Set([ROUTE_HEADER, REQUEST_ID_HEADER]);
+export const REPORT_HEADERS: ReadonlySet<string> = new Set([ROUTE_HEADER, SYSTEM1_REQUEST_ID_HEADER]);
 
 /** `fast`, or `low_confidence; shadow; detail="field category at 0.62 < 0.8"`: one ASCII line. */
 export function routeHeader(report: RouteReport): string {

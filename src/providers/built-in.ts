@@ -20,7 +20,7 @@ export type BuiltInProviderDefinition = ProviderDefinition & { readonly keyVaria
 /**
  * The built-in engines, one line each: the Nest container registers them (ProvidersModule), and the hook
  * processes, which skip the container, build them by hand from the same list. Teams add theirs from their
- * own module (see `System1Engine`).
+ * own module (see `System1ProviderDefinition`).
  */
 export const BUILT_IN_PROVIDERS: (new (http: EngineHttpClient) => BuiltInProviderDefinition)[] = [
   MockProviderDefinition,

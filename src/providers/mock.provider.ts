@@ -9,8 +9,8 @@ import type {
   ProviderSettingSpecs,
   System1Provider,
 } from '../decisions/registry/provider.interface';
-import { System1Engine } from '../decisions/registry/providers.token';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine } from './choice/choice-engine';
+import { System1ProviderDefinition } from '../decisions/registry/providers.token';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceProvider } from './choice/choice-provider';
 
 type MockSettings = {
   confidence: number;
@@ -25,7 +25,7 @@ type MockSettings = {
  * How it maps decisions onto the engine: docs/engines.md#mock.
  */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class MockProviderDefinition implements ProviderDefinition<MockSettings> {
   readonly name = 'mock';
   readonly description = 'deterministic stand-in: always picks the first option';
@@ -44,7 +44,7 @@ export class MockProviderDefinition implements ProviderDefinition<MockSettings> 
   }
 }
 
-class MockProvider extends ChoiceEngine {
+class MockProvider extends ChoiceProvider {
   readonly name = 'mock';
 
   constructor(private readonly settings: MockSettings) {

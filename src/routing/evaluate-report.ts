@@ -1,4 +1,4 @@
-import { auroc } from '../calibration/metrics';
+import { auroc } from '../calibration/calibration-metrics';
 import { type Feature, FEATURES } from './routing-features';
 import { type Tier } from './routing-rule';
 

@@ -3,7 +3,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { ConfigStatus } from '../decisions/pipeline/config-status.service';
 import { CooldownService, type CooldownStore } from '../decisions/pools/cooldown.service';
-import { COOLDOWN, CONFIG, CORE_WIRING, ENGINE_DEFINITIONS, ENV } from './core-wiring';
+import { COOLDOWN, CONFIG, CORE_WIRING, PROVIDER_DEFINITIONS, ENV } from './core-wiring';
 import { DecisionCache } from '../decisions/pipeline/decision-cache.service';
 import { DecisionService } from '../decisions/pipeline/decision.service';
 import { DecisionGate } from '../decisions/pipeline/decision-gate';
@@ -53,7 +53,7 @@ export function buildCoreGraph(config: LoadedConfig, env: Env, cooldownStore?: C
   const core = resolveWiring(CORE_WIRING, [
     supply(CONFIG, config),
     supply(ENV, env),
-    supply(ENGINE_DEFINITIONS, { all: () => definitions }),
+    supply(PROVIDER_DEFINITIONS, { all: () => definitions }),
     ...(cooldownStore ? [supply(COOLDOWN, cooldownStore)] : []),
   ]);
   return {

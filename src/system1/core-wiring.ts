@@ -24,7 +24,7 @@ import { typedToken, wire } from './wiring';
 /** What the process that starts the core supplies: its config and environment, its engines, where cooldowns go. */
 export const CONFIG = typedToken<LoadedConfig>(system1Config.KEY);
 export const ENV = typedToken<Env>(PROCESS_ENV);
-export const ENGINE_DEFINITIONS = typedToken<ProviderDefinitions>(SYSTEM1_PROVIDERS);
+export const PROVIDER_DEFINITIONS = typedToken<ProviderDefinitions>(SYSTEM1_PROVIDERS);
 /** Optional: in memory unless given (the routing hook, a process per prompt, keeps a file). */
 export const COOLDOWN = typedToken<CooldownStore>(COOLDOWN_STORE, { optional: true });
 
@@ -33,7 +33,7 @@ export const COOLDOWN = typedToken<CooldownStore>(COOLDOWN_STORE, { optional: tr
  * and the hooks resolve it without Nest (`buildCoreGraph`), so a new constructor argument is one edit here.
  */
 export const CORE_WIRING = [
-  wire(ProviderRegistry, ENGINE_DEFINITIONS, CONFIG, ENV),
+  wire(ProviderRegistry, PROVIDER_DEFINITIONS, CONFIG, ENV),
   wire(CalibrationService, CONFIG),
   wire(ConfigStatus, CONFIG, ProviderRegistry),
   wire(PauseState, CONFIG),

@@ -42,7 +42,7 @@ class GivenConfigModule {
 export const CORE_SERVICES = CORE_WIRING.map((wiring) => wiring.provide);
 
 /**
- * Every engine of the application: the `@System1Engine()` classes Nest finds (the built-ins and a team's
+ * Every engine of the application: the `@System1ProviderDefinition()` classes Nest finds (the built-ins and a team's
  * module) and the config's `[engines] modules`, which the hooks load the same way.
  */
 const engineDefinitions: Provider<ProviderDefinitions> = {
@@ -60,7 +60,7 @@ const engineDefinitions: Provider<ProviderDefinitions> = {
 };
 
 /**
- * The decision core as one Nest module: the providers (built-ins, any `@System1Engine()` class in the
+ * The decision core as one Nest module: the providers (built-ins, any `@System1ProviderDefinition()` class in the
  * application and the config's `[engines] modules`), the one pipeline, health and calibration, wired from
  * `CORE_WIRING`. The MCP root, the CLI root and `createSystem1` import it; feature modules inject its
  * services, since it is global.

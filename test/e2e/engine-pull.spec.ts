@@ -17,7 +17,7 @@ import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand } f
 import { noEngines } from './helpers/no-engines';
 import { describeUnless } from '../helpers/skip-unless';
 import { HfHubFake } from '../fakes/hf-hub.fake';
-import { ProcessTable } from '../../src/engines/process/process-table';
+import { ProcessTable } from '../../src/local-engines/process/process-table';
 
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));

@@ -6,9 +6,9 @@ import {
   ProviderDefinition,
   System1Provider,
 } from '../../src/decisions/registry/provider.interface';
-import { System1Engine } from '../../src/decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../src/decisions/registry/providers.token';
 import { MalformedResponseError } from '../../src/decisions/errors/decision-error';
-import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-engine';
+import { asChoice, ChoiceAsk, ChoiceState, evaluateByPicks } from '../../src/providers/choice/choice-provider';
 
 /** What a scripted engine sees: the choices of one attempt, as a choice-only engine gets them. */
 export interface DecisionBatch {
@@ -27,7 +27,7 @@ export type Script = (
  * `[providers.<name>] type = "scripted"`; `label` tells them apart inside the script.
  */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class ScriptedEngine implements ProviderDefinition {
   static script: Script = async () => ({});
   static health: (instance: string, context: AttemptContext) => Promise<HealthProbeResult> = async () => ({

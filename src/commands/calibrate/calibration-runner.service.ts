@@ -15,7 +15,7 @@ const STOP_AFTER_FAILURES = 3;
 /** Examples in flight at once: engines answer a few requests side by side without queueing much. */
 const CONCURRENCY = 4;
 
-export interface RunOptions {
+export interface CalibrationRunOptions {
   examples: LabelledExample[];
   problems: LineProblem[];
   providerName: string;
@@ -52,7 +52,7 @@ export interface CalibrationReport extends CalibrationFigures {
 export class CalibrationRunner {
   constructor(private readonly decisions: DecisionService) {}
 
-  async run(options: RunOptions): Promise<CalibrationReport> {
+  async run(options: CalibrationRunOptions): Promise<CalibrationReport> {
     const { providerName, examples, targetAccuracy } = options;
     const asked = await this.askAll(providerName, examples, options.onProgress);
     const answered = asked.answers;

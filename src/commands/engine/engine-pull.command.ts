@@ -1,11 +1,11 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { formatBytes } from '../../common/byte-count';
-import { HubEndpoint, withoutHubToken } from '../../engines/hub/hub-endpoint';
-import { ModelPuller } from '../../engines/hub/model-pull.service';
-import { PullError } from '../../engines/hub/pull-error';
-import { checkRepoName, checkRevision } from '../../engines/hub/repo-name';
-import { EnginePackage } from '../../engines/reranker/engine-package.service';
-import { APP_RERANKER, DEFAULT_RERANKER_REPO, RerankerHome } from '../../engines/reranker/reranker-home';
+import { HubEndpoint, withoutHubToken } from '../../local-engines/hub/hub-endpoint';
+import { ModelPuller } from '../../local-engines/hub/model-pull.service';
+import { PullError } from '../../local-engines/hub/pull-error';
+import { checkRepoName, checkRevision } from '../../local-engines/hub/repo-name';
+import { EnginePackage } from '../../local-engines/reranker/engine-package.service';
+import { APP_RERANKER, DEFAULT_RERANKER_REPO, RerankerHome } from '../../local-engines/reranker/reranker-home';
 import { byteSize } from '../option-parsers';
 import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';

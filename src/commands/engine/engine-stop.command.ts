@@ -1,6 +1,6 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
-import { RerankerHome } from '../../engines/reranker/reranker-home';
-import { EngineProcessError, RerankerProcesses } from '../../engines/reranker/reranker-process.service';
+import { RerankerHome } from '../../local-engines/reranker/reranker-home';
+import { EngineProcessError, RerankerProcesses } from '../../local-engines/reranker/reranker-process.service';
 import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';
 

@@ -20,7 +20,7 @@ export type DecisionObserver = (event: DecisionEvent) => void;
  * How one pipeline call ended, for counting: every question
  * answered above the threshold, some abstained, or some failed.
  */
-export type DecisionStatus = 'answered' | 'abstained' | 'error';
+export type ObservedStatus = 'answered' | 'abstained' | 'error';
 
 /** Why a question was not answered with a decision, though nothing failed. */
 export type AbstentionReason = 'below_threshold' | CodeAbstention;
@@ -32,7 +32,7 @@ export function abstentionOf(answer: QuestionOutcome): AbstentionReason | undefi
 }
 
 /** A call fails when any of its questions failed; else it abstained when any question abstained. */
-export function decisionStatus(outcome: DecisionOutcome): DecisionStatus {
+export function decisionStatus(outcome: DecisionOutcome): ObservedStatus {
   const answers = Object.values(outcome.answers);
   if (answers.some((answer) => answer.status === 'error' && abstentionOf(answer) === undefined)) return 'error';
   return answers.some((answer) => abstentionOf(answer) !== undefined) ? 'abstained' : 'answered';

@@ -66,7 +66,7 @@ export interface ProviderCreateContext {
 
 /**
  * A configured engine: the one interface of built-in engines, a team's class under `SYSTEM1_PROVIDERS` and
- * an object given to `registerProvider`. Engines that only pick among options extend `ChoiceEngine`.
+ * an object given to `registerProvider`. Engines that only pick among options extend `ChoiceProvider`.
  */
 export interface System1Provider {
   readonly name?: string;

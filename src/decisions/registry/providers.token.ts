@@ -7,14 +7,14 @@ import type { ProviderDefinition } from './provider.interface';
  * discovered: mark the class, list it in any module's `providers`, and it joins `SYSTEM1_PROVIDERS`.
  *
  * ```ts
- * @Injectable() @System1Engine()
+ * @Injectable() @System1ProviderDefinition()
  * export class MyEngineProvider implements ProviderDefinition { ... }
  *
  * @Module({ providers: [MyEngineProvider] })
  * export class MyEngineModule {}
  * ```
  */
-export const System1Engine = DiscoveryService.createDecorator<void>();
+export const System1ProviderDefinition = DiscoveryService.createDecorator<void>();
 
 /** The multi-token: every marked definition in the application, resolved once Nest has built them. */
 export const SYSTEM1_PROVIDERS = Symbol('SYSTEM1_PROVIDERS');
@@ -32,7 +32,7 @@ export const providerDefinitionsToken: FactoryProvider<ProviderDefinitions> = {
     return {
       all: () =>
         (cached ??= discovery
-          .getProviders({ metadataKey: System1Engine.KEY })
+          .getProviders({ metadataKey: System1ProviderDefinition.KEY })
           .map((wrapper) => wrapper.instance as ProviderDefinition)
           .filter((instance) => instance !== undefined && instance !== null)),
     };

@@ -13,8 +13,8 @@ import {
   System1Provider,
 } from '../../decisions/registry/provider.interface';
 import { ProviderError } from '../../decisions/errors/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceProvider, ChoiceState, ChoicePick } from '../choice/choice-provider';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { API_KEY_VARIABLE, explainFailure, missingKeyError } from './anthropic.errors';
 import { answerFromMessage } from './anthropic.reply';
 import { anthropicHeaders, messagesRequest } from './anthropic.request';
@@ -33,7 +33,7 @@ const MAX_OPTIONS = 256;
  * How it maps decisions onto the engine: docs/engines.md#anthropic.
  */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class AnthropicProviderDefinition implements ProviderDefinition<AnthropicSettings> {
   readonly keyVariable = API_KEY_VARIABLE;
   readonly name = 'anthropic';
@@ -59,7 +59,7 @@ export class AnthropicProviderDefinition implements ProviderDefinition<Anthropic
   }
 }
 
-class AnthropicProvider extends ChoiceEngine {
+class AnthropicProvider extends ChoiceProvider {
   readonly name = 'anthropic';
 
   constructor(

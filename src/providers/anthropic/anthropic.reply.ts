@@ -1,7 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../../decisions/errors/decision-error';
-import type { ChoiceAsk, ChoicePick } from '../choice/choice-engine';
+import type { ChoiceAsk, ChoicePick } from '../choice/choice-provider';
 import { CHOOSE_TOOL, RANKING_MAX } from './anthropic.request';
 
 export interface ReplyContext {

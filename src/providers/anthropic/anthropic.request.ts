@@ -1,4 +1,4 @@
-import type { ChoiceAsk } from '../choice/choice-engine';
+import type { ChoiceAsk } from '../choice/choice-provider';
 
 /** The API version every call pins (wire-contracts 3.1); a newer one may change the reply's shape. */
 export const ANTHROPIC_VERSION = '2023-06-01';

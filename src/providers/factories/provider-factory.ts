@@ -8,7 +8,7 @@ import { EngineHttpClient } from '../http/engine-http.client';
 import { FetchEngineHttpClient } from '../http/fetch-engine-http.client';
 import type { SystemOneDialect, SystemOneSettings } from '../system-one/systemone-dialect';
 import { SystemOneDefinition } from '../system-one/systemone.definition';
-import type { SystemOneEngine } from '../system-one/systemone.engine';
+import type { DialectProvider } from '../system-one/dialect-provider';
 
 /** What every provider factory takes (dsh-system1's plugin settings), beside the engine's own. */
 export interface ProviderFactoryOptions {
@@ -103,7 +103,7 @@ export function providerFrom<S extends SystemOneSettings>(
   const configured = build(settings);
   const engine = Object.hasOwn(definition.settings, 'model')
     ? modelPerCall(definition.name, configured, settings.model, (model) => build(checkedSettings({ ...chosen, model })))
-    : (configured as SystemOneEngine<S>); // named by its definition, as every dialect's engine is
+    : (configured as DialectProvider<S>); // named by its definition, as every dialect's engine is
   if (given.id !== undefined) givenIds.set(engine, given.id);
   return engine;
 }

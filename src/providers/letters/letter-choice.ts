@@ -1,7 +1,7 @@
 import { isRecord } from '../../common/is-record';
 import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../../decisions/errors/decision-error';
-import type { ChoiceAsk, ChoicePick, ChoiceState } from '../choice/choice-engine';
+import type { ChoiceAsk, ChoicePick, ChoiceState } from '../choice/choice-provider';
 
 /**
  * The letter technique shared by the chat-model adapters (`ollama`, `openai`): a chat model sees the options

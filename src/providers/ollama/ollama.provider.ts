@@ -18,8 +18,8 @@ import {
   System1Provider,
 } from '../../decisions/registry/provider.interface';
 import { MalformedResponseError } from '../../decisions/errors/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceProvider, ChoiceState, ChoicePick } from '../choice/choice-provider';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { hasLogprobs, OLLAMA_MIN_VERSION, withTag } from './ollama-version';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:11434';
@@ -32,7 +32,7 @@ const LISTED_MODELS = 8;
  * How it maps decisions onto the engine: docs/engines.md#ollama.
  */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class OllamaProviderDefinition implements ProviderDefinition<LetterChatSettings> {
   readonly name = 'ollama';
   /** Ollama's API takes no key. */
@@ -50,7 +50,7 @@ export class OllamaProviderDefinition implements ProviderDefinition<LetterChatSe
   }
 }
 
-class OllamaProvider extends ChoiceEngine {
+class OllamaProvider extends ChoiceProvider {
   readonly name = 'ollama';
 
   constructor(

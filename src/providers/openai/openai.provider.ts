@@ -21,8 +21,8 @@ import {
   System1Provider,
 } from '../../decisions/registry/provider.interface';
 import { MalformedResponseError } from '../../decisions/errors/decision-error';
-import { ChoiceAsk, ChoiceCapabilities, ChoiceEngine, ChoiceState, ChoicePick } from '../choice/choice-engine';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { ChoiceAsk, ChoiceCapabilities, ChoiceProvider, ChoiceState, ChoicePick } from '../choice/choice-provider';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 const MODEL_HINT = 'the name the server serves, see GET /v1/models';
@@ -37,7 +37,7 @@ type OpenAiSettings = LetterChatSettings & { disable_thinking: boolean };
  * How it maps decisions onto the engine: docs/engines.md#openai.
  */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class OpenAiProviderDefinition implements ProviderDefinition<OpenAiSettings> {
   readonly keyVariable = OPENAI_KEY_VARIABLE;
   readonly name = 'openai';
@@ -71,7 +71,7 @@ interface OpenAiOptions {
   env: ProviderCreateContext['env'];
 }
 
-class OpenAiProvider extends ChoiceEngine {
+class OpenAiProvider extends ChoiceProvider {
   readonly name = 'openai';
 
   constructor(

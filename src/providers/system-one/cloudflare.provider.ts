@@ -3,7 +3,7 @@ import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
 import { ProviderError } from '../../decisions/errors/decision-error';
 import { ProviderSettingError } from '../../decisions/registry/provider.interface';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { EngineHttpClient, safeEngineText } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';
@@ -90,7 +90,7 @@ function firstError(errors: unknown, key: string | undefined): string {
 }
 
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class CloudflareProviderDefinition extends SystemOneDefinition<CloudflareSettings> {
   constructor(http: EngineHttpClient) {
     super(http, CLOUDFLARE);

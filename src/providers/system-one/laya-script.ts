@@ -1,5 +1,5 @@
 import type { Question } from '../../decisions/questions/question.types';
-import { asChoice } from '../choice/choice-engine';
+import { asChoice } from '../choice/choice-provider';
 
 /**
  * Above this share of non-Latin letters, Laya's English-only checkpoints are confidently wrong (model card,

@@ -4,7 +4,7 @@ import { text } from '../../config/setting-types';
 import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../../decisions/errors/decision-error';
 import { isProbability } from '../../decisions/pipeline/distribution';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import {
@@ -95,7 +95,7 @@ export const LAYA: SystemOneDialect<LayaSettings> = {
 };
 
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class LayaProviderDefinition extends SystemOneDefinition<LayaSettings> {
   constructor(http: EngineHttpClient) {
     super(http, LAYA);

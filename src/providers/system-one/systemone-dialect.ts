@@ -42,7 +42,7 @@ export interface DialectEngine<S extends SystemOneSettings> {
 /**
  * One engine's dialect of the System One protocol, as data: its definition (name, settings), how a request
  * is sent (path, headers, how a question is written), how the reply is read, its limits and its health
- * probe. `SystemOneEngine` is the one engine that speaks every dialect: every question of a request goes in
+ * probe. `DialectProvider` is the one engine that speaks every dialect: every question of a request goes in
  * ONE POST, and each answer comes back with a rationale naming who answered and the probabilities best first.
  * Every field but the definition's and `health` is optional; leaving one out means the protocol's own way.
  *

@@ -7,7 +7,7 @@ import type {
 import { hostedConnection, localConnection } from '../http/engine-connection';
 import type { EngineHttpClient } from '../http/engine-http.client';
 import type { SystemOneDialect, SystemOneSettings } from './systemone-dialect';
-import { SystemOneEngine } from './systemone.engine';
+import { DialectProvider } from './dialect-provider';
 
 /**
  * The provider definition of a System One dialect: its name and settings are the dialect's, and `create`
@@ -15,7 +15,7 @@ import { SystemOneEngine } from './systemone.engine';
  *
  * @example
  * @Injectable()
- * @System1Engine()
+ * @System1ProviderDefinition()
  * export class EchoProviderDefinition extends SystemOneDefinition<EchoSettings> {
  *   constructor(http: EngineHttpClient) {
  *     super(http, ECHO);
@@ -41,6 +41,6 @@ export class SystemOneDefinition<S extends SystemOneSettings> implements Provide
   create(settings: S, context: ProviderCreateContext): System1Provider {
     this.dialect.check?.(settings);
     const reach = this.dialect.reach === 'hosted' ? hostedConnection : localConnection;
-    return new SystemOneEngine(this.dialect, settings, reach(this.http, settings, this.keyVariable, context));
+    return new DialectProvider(this.dialect, settings, reach(this.http, settings, this.keyVariable, context));
   }
 }

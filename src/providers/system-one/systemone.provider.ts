@@ -3,7 +3,7 @@ import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
 import { shown } from '../../common/clip';
 import { EngineStatusError } from '../../decisions/errors/decision-error';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';
@@ -52,7 +52,7 @@ export const SYSTEMONE: SystemOneDialect<SystemOneServerSettings> = {
 };
 
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class SystemOneProviderDefinition extends SystemOneDefinition<SystemOneServerSettings> {
   constructor(http: EngineHttpClient) {
     super(http, SYSTEMONE);

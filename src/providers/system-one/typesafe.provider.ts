@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { text } from '../../config/setting-types';
 import { EngineStatusError } from '../../decisions/errors/decision-error';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';
@@ -66,7 +66,7 @@ export const TYPESAFE: SystemOneDialect<TypeSafeSettings> = {
 };
 
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class TypeSafeProviderDefinition extends SystemOneDefinition<TypeSafeSettings> {
   constructor(http: EngineHttpClient) {
     super(http, TYPESAFE);

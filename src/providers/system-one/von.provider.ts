@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isRecord } from '../../common/is-record';
 import { text } from '../../config/setting-types';
-import { System1Engine } from '../../decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../decisions/registry/providers.token';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { httpEngineSettings } from '../http/http-settings';
 import type { SystemOneDialect } from './systemone-dialect';
@@ -37,7 +37,7 @@ export const VON: SystemOneDialect<VonSettings> = {
 };
 
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 export class VonProviderDefinition extends SystemOneDefinition<VonSettings> {
   constructor(http: EngineHttpClient) {
     super(http, VON);

@@ -11,7 +11,7 @@ import {
   type Prediction,
   recommendThreshold,
   thresholdTable,
-} from '../../../src/calibration/metrics';
+} from '../../../src/calibration/calibration-metrics';
 import { seededRandom } from '../../../src/calibration/random';
 import { scaleNamed, scaleProbabilities } from '../../../src/calibration/temperature';
 

@@ -19,7 +19,7 @@ import {
   expectedCalibrationError,
   meanLogLoss,
   type ScoredPrediction,
-} from '../../../src/calibration/metrics';
+} from '../../../src/calibration/calibration-metrics';
 import { PROBABILITY_FLOOR, scaleProbabilities } from '../../../src/calibration/temperature';
 import { scaled } from '../../helpers/independent-calibration';
 import { itUnless } from '../../helpers/skip-unless';

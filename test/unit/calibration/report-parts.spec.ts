@@ -14,7 +14,7 @@ import {
   eceNoiseFloor,
   type Prediction,
   reliabilityBins,
-} from '../../../src/calibration/metrics';
+} from '../../../src/calibration/calibration-metrics';
 import { seededRandom } from '../../../src/calibration/random';
 
 const p = (confidence: number, correct: boolean): Prediction => ({

@@ -7,7 +7,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { REQUEST_ID_HEADER } from '../../../src/http-server/http-gateway';
+import { HTTP_REQUEST_ID_HEADER } from '../../../src/http-server/http-gateway';
 import { mcpHttpHandler } from '../../../src/http-server/mcp-http';
 import { McpServerService } from '../../../src/mcp/mcp-server.service';
 import { LayaFake } from '../../fakes/laya.fake';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const mcp = app.get(McpServerService);
   const handler = mcpHttpHandler(
     (requestId) => mcp.createServer(requestId),
-    REQUEST_ID_HEADER,
+    HTTP_REQUEST_ID_HEADER,
     (error) => protocolErrors.push(error.message),
   );
   // The gateway reads and parses the body before the binding sees it (http-gateway.ts): so does this server.

@@ -5,7 +5,7 @@ import {
   decisionStatus,
 } from '../../../src/decisions/pipeline/decision-observer';
 import type { DecisionOutcome, QuestionOutcome } from '../../../src/decisions/questions/decision.types';
-import { GatewayMetrics } from '../../../src/http-server/metrics';
+import { GatewayMetrics } from '../../../src/http-server/gateway-metrics';
 import { parsePrometheusText, sampleSum, sampleValue } from '../../helpers/prometheus-text';
 
 const choice = (belowThreshold = false): QuestionOutcome => ({

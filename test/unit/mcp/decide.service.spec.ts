@@ -8,10 +8,10 @@ import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { PauseState } from '../../../src/decisions/pipeline/pause-state.service';
 import { ProviderDefinition, System1Provider } from '../../../src/decisions/registry/provider.interface';
 import { MalformedResponseError, ProviderError } from '../../../src/decisions/errors/decision-error';
-import { System1Engine } from '../../../src/decisions/registry/providers.token';
+import { System1ProviderDefinition } from '../../../src/decisions/registry/providers.token';
 import { gatewayApp } from '../../helpers/gateway-app';
 import { answer, DecisionBatch, ScriptedEngine, ScriptedEngineModule } from '../../helpers/scripted.provider';
-import { ChoiceAsk, ChoiceEngine } from '../../../src/providers/choice/choice-engine';
+import { ChoiceAsk, ChoiceProvider } from '../../../src/providers/choice/choice-provider';
 
 const REQUEST = {
   question: 'Rerun the flaky pipeline or block the merge?',
@@ -273,7 +273,7 @@ describe('DecideService', () => {
 
 /** A team's own engine, in its own module: nothing in src/ mentions it. */
 @Injectable()
-@System1Engine()
+@System1ProviderDefinition()
 class LastOptionEngine implements ProviderDefinition {
   readonly name = 'last-option';
   readonly description = 'picks the last option';
@@ -284,7 +284,7 @@ class LastOptionEngine implements ProviderDefinition {
 }
 
 /** A team's simple engine extends the shared choice base and only picks. */
-class LastOption extends ChoiceEngine {
+class LastOption extends ChoiceProvider {
   readonly name = 'last-option';
   protected choiceCapabilities() {
     return { batch: false, probabilities: false, max_options: 4 };

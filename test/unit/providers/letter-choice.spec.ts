@@ -1,7 +1,7 @@
-import { evaluateByPicks } from '../../../src/providers/choice/choice-engine';
+import { evaluateByPicks } from '../../../src/providers/choice/choice-provider';
 import { letterAnswer, letterMessages, type LetterReading } from '../../../src/providers/letters/letter-choice';
 import { MalformedResponseError } from '../../../src/decisions/errors/decision-error';
-import type { ChoiceAsk } from '../../../src/providers/choice/choice-engine';
+import type { ChoiceAsk } from '../../../src/providers/choice/choice-provider';
 import { expectedShare } from './letter-chat.shared';
 
 const question = (options: string[], id = 'q'): ChoiceAsk => ({ id, text: 'Which?', options, yesNo: false });

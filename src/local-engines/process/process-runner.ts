@@ -10,7 +10,7 @@ export interface RunResult {
   missing: boolean;
 }
 
-export interface RunOptions {
+export interface ProcessRunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Collect the output (a launcher's lines), or pass both streams to this process's stderr (npm's). */
@@ -23,7 +23,7 @@ export interface RunOptions {
  */
 @Injectable()
 export class ProcessRunner {
-  run(command: string, args: readonly string[], { cwd, env, capture }: RunOptions): Promise<RunResult> {
+  run(command: string, args: readonly string[], { cwd, env, capture }: ProcessRunOptions): Promise<RunResult> {
     return new Promise((resolve) => {
       const child = spawn(command, args, {
         cwd,

@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { byteSize } from '../../../src/commands/option-parsers';
-import { MANIFEST_FILE, type PullManifest } from '../../../src/engines/hub/pull-manifest';
-import { ProcessRunner, type RunOptions, type RunResult } from '../../../src/engines/process/process-runner';
-import { ProcessTable } from '../../../src/engines/process/process-table';
-import { EngineConfig } from '../../../src/engines/reranker/engine-config.service';
-import { EnginePackage } from '../../../src/engines/reranker/engine-package.service';
-import { latestPulledModel } from '../../../src/engines/reranker/pulled-models';
-import { RerankerHealth, type RerankerHealthReport } from '../../../src/engines/reranker/reranker-health';
-import { RerankerHome } from '../../../src/engines/reranker/reranker-home';
-import { RerankerProcesses } from '../../../src/engines/reranker/reranker-process.service';
+import { MANIFEST_FILE, type PullManifest } from '../../../src/local-engines/hub/pull-manifest';
+import { ProcessRunner, type ProcessRunOptions, type RunResult } from '../../../src/local-engines/process/process-runner';
+import { ProcessTable } from '../../../src/local-engines/process/process-table';
+import { EngineConfig } from '../../../src/local-engines/reranker/engine-config.service';
+import { EnginePackage } from '../../../src/local-engines/reranker/engine-package.service';
+import { latestPulledModel } from '../../../src/local-engines/reranker/pulled-models';
+import { RerankerHealth, type RerankerHealthReport } from '../../../src/local-engines/reranker/reranker-health';
+import { RerankerHome } from '../../../src/local-engines/reranker/reranker-home';
+import { RerankerProcesses } from '../../../src/local-engines/reranker/reranker-process.service';
 
 let scratch: string;
 beforeEach(() => {
@@ -33,13 +33,13 @@ function write(file: string, text: string): string {
 /** Records each run and answers with `reply` (npm "installs" by creating the packages' folders). */
 class RecordingRunner extends ProcessRunner {
   readonly runs: { command: string; args: readonly string[]; cwd: string }[] = [];
-  reply: (options: RunOptions) => Partial<RunResult> = ({ cwd }) => {
+  reply: (options: ProcessRunOptions) => Partial<RunResult> = ({ cwd }) => {
     for (const name of ['onnxruntime-node', '@huggingface/tokenizers'])
       mkdirSync(path.join(cwd, 'node_modules', name), { recursive: true });
     return {};
   };
 
-  override async run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  override async run(command: string, args: readonly string[], options: ProcessRunOptions): Promise<RunResult> {
     this.runs.push({ command, args, cwd: options.cwd });
     return { code: 0, stdout: '', stderr: '', missing: false, ...this.reply(options) };
   }

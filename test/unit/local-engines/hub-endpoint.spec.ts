@@ -2,9 +2,9 @@
  * The rules a pull applies before any socket: which request may carry HF_TOKEN, which endpoints and names are
  * refused, and how the Hub's HEAD headers are read.
  */
-import { HubEndpoint, withoutHubToken } from '../../../src/engines/hub/hub-endpoint';
-import { fileMetadataOf } from '../../../src/engines/hub/hub-file-metadata';
-import { checkRepoName, checkRevision } from '../../../src/engines/hub/repo-name';
+import { HubEndpoint, withoutHubToken } from '../../../src/local-engines/hub/hub-endpoint';
+import { fileMetadataOf } from '../../../src/local-engines/hub/hub-file-metadata';
+import { checkRepoName, checkRevision } from '../../../src/local-engines/hub/repo-name';
 
 const SHA = 'a'.repeat(64);
 

@@ -16,11 +16,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SilentProgress } from '../../../src/engines/hub/download-progress';
-import { FileDownloader } from '../../../src/engines/hub/file-download.service';
-import { HubHttpClient } from '../../../src/engines/hub/hub-http.client';
-import { ModelPuller, type PullOptions } from '../../../src/engines/hub/model-pull.service';
-import { MANIFEST_FILE, readManifest } from '../../../src/engines/hub/pull-manifest';
+import { SilentProgress } from '../../../src/local-engines/hub/download-progress';
+import { FileDownloader } from '../../../src/local-engines/hub/file-download.service';
+import { HubHttpClient } from '../../../src/local-engines/hub/hub-http.client';
+import { ModelPuller, type PullOptions } from '../../../src/local-engines/hub/model-pull.service';
+import { MANIFEST_FILE, readManifest } from '../../../src/local-engines/hub/pull-manifest';
 import { HfHubFake } from '../../fakes/hf-hub.fake';
 
 const REPO = 'tiny-org/tiny-reranker';

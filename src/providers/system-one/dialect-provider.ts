@@ -31,7 +31,7 @@ import {
  * dialect writes them, and each answer comes back read as it reads them, with a rationale naming who
  * answered and listing the probabilities best first.
  */
-export class SystemOneEngine<S extends SystemOneSettings> implements System1Provider {
+export class DialectProvider<S extends SystemOneSettings> implements System1Provider {
   readonly name: string;
   private fixedCapabilities?: ProviderCapabilities;
 

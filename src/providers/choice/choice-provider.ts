@@ -53,7 +53,7 @@ export interface ChoiceCapabilities {
  * levels options in order. Engines without per-option probabilities answer choice and yes/no only; their
  * one confidence is spread evenly over the other options, and the reply says it is approximate.
  */
-export abstract class ChoiceEngine implements System1Provider {
+export abstract class ChoiceProvider implements System1Provider {
   abstract readonly name: string;
 
   /** Picks one option of `ask`; throw `ProviderError` / `MalformedResponseError` when the engine fails. */
@@ -86,7 +86,7 @@ export function choiceQuestionCapabilities({
   };
 }
 
-/** The body of {@link ChoiceEngine.evaluate}, for engines given as a plain `pick` function too. */
+/** The body of {@link ChoiceProvider.evaluate}, for engines given as a plain `pick` function too. */
 export async function evaluateByPicks(
   request: EvaluateRequest,
   context: AttemptContext,

@@ -27,4 +27,4 @@ const SERVICES = [
   providers: [...SERVICES, { provide: DownloadProgress, useClass: TerminalProgress }],
   exports: [...SERVICES, DownloadProgress],
 })
-export class EnginesModule {}
+export class LocalEnginesModule {}
