@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyRefused } from '../common/http/body-refused';
 import { sendContinue } from '../common/http/early-answer';
-import { formatBytes } from '../common/regular-file';
+import { formatBytes } from '../common/byte-count';
 import type { RouterLimits } from './router-limits';
 
 /** The code of the OpenAI-shaped error the router answers a refused body with (it never waits out a stall). */
