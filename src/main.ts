@@ -69,13 +69,10 @@ async function runCommand(): Promise<void> {
   }
 }
 
+/** In the words of a lean path's own report (its bundle's copy of the same function). */
 function startFailed(error: unknown): void {
-  const { gatewayLogger } = require('./logging/gateway.logger') as typeof import('./logging/gateway.logger');
-  gatewayLogger.error(
-    `system1 failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    'Cli',
-  );
-  process.exitCode = 1;
+  const failures = require('./logging/process-failures') as typeof import('./logging/process-failures');
+  failures.reportStartFailure(error);
 }
 
 const command = process.argv[2];

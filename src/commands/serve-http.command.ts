@@ -7,6 +7,7 @@ import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { CallerModels } from '../decisions/callers/caller-models.service';
 import { HTTP_TOKEN_VARIABLE, HttpServeOptions, ServeHttpFlags, settleHttpOptions } from '../http-server/http-options';
 import { gatewayLogger } from '../logging/gateway.logger';
+import { logStrayRejections } from '../logging/process-failures';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 import { ServeHttpParts } from './serve-http-parts';
@@ -43,12 +44,7 @@ export class ServeHttpCommand extends CommandRunner {
     for (const { message } of this.config.errors) this.output.err(`system1 serve-http: warning: ${message}`);
     // Required here, not imported: the HTTP transport and prom-client would slow every other command's start.
     const { startHttpServer } = require('../http-server/serve-http') as typeof import('../http-server/serve-http');
-    // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
-    process.on('unhandledRejection', (reason) =>
-      this.logger.error(
-        `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
-      ),
-    );
+    logStrayRejections((line) => this.logger.error(line));
     let running;
     try {
       running = await startHttpServer(

@@ -47,14 +47,14 @@ function nestedOf(Dto: DtoClass): Map<string, NestedSpec> {
   return all;
 }
 
-const FIELDS = new WeakMap<DtoClass, Set<string>>();
+const FIELDS = new WeakMap<DtoClass, ReadonlySet<string>>();
 
 /**
  * The properties a DTO declares, from its own decorators (and those of the classes it extends). Worked out
  * once per class: decorators run when a class is defined, and class-validator's metadata lookup scans every
  * registered class (see dto-verdict.ts), which a check of each nested question would otherwise repeat.
  */
-function fieldsOf(Dto: DtoClass): Set<string> {
+export function declaredFields(Dto: DtoClass): ReadonlySet<string> {
   let fields = FIELDS.get(Dto);
   if (!fields) {
     const declared = getMetadataStorage()
@@ -67,28 +67,47 @@ function fieldsOf(Dto: DtoClass): Set<string> {
 }
 
 /**
- * Checks raw input against a DTO class and its nested DTOs, class-validator doing the checking: unknown
- * fields are refused (own keys, so "constructor" or "__proto__" too), every problem is named by its path.
- * The input is copied with defineProperty, never assigned, so a "__proto__" key stays a plain field.
+ * The keys of `raw` that are not among `fields`. Own keys are compared, never looked up in an object, so
+ * "constructor" or "toString" are refused too (class-validator's whitelist lets them through); a
+ * "__proto__" key that went through a plain assignment on its way here (the MCP SDK's argument parsing
+ * does that) has become the prototype, and is named as "__proto__".
  */
-export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string): FieldProblem[] {
-  if (!isRecord(raw)) return [{ field: at, problem: `must be an object: ${what}` }];
-  const fields = fieldsOf(Dto);
-  const problems: FieldProblem[] = [];
-  const prototype = Object.getPrototypeOf(raw) as unknown;
+export function undeclaredKeys(raw: Record<string, unknown>, fields: ReadonlySet<string>): string[] {
   const unknown = Object.keys(raw).filter((key) => !fields.has(key));
+  const prototype = Object.getPrototypeOf(raw) as unknown;
   if (prototype !== Object.prototype && prototype !== null) unknown.push('__proto__');
-  for (const key of unknown)
-    problems.push({
-      field: at ? `${at}.${key}` : JSON.stringify(key),
-      problem: `is not a field of ${what} (fields: ${[...fields].join(', ')})`,
-    });
-  if (problems.length > 0) return problems;
+  return unknown;
+}
 
+/** The words for an undeclared key, listing the fields there are. */
+export const notAFieldOf = (what: string, fields: ReadonlySet<string>): string =>
+  `is not a field of ${what} (fields: ${[...fields].join(', ')})`;
+
+/**
+ * Copies checked input into a DTO instance with defineProperty, never assignment, so that an own
+ * "__proto__" key stays a plain field instead of replacing the instance's prototype.
+ */
+export function dtoInstance<T extends object>(Dto: new () => T, raw: Record<string, unknown>): T {
   const instance = new Dto();
   for (const key of Object.keys(raw))
     Object.defineProperty(instance, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
-  for (const error of dtoErrors(instance, { forbidUnknownValues: false })) {
+  return instance;
+}
+
+/**
+ * Checks raw input against a DTO class and its nested DTOs, class-validator doing the checking: unknown
+ * fields are refused (see undeclaredKeys), every problem is named by its path.
+ */
+export function checkDto(Dto: DtoClass, raw: unknown, at: string, what: string): FieldProblem[] {
+  if (!isRecord(raw)) return [{ field: at, problem: `must be an object: ${what}` }];
+  const fields = declaredFields(Dto);
+  const problems: FieldProblem[] = undeclaredKeys(raw, fields).map((key) => ({
+    field: at ? `${at}.${key}` : JSON.stringify(key),
+    problem: notAFieldOf(what, fields),
+  }));
+  if (problems.length > 0) return problems;
+
+  for (const error of dtoErrors(dtoInstance(Dto, raw), { forbidUnknownValues: false })) {
     const first = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
     // A check of a whole map or list may name the entry that is wrong: `.urgency.criteria must ...`.
     const inner = /^([.[]\S*) (.*)$/s.exec(first);

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { formatBytes } from './byte-count';
 
 /**
  * Reads a file the gateway was told about (config, fits, logs), but only a regular file and only up to a cap.
@@ -66,12 +67,6 @@ function fileKind(stats: Stats): string {
   if (stats.isBlockDevice()) return 'a block device';
   if (stats.isSocket()) return 'a socket';
   return 'a special file';
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
-  return `${bytes} bytes`;
 }
 
 /** The `code` of a read failure, for messages: ENOENT, EACCES, ENOTREG, EFBIG … */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { formatBytes } from '../common/regular-file';
+import { formatBytes } from '../common/byte-count';
 import { gatewayLogger } from '../logging/gateway.logger';
 import { ROUTING_LIMITS } from '../routing/routing-limits';
 import { readHookInput } from './hook-input';

@@ -5,6 +5,7 @@ import { isRecord } from '../common/is-record';
 import { errorReply, INVALID_PARAMS, readMessage, usableId } from '../mcp/envelope';
 import { checkToolCall } from '../mcp/tool-call.guard';
 import { BodyRefused } from '../common/http/body-refused';
+import { declaredTooLarge } from '../common/http/body-reader';
 import { answerEarly } from '../common/http/early-answer';
 import { sendJson } from '../common/http/send-json';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
@@ -14,7 +15,7 @@ import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { ReadinessCheck } from './readiness';
-import { declaredTooLarge, readBody, tooLargeMessage } from './request-body';
+import { readBody, tooLargeMessage } from './request-body';
 import { settleRequestId } from './request-id';
 
 export const MCP_PATH = '/mcp';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type HttpGateway, MCP_PATH } from './http-gateway';
 import { warnOnDrops } from '../common/http/connection-cap';
 import { HostGuard, OriginGuard } from '../common/http/host-guard';
+import { errorText } from '../logging/process-failures';
 import type { HttpLimits } from './http-options';
 
 /** At most one "connections dropped" warning this often, however many are dropped. */
@@ -41,9 +42,7 @@ export async function listen(
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     gateway.handle(req, res).catch((error: unknown) => {
       // A bug, not a request problem: say so in the log, never in the answer.
-      warn(
-        `serve-http failed on a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
+      warn(`serve-http failed on a request: ${errorText(error)}`);
       if (!res.headersSent)
         res
           .writeHead(500, { 'content-type': 'application/json', connection: 'close' })

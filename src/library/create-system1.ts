@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '../config/config.loader';
+import { GATEWAY_KEYS, type KeySpec } from '../config/config-keys';
+import { settingProblem } from '../config/setting-types';
 import type { ConfigError } from '../config/config-error';
 import { GatewayLogger } from '../logging/gateway.logger';
 import { ConfigStatus } from '../decisions/pipeline/config-status.service';
@@ -52,8 +54,8 @@ export interface System1 {
  * every call answers `unavailable` naming the problem (as `system1_decide` answers `config_error`), and
  * {@link System1.configErrors} lists them all.
  */
-export async function createSystem1(options: System1Options = {}): Promise<System1> {
-  checkOptions(options);
+export async function createSystem1(given: System1Options = {}): Promise<System1> {
+  const options = checkOptions(given);
   const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
   const { LibraryModule } = require('./library.module') as typeof import('./library.module');
   const env = {
@@ -90,10 +92,10 @@ export async function createSystem1(options: System1Options = {}): Promise<Syste
  */
 export function system1From(
   app: INestApplicationContext,
-  options: System1Options = {},
+  given: System1Options = {},
   { closeApp = false }: { closeApp?: boolean } = {},
 ): System1 {
-  checkOptions(options);
+  const options = checkOptions(given);
   if (options.cacheTtlS !== undefined && !closeApp) {
     throw new System1InputError(
       'cacheTtlS',
@@ -126,8 +128,11 @@ export function system1From(
   };
 }
 
-/** Malformed options are refused when the service is created, not at the first call (dsh-system1). */
-function checkOptions(options: System1Options): void {
+/**
+ * Malformed options are refused when the service is created, not at the first call (dsh-system1). Returns
+ * them with the values read as the config reads them (`hedgeAfterMs: "off"` is 0).
+ */
+function checkOptions(options: System1Options): System1Options {
   const fail = (field: string, problem: string): never => {
     throw new System1InputError(field, problem);
   };
@@ -163,14 +168,25 @@ function checkOptions(options: System1Options): void {
     fail('cooldown', 'must be true or false');
   if (options.waitForRecovery !== undefined && typeof options.waitForRecovery !== 'boolean')
     fail('waitForRecovery', 'must be true or false');
-  const { hedgeAfterMs, cacheTtlS } = options;
-  if (
-    hedgeAfterMs !== undefined &&
-    hedgeAfterMs !== 'auto' &&
-    !(typeof hedgeAfterMs === 'number' && hedgeAfterMs >= 0 && hedgeAfterMs <= 300_000)
-  ) {
-    fail('hedgeAfterMs', 'must be "auto" or a number of milliseconds from 0 (off) to 300000');
+  return {
+    ...options,
+    ...(options.hedgeAfterMs !== undefined && {
+      hedgeAfterMs: asSetting('hedgeAfterMs', options.hedgeAfterMs, GATEWAY_KEYS.hedge_after_ms),
+    }),
+    ...(options.cacheTtlS !== undefined && {
+      cacheTtlS: asSetting('cacheTtlS', options.cacheTtlS, GATEWAY_KEYS.cache_ttl_s),
+    }),
+  };
+}
+
+/**
+ * An option that stands for a config key, read by that key's own setting type (same range, same words,
+ * `"off"` too), so the library and the config cannot drift apart; a refusal names the option.
+ */
+function asSetting<T>(option: string, value: unknown, key: KeySpec<T>): T {
+  try {
+    return key.type.fromFile(value);
+  } catch (error) {
+    throw new System1InputError(option, settingProblem(error));
   }
-  if (cacheTtlS !== undefined && !(typeof cacheTtlS === 'number' && cacheTtlS >= 0 && cacheTtlS <= 86_400))
-    fail('cacheTtlS', 'must be a number of seconds from 0 (off) to 86400');
 }

@@ -6,6 +6,7 @@ import type { LoadedConfig } from '../config/config.loader';
 import { system1Config } from '../config/system1.config';
 import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { clip } from '../common/clip';
+import { logStrayRejections } from '../logging/process-failures';
 import { GATEWAY_VERSION } from '../common/version';
 import { short } from './envelope';
 import { type DrainableTransport, GatedTransport } from './gated.transport';
@@ -119,12 +120,7 @@ export class McpServerService {
    * at once: nothing can be answered).
    */
   async serveStdio(): Promise<void> {
-    // A long-lived server keeps answering: a stray rejection is logged, never allowed to end the process.
-    process.on('unhandledRejection', (reason) => {
-      this.logger.error(
-        `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
-      );
-    });
+    logStrayRejections((line) => this.logger.error(line));
     // A client that closes our stderr loses the log, not the server.
     process.stderr.on('error', () => undefined);
     const lines = new StdioLineTransport(process.stdin, process.stdout, { warn: (line) => this.logger.warn(line) });

@@ -1,4 +1,4 @@
-import { formatBytes } from '../common/regular-file';
+import { formatBytes } from '../common/byte-count';
 import type { ByteBudget } from './byte-budget';
 import { MAX_SLOW_BYTES } from './slow-answer';
 

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { isRecord } from '../common/is-record';
-import { formatBytes } from '../common/regular-file';
+import { formatBytes } from '../common/byte-count';
 import type { Endpoint } from './request-eligibility';
 
 /**

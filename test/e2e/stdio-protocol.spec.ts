@@ -7,6 +7,9 @@ import { type Json, MAIN, requireBuild, Sandbox } from './helpers/gateway';
 
 beforeAll(requireBuild);
 
+/** What a refused unknown field is told it may be instead. */
+const DECIDE_FIELDS = 'question, options, context, min_confidence, request_id, schema_version';
+
 let sandbox: Sandbox | undefined;
 let child: ChildProcessWithoutNullStreams | undefined;
 
@@ -156,8 +159,8 @@ it('writes only JSON-RPC lines on stdout and request-id-tagged logs on stderr, t
   expect(envelopes.map((reply) => reply.result.structuredContent.error.message)).toEqual([
     'invalid request: the arguments must be a JSON object',
     'invalid request: the arguments must be a JSON object',
-    'invalid request: property "constructor" should not exist',
-    'invalid request: property "__proto__" should not exist',
+    `invalid request: "constructor" is not a field of the system1_decide arguments (fields: ${DECIDE_FIELDS})`,
+    `invalid request: "__proto__" is not a field of the system1_decide arguments (fields: ${DECIDE_FIELDS})`,
   ]);
 
   const stderr = io.stderr();

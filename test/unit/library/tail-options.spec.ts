@@ -100,6 +100,38 @@ describe('createSystem1 options for the tail', () => {
     ).rejects.toThrow(field);
   });
 
+  it.each([
+    ['hedgeAfterMs', 'hedge_after_ms', -1, '[0, 300000]'],
+    ['hedgeAfterMs', 'hedge_after_ms', 300_001, '[0, 300000]'],
+    ['hedgeAfterMs', 'hedge_after_ms', 'soon', '[0, 300000]'],
+    ['cacheTtlS', 'cache_ttl_s', -5, '[0, 86400]'],
+    ['cacheTtlS', 'cache_ttl_s', 86_401, '[0, 86400]'],
+  ])(
+    "%s (as [gateway] %s) = %j: refused in the config's words, with its range %s",
+    async (option, key, value, range) => {
+      const refusal = await createSystem1({ configFile: sandbox.configFile, logger: false, [option]: value }).then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
+      const config = loadConfig({
+        env: { HOME: sandbox.root, SYSTEM1_INSTALL_DIR: sandbox.installDir, SYSTEM1_CONFIG: '/c.toml' },
+        readFile: () => `[gateway]\n${key} = ${JSON.stringify(value)}\n`,
+      });
+      const problem = config.errors.map((error) => error.message.replace(`/c.toml: gateway.${key} `, ''));
+      expect(problem).toEqual([expect.stringContaining(range)]);
+      expect(refusal).toBe(`${option} ${problem[0]}`);
+    },
+  );
+
+  it('takes hedgeAfterMs "off" as the config takes hedge_after_ms = "off": over the config\'s hedging, no second copy', async () => {
+    for (const fake of fakes) Object.assign(fake, { fault: 'slow', slowMs: 300 });
+    const hedging = pool('hedge_after_ms = 10\nhedge_budget = 1');
+    const system1 = await sandbox.open(hedging, {}, { hedgeAfterMs: 'off' as never, timeoutMs: 20_000 });
+    const result = await system1.decide({ state: STATE, questions: QUESTIONS });
+    expect(result.answers.topic).toMatchObject({ status: 'ok' });
+    expect(fakes.reduce((sum, fake) => sum + fake.requestsTo(SYSTEMONE_ROUTE).length, 0)).toBe(1);
+  });
+
   it('refuses cacheTtlS with system1From: the application built the cache from its own config', async () => {
     const config = loadConfig({
       env: { HOME: sandbox.root, SYSTEM1_INSTALL_DIR: sandbox.installDir, SYSTEM1_CONFIG: '/none.toml' },

@@ -206,7 +206,7 @@ describe('checks', () => {
 
   it('refuses a file over the cap before downloading anything', async () => {
     await expect(puller().pull(options({ maxFileBytes: MODEL_BYTES / 2 }))).rejects.toThrow(
-      `${MODEL} of ${REPO} is 64.0 KiB, over the 32.0 KiB cap for one file: refused before downloading (raise --max-file-size to allow it)`,
+      `${MODEL} of ${REPO} is 64 KiB, over the 32 KiB cap for one file: refused before downloading (raise --max-file-size to allow it)`,
     );
     expect(hub.hits.filter((hit) => hit.method === 'GET')).toEqual([]);
   });
@@ -214,7 +214,7 @@ describe('checks', () => {
   it('stops a file that grows past the cap while it arrives when the Hub did not give its size, and deletes it', async () => {
     hub.hideSize.add(MODEL);
     await expect(puller().pull(options({ maxFileBytes: MODEL_BYTES / 2 }))).rejects.toThrow(
-      `${MODEL} of ${REPO} grew past the 32.0 KiB cap for one file while arriving: refused and deleted`,
+      `${MODEL} of ${REPO} grew past the 32 KiB cap for one file while arriving: refused and deleted`,
     );
     expect(gets('cdn', MODEL)).toHaveLength(1);
     expect(existsSync(path.join(stagingOf(), `${MODEL}.part`))).toBe(false);
