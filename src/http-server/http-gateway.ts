@@ -15,7 +15,7 @@ import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { ReadinessCheck } from './readiness';
-import { readBody, tooLargeMessage } from './request-body';
+import { readBody, tooLargeMessage } from './gateway-request-body';
 import { settleRequestId } from './request-id';
 
 export const MCP_PATH = '/mcp';

@@ -6,7 +6,7 @@ import type { ModelRef } from '../decisions/questions/question.types';
 import { questionResults } from '../decisions/questions/question-results';
 import type { System1Options } from './library-options';
 import type { DecideRequest, DecideResult } from './library.types';
-import { checkDecideRequest } from './request-check';
+import { assertLibraryRequest } from './request-check';
 
 /** Each attempt's budget when neither the call nor the service sets one: dsh-system1's default. */
 export const LIBRARY_TIMEOUT_MS = 800;
@@ -20,7 +20,7 @@ export async function libraryDecide(
   request: DecideRequest,
   options: System1Options = {},
 ): Promise<DecideResult> {
-  checkDecideRequest(request);
+  assertLibraryRequest(request);
   const policy: DecisionPolicy = {
     surface: 'library',
     retryBadAnswers: false,

@@ -2,7 +2,7 @@ import { checkDto } from '../common/dto-check';
 import { isRecord } from '../common/is-record';
 import { System1InputError } from '../decisions/errors/input-error';
 import { boxWithoutImage } from '../decisions/dto/json-value.decorators';
-import { LibraryDecideRequestDto } from './dto/decide-request.dto';
+import { LibraryDecideRequestDto } from './dto/library-request.dto';
 import type { DecideRequest } from './library.types';
 
 /**
@@ -11,7 +11,7 @@ import type { DecideRequest } from './library.types';
  * image formats) is not checked here: that is per engine and ends in a per-question `unsupported` or
  * `limit_exceeded` instead.
  */
-export function checkDecideRequest(request: unknown): asserts request is DecideRequest {
+export function assertLibraryRequest(request: unknown): asserts request is DecideRequest {
   if (!isRecord(request)) throw new System1InputError('the request', 'must be an object with state and questions');
   const [first] = checkDto(LibraryDecideRequestDto, request, '', 'a decision request');
   if (first) throw new System1InputError(first.field, first.problem);

@@ -7,7 +7,7 @@ import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
 import { warnOnDrops } from '../common/http/connection-cap';
 import { HostGuard } from '../common/http/host-guard';
-import { RequestBodies } from './request-body';
+import { RequestBodies } from './router-request-body';
 import { routerLimits } from './router-limits';
 import type { ListenOptions } from './router-options';
 import { ShadowLog } from './shadow-log';

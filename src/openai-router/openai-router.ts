@@ -11,7 +11,7 @@ import { fastCompletion } from './fast-completion';
 import type { FastDecider } from './fast-decider';
 import { Ineligible } from './ineligible';
 import type { HostGuard } from '../common/http/host-guard';
-import { BODY_ERROR_CODES, type HeldBody, type RequestBodies } from './request-body';
+import { BODY_ERROR_CODES, type HeldBody, type RequestBodies } from './router-request-body';
 import { type Endpoint, readFastCandidate } from './request-eligibility';
 import { MAX_DETAIL_CHARS, SYSTEM1_REQUEST_ID_HEADER, ROUTE_HEADER, routeHeader } from './route-report';
 import { type RouteReport, routeReport } from './route-report';

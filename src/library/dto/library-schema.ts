@@ -2,7 +2,7 @@ import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { QUESTION_DTOS, NoulCriteriaDto } from '../../decisions/dto/question.dto';
 import { ImageDto, ModelRefDto } from '../../decisions/dto/request-parts.dto';
-import { LibraryDecideRequestDto } from './decide-request.dto';
+import { LibraryDecideRequestDto } from './library-request.dto';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import {
   ScoreQuestionDto,
 } from '../../../src/decisions/dto/question.dto';
 import { ImageDto, ModelRefDto } from '../../../src/decisions/dto/request-parts.dto';
-import { LibraryDecideRequestDto } from '../../../src/library/dto/decide-request.dto';
+import { LibraryDecideRequestDto } from '../../../src/library/dto/library-request.dto';
 import {
   AskBoxQuestionDto,
   AskChoiceQuestionDto,

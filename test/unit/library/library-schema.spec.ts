@@ -5,7 +5,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkDecideRequest } from '../../../src/library/request-check';
+import { assertLibraryRequest } from '../../../src/library/request-check';
 import { buildLibraryRequestSchema } from '../../../src/library/dto/library-schema';
 import { PIXEL, THREE_QUESTIONS } from './library-setup';
 
@@ -13,7 +13,7 @@ const schema = JSON.parse(readFileSync(path.join(__dirname, '../../../schema/lib
 const validate = new Ajv2020({ strict: false }).compile(schema);
 const accepted = (request: unknown) => {
   try {
-    checkDecideRequest(request);
+    assertLibraryRequest(request);
     return true;
   } catch {
     return false;

@@ -9,7 +9,11 @@ import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { byteSize } from '../../../src/commands/option-parsers';
 import { MANIFEST_FILE, type PullManifest } from '../../../src/local-engines/hub/pull-manifest';
-import { ProcessRunner, type ProcessRunOptions, type RunResult } from '../../../src/local-engines/process/process-runner';
+import {
+  ProcessRunner,
+  type ProcessRunOptions,
+  type RunResult,
+} from '../../../src/local-engines/process/process-runner';
 import { ProcessTable } from '../../../src/local-engines/process/process-table';
 import { EngineConfig } from '../../../src/local-engines/reranker/engine-config.service';
 import { EnginePackage } from '../../../src/local-engines/reranker/engine-package.service';

@@ -43,7 +43,7 @@ function questionMapProblem(value: unknown): string | undefined {
 
 /**
  * The library's `decide` call. This class (with the question DTOs) is the schema of the call and its one
- * check: `checkDecideRequest` runs it, and `schema/library-request.json` is generated from it.
+ * check: `assertLibraryRequest` runs it, and `schema/library-request.json` is generated from it.
  */
 @JSONSchema({ title: 'createSystem1().decide request', description: 'Named typed questions about one state.' })
 export class LibraryDecideRequestDto {
