@@ -64,6 +64,8 @@ async function main() {
   const result = { engine_latency_ms: ENGINE_MS, rounds: ROUNDS, levels: {} };
   for (const [inFlight, perRound] of [
     [1, sized(100, 20)],
+    // Four in flight: an agent's few parallel tool calls, where issue 40's latency target is set.
+    [4, sized(200, 40)],
     [64, sized(640, 128)],
   ]) {
     result.levels[inFlight] = { calls_per_round: perRound };
