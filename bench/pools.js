@@ -118,7 +118,7 @@ const SIM_REQUESTS = sized(30000, 3000);
  * this build's EndpointLoad on the virtual clock.
  */
 function simulate(pick, inFlight) {
-  const { EndpointLoad } = require(path.join(ROOT, 'dist', 'decisions', 'endpoint-load.service.js'));
+  const { EndpointLoad } = require(path.join(ROOT, 'dist', 'decisions', 'pools', 'endpoint-load.service.js'));
   let now = 0;
   class VirtualLoad extends EndpointLoad {
     now() {
@@ -158,7 +158,7 @@ function simulate(pick, inFlight) {
 }
 
 function rules() {
-  const { pickEndpoint } = require(path.join(ROOT, 'dist', 'decisions', 'endpoint-balancer.js'));
+  const { pickEndpoint } = require(path.join(ROOT, 'dist', 'decisions', 'pools', 'endpoint-balancer.js'));
   return {
     'least in flight, ties by latency average (this build)': (stats, turn) => pickEndpoint(stats, turn),
     'least in flight, ties in turn': (stats, turn) =>

@@ -159,7 +159,7 @@ async function routingFeatures() {
     },
   };
   const separate = createHookServices(env, new GatewayLogger(() => {}));
-  const { singleEngine } = require(path.join(ROOT, 'dist', 'decisions', 'engine-pool'));
+  const { singleEngine } = require(path.join(ROOT, 'dist', 'decisions', 'registry', 'engine-pool'));
   separate.registry.instance = () => ({ provider: oneByOne, pool: singleEngine(oneByOne), errors: [], problem: '' });
   const readers = {
     'one pass (4 questions per call)': services.featureReader,

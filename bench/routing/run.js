@@ -36,7 +36,7 @@ async function main() {
   }
   const { createHookServices } = require(path.join(ROOT, 'dist', 'entrypoints', 'hook-services.factory'));
   const { GatewayLogger } = require(path.join(ROOT, 'dist', 'logging', 'gateway.logger'));
-  const { selfDescribed } = require(path.join(ROOT, 'dist', 'decisions', 'question-text'));
+  const { selfDescribed } = require(path.join(ROOT, 'dist', 'decisions', 'pipeline', 'question-text'));
   const { routeTier } = require(path.join(ROOT, 'dist', 'routing', 'routing-rule'));
   // The hook's own services, its logs dropped.
   const { registry, decisions, featureReader: reader } = createHookServices(process.env, new GatewayLogger(() => {}));

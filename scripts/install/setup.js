@@ -70,7 +70,7 @@ function usersChoice(env, config, created) {
 
 /** How to get a real engine; a model `engine pull` completed is found by the installed copy's own rule. */
 function howToGetOne(app, dir) {
-  const { pulledModels } = require(path.join(app, 'dist', 'engines', 'reranker', 'pulled-models.js'));
+  const { pulledModels } = require(path.join(app, 'dist', 'local-engines', 'reranker', 'pulled-models.js'));
   const pulled = pulledModels(path.join(dir, 'engines', 'reranker', 'models')).map((model) => model.folder);
   if (pulled.length > 0)
     return `A reranker model is pulled (${pulled.join(', ')}): \`system1 engine start reranker\` starts it and switches the config to it.`;
