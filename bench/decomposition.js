@@ -11,7 +11,7 @@ const { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wri
 const { execFileSync } = require('node:child_process');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
-const { ROOT, MAIN, fake, isolatedEnv, connect, drive, save, sized, median, rotated } = require('./lib');
+const { ROOT, MAIN, BASELINE_MAIN, fake, isolatedEnv, connect, drive, save, sized, median, rotated } = require('./lib');
 
 const ROUNDS = 7;
 /** Decisions per server per round at each level (one at a time is slower: fewer of them). */
@@ -99,6 +99,8 @@ async function main() {
   for (const [name, dir] of Object.entries(copies))
     servers[name] = await connect([path.join(dir, 'dist', 'main.js'), 'mcp'], env);
   servers.as_built = await connect([MAIN, 'mcp'], env);
+  // The build before, as it was built (BENCH_BASELINE_MAIN): the same server's CPU per decision before a change.
+  if (BASELINE_MAIN) servers.baseline = await connect([BASELINE_MAIN, 'mcp'], env);
   const names = Object.keys(servers);
   const run = (name, total, inFlight) =>
     drive(total, inFlight, async () => {
@@ -172,7 +174,7 @@ async function main() {
       levels,
       ratio_to_floor: ratioToFloor,
     },
-    { baseline: null },
+    { baseline: BASELINE_MAIN ?? null },
   );
 }
 
