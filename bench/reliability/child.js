@@ -11,9 +11,13 @@ const { openFds, rssMb } = require('../lib');
 /** How long a probe's child may live, unless the probe gives it longer (a router timeout that must pass first). */
 const KILL_AFTER_MS = 5_000;
 
-/** Prints the child's own peak RSS (KiB) on exit; a killed child prints nothing and the /proc samples stand. */
+/**
+ * Prints the child's own peak RSS (KiB) on exit; a killed child prints nothing and the /proc samples stand.
+ * Linux's VmHWM, not getrusage's maxRSS: the latter is kept across execve, so a child forked from this (large)
+ * bench process would report the bench's own size as its peak.
+ */
 const PRELOAD =
-  "process.on('exit', () => { try { require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'); } catch {} });\n";
+  "process.on('exit', () => { try { const fs = require('node:fs'); let kib; try { kib = /VmHWM:\\s+(\\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]; } catch { kib = process.resourceUsage().maxRSS; } fs.writeSync(2, '\\nmax-rss-kib=' + kib + '\\n'); } catch {} });\n";
 const RSS_MARK = /\n?max-rss-kib=(\d+)\n/;
 
 let preloadFile;

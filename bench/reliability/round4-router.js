@@ -12,28 +12,8 @@ const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { gzipSync } = require('node:zlib');
 const { sandbox, sleep, mib } = require('./child');
-const { serve, send, upstream, outcome } = require('./router');
+const { serve, send, upstream, outcome, STRUCTURED, PLAIN, MIB } = require('./router');
 
-const MIB = 1024 * 1024;
-/** A structured-output request the mock engine answers fast: one field, two choices. */
-const STRUCTURED = {
-  model: 'gpt-slow',
-  messages: [{ role: 'user', content: 'Rerun the flaky pipeline or block the merge?' }],
-  response_format: {
-    type: 'json_schema',
-    json_schema: {
-      name: 'Verdict',
-      strict: true,
-      schema: {
-        type: 'object',
-        properties: { verdict: { type: 'string', enum: ['rerun', 'block'] } },
-        required: ['verdict'],
-        additionalProperties: false,
-      },
-    },
-  },
-};
-const PLAIN = { model: 'gpt-slow', messages: [{ role: 'user', content: 'hello' }] };
 /** A chat.completion whose answer the shadow comparison can read, with `padding` bytes of filler. */
 const slowCompletion = (padding = 0) =>
   JSON.stringify({

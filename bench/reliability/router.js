@@ -454,4 +454,7 @@ module.exports = {
   upstream,
   freePort,
   outcome,
+  STRUCTURED,
+  PLAIN,
+  MIB,
 };

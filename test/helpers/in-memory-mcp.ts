@@ -16,7 +16,7 @@ import { InMemoryTransport, type JSONRPCMessage, type Transport } from '@modelco
 import type { TestingModule } from '@nestjs/testing';
 import { McpServerService } from '../../src/mcp/mcp-server.service';
 import { gatewayApp, type GatewayAppOptions } from './gateway-app';
-import { callTool, type Json, type ToolReply } from './tool-reply';
+import { ToolCalls } from './tool-reply';
 
 export interface InMemoryGatewayOptions extends GatewayAppOptions {
   /**
@@ -65,12 +65,14 @@ class WireEnd implements Transport {
   }
 }
 
-export class InMemoryGateway {
+export class InMemoryGateway extends ToolCalls {
   private constructor(
     readonly app: TestingModule,
     readonly client: McpClient,
     private readonly wire: WireEnd,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The protocol revision the client settled on (a 2025 one for `legacy`, 2026-07-28 for `modern`). */
   get protocolVersion(): string | undefined {
@@ -95,23 +97,6 @@ export class InMemoryGateway {
       await app.close();
       throw error;
     }
-  }
-
-  /** Calls a tool, checking the result's envelope (see {@link callTool}). */
-  call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-    return callTool(this.client, name, args);
-  }
-
-  decide(args: Record<string, unknown>): Promise<ToolReply> {
-    return this.call('system1_decide', args);
-  }
-
-  async health(): Promise<Json> {
-    return (await this.call('system1_health')).body;
-  }
-
-  async capabilities(): Promise<Json> {
-    return (await this.call('system1_capabilities')).body;
   }
 
   async close(): Promise<void> {

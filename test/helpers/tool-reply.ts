@@ -32,3 +32,25 @@ export async function callTool(client: ToolClient, name: string, args: Record<st
   expect(result.isError === true).toBe(body.status === 'error');
   return { body, isError: result.isError === true, text: first?.text ?? '' };
 }
+
+/** The tool calls a test makes of one connected client, whatever carries them (a process's stdio, or memory). */
+export abstract class ToolCalls {
+  abstract readonly client: ToolClient;
+
+  /** Calls a tool, checking the result's envelope (see {@link callTool}). */
+  call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
+    return callTool(this.client, name, args);
+  }
+
+  decide(args: Record<string, unknown>): Promise<ToolReply> {
+    return this.call('system1_decide', args);
+  }
+
+  async health(): Promise<Json> {
+    return (await this.call('system1_health')).body;
+  }
+
+  async capabilities(): Promise<Json> {
+    return (await this.call('system1_capabilities')).body;
+  }
+}

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ROOT } from '../../helpers/repo-json';
-import { callTool, type Json, type ToolReply } from '../../helpers/tool-reply';
+import { type Json, ToolCalls, type ToolReply } from '../../helpers/tool-reply';
 
 const { isBuildCurrent } = require('../../../scripts/build-stamp') as { isBuildCurrent(root: string): boolean };
 
@@ -64,7 +64,7 @@ export class Sandbox {
   }
 }
 
-export class GatewaySession {
+export class GatewaySession extends ToolCalls {
   private readonly stderrChunks: string[] = [];
 
   private constructor(
@@ -72,7 +72,9 @@ export class GatewaySession {
     readonly transport: StdioClientTransport,
     readonly sandbox: Sandbox,
     readonly env: Env,
-  ) {}
+  ) {
+    super();
+  }
 
   static async start(sandbox: Sandbox, env: Env): Promise<GatewaySession> {
     const transport = new StdioClientTransport({
@@ -100,23 +102,6 @@ export class GatewaySession {
 
   stderr(): string {
     return this.stderrChunks.join('');
-  }
-
-  /** Calls a tool, checking the result's envelope (see {@link callTool}). */
-  call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-    return callTool(this.client, name, args);
-  }
-
-  decide(args: Record<string, unknown>): Promise<ToolReply> {
-    return this.call('system1_decide', args);
-  }
-
-  async health(): Promise<Json> {
-    return (await this.call('system1_health')).body;
-  }
-
-  async capabilities(): Promise<Json> {
-    return (await this.call('system1_capabilities')).body;
   }
 
   async close(): Promise<void> {

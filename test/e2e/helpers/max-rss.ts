@@ -5,10 +5,11 @@ import { type Env, MAIN } from './gateway';
 
 /**
  * Memory is asserted from the child's own peak RSS, printed by a preload on exit (no timing, no polling of
- * /proc): `process.resourceUsage().maxRSS` is in KiB.
+ * /proc): Linux's VmHWM in KiB, else `process.resourceUsage().maxRSS` (which Linux keeps across execve, so it
+ * may start at the size of the test process that forked the child: never lower than the child's own peak).
  */
 const PRELOAD =
-  "process.on('exit', () => require('node:fs').writeSync(2, '\\nmax-rss-kib=' + process.resourceUsage().maxRSS + '\\n'));\n";
+  "process.on('exit', () => { const fs = require('node:fs'); let kib; try { kib = /VmHWM:\\s+(\\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]; } catch { kib = process.resourceUsage().maxRSS; } fs.writeSync(2, '\\nmax-rss-kib=' + kib + '\\n'); });\n";
 
 export interface MeasuredRun {
   /** null when the kill timer ended it. */
