@@ -11,8 +11,8 @@ const { mkdtempSync, readFileSync, rmSync, existsSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { gzipSync } = require('node:zlib');
-const { sandbox, sleep, mib } = require('./child');
-const { serve, send, upstream, outcome, STRUCTURED, PLAIN, MIB } = require('./router');
+const { sleep, mib } = require('./child');
+const { send, outcome, STRUCTURED, PLAIN, MIB, withRouter: withRouterOf } = require('./router');
 
 /** A chat.completion whose answer the shadow comparison can read, with `padding` bytes of filler. */
 const slowCompletion = (padding = 0) =>
@@ -25,24 +25,9 @@ const slowCompletion = (padding = 0) =>
     choices: [{ index: 0, message: { role: 'assistant', content: '{"verdict":"rerun"}' }, finish_reason: 'stop' }],
   });
 
-/** A router (mock fast engine) over a fake upstream answering with `answer`; runs `probe`, stops both. */
-async function withRouter(main, { args = [], env, answer, delayMs, killAfterMs = 60_000 } = {}, probe) {
-  const box = sandbox();
-  const slow = await upstream({ answer, delayMs });
-  try {
-    const started = await serve(main, box, ['--port', '0', '--upstream', slow.url, ...args], { env, killAfterMs });
-    if (started.refused) return { started: false, ended: (await started.launched.done).ended };
-    try {
-      return await probe({ url: started.url, slow, box, launched: started.launched });
-    } finally {
-      started.launched.kill();
-      await started.launched.done;
-    }
-  } finally {
-    await slow.stop();
-    box.dispose();
-  }
-}
+/** A router (mock fast engine) over a fake upstream answering with `answer` (router.js's withRouter). */
+const withRouter = (main, { args = [], env, answer, delayMs, killAfterMs = 60_000 } = {}, probe) =>
+  withRouterOf(main, { args, env, killAfterMs, upstreamOptions: { answer, delayMs } }, probe);
 
 /** The shadow log's records (the router writes it under the sandbox's install dir). */
 function shadowRecords(box) {

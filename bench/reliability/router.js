@@ -457,4 +457,5 @@ module.exports = {
   STRUCTURED,
   PLAIN,
   MIB,
+  withRouter,
 };
