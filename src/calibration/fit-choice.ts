@@ -52,7 +52,9 @@ export function fitChooser<F extends FitCandidate>(fits: readonly F[]): (target:
     else if (fit.option_count !== undefined)
       firstOnly(byOptionCount, JSON.stringify([fit.provider, fit.model, fit.option_count]), fit);
   }
+  // Most servers run with no fit at all: then no key is built (two JSON texts a decision, for nothing).
+  if (byQuestion.size === 0 && byOptionCount.size === 0) return () => undefined;
   return ({ provider, model, question, optionCount }) =>
-    byQuestion.get(JSON.stringify([provider, model, question])) ??
+    (byQuestion.size > 0 ? byQuestion.get(JSON.stringify([provider, model, question])) : undefined) ??
     byOptionCount.get(JSON.stringify([provider, model, optionCount]));
 }

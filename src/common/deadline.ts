@@ -50,19 +50,24 @@ export function withDeadline<T>(
       signal.addEventListener('abort', listener, { once: true });
       return listener;
     });
+    // Started at once, not a tick later: every tick on a decision's way is paid by each of its copies.
+    let running: Promise<T>;
+    try {
+      running = Promise.resolve(work(controller.signal));
+    } catch (error) {
+      running = Promise.reject(error as Error);
+    }
     // A work that settles after the deadline or a cancel settles nothing more (and surfaces no rejection).
-    Promise.resolve()
-      .then(() => work(controller.signal))
-      .then(
-        (value) => settle(() => resolve(value)),
-        // The work's own failure, passed through as it was thrown (an engine's, whatever it is).
-        (error: unknown) =>
-          settle(() => {
-            controller.abort(new AttemptFailed('another part of the attempt failed'));
-            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-            reject(error);
-          }),
-      );
+    running.then(
+      (value) => settle(() => resolve(value)),
+      // The work's own failure, passed through as it was thrown (an engine's, whatever it is).
+      (error: unknown) =>
+        settle(() => {
+          controller.abort(new AttemptFailed('another part of the attempt failed'));
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+          reject(error);
+        }),
+    );
   });
 }
 

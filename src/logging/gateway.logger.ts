@@ -68,6 +68,11 @@ export class GatewayLogger implements LoggerService {
     this.enabled = new Set(levels);
   }
 
+  /** Whether a record of `level` is written: a caller skips building a line nobody reads (DEBUG's, at INFO). */
+  writes(level: NestLevel): boolean {
+    return this.enabled.has(level);
+  }
+
   log(message: unknown, ...rest: unknown[]) {
     this.write('log', message, rest);
   }

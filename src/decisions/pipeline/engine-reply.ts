@@ -13,19 +13,64 @@ export const REPORTED_MODEL_MAX_CHARS = 256;
 const STRAY_IDS_SHOWN = 3;
 
 /**
- * `value` as plain JSON data: every getter, `toJSON` and Proxy trap of a provider's object runs once, here,
- * inside the attempt, so nothing read later can throw or change. Fails with words of ours, never the
- * provider's: its text is not safe to show.
+ * `value` as plain JSON data: every getter, `toJSON` and Proxy trap of a provider's object runs here, inside
+ * the attempt, so nothing read later can throw or change. Fails with words of ours, never the provider's:
+ * its text is not safe to show.
  */
 function plainData(value: unknown, what: string): unknown {
   // Text, true and false, null and absence are data already, and immutable: no copy to make.
   if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   try {
+    const copied = copyOfPlainData(value, 0);
+    if (copied !== NOT_PLAIN) return copied;
+    // Something JSON converts (a toJSON, a Date, NaN, a function...): JSON's own round trip says how.
     const text = JSON.stringify(value);
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
   } catch {
     throw new MalformedResponseError(`${what} cannot be read as data`);
   }
+}
+
+const NOT_PLAIN = Symbol('not plain data');
+/** Deeper than this, the JSON round trip copies (and a cycle fails there as it always did). */
+const PLAIN_COPY_DEPTH = 32;
+
+/**
+ * A copy of what is already JSON's data (plain objects and arrays of text, finite numbers, booleans and null),
+ * the same as JSON's round trip would make, at a seventh of its cost (the answers of every decision pass
+ * here); NOT_PLAIN for anything the round trip would convert or drop.
+ */
+function copyOfPlainData(value: unknown, depth: number): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  // As JSON writes them: -0 as 0, and NaN and the infinities (which it makes null) are not plain.
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+  if (typeof value !== 'object' || depth > PLAIN_COPY_DEPTH) return NOT_PLAIN;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype === Array.prototype && Array.isArray(value)) {
+    const items = value as unknown[];
+    const copy: unknown[] = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      if (!(i in items)) return NOT_PLAIN;
+      const item = copyOfPlainData(items[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy[i] = item;
+    }
+    return copy;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  const object = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  // for...in also walks inherited keys: one there (a polluted prototype) is the round trip's to judge.
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) return NOT_PLAIN;
+    const item = copyOfPlainData(object[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    // JSON.parse makes `__proto__` an own key, as it came; an assignment would set the prototype instead.
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy;
 }
 
 type CapabilitiesData = { facts: ProviderCapabilities; typed: QuestionCapabilities };

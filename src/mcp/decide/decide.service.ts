@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { SCHEMA_VERSION, YES_NO_OPTIONS } from '../../common/limits';
 import { DecisionErrorCode } from '../../decisions/errors/decision-error';
+import { gatewayLogger } from '../../logging/gateway.logger';
 import type { AttemptRecord, DecisionOutcome } from '../../decisions/questions/decision.types';
 import { DecisionService } from '../../decisions/pipeline/decision.service';
 import type { ChoiceQuestion } from '../../decisions/questions/question.types';
@@ -51,7 +52,8 @@ export class DecideService {
       });
     }
     const request = check.request;
-    this.logger.debug(`[${requestId}] question: ${JSON.stringify(request.question)}`);
+    if (gatewayLogger.writes('debug'))
+      this.logger.debug(`[${requestId}] question: ${JSON.stringify(request.question)}`);
     const outcome = await this.decisions.decide(
       {
         ...(request.context !== undefined && { state: request.context }),

@@ -61,3 +61,93 @@ describe("capabilitiesData: an engine's capabilities read as data", () => {
       );
   });
 });
+
+describe("replyData: an engine's answers copied as data", () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+  const { replyData } =
+    require('../../../src/decisions/pipeline/engine-reply') as typeof import('../../../src/decisions/pipeline/engine-reply');
+  const copied = (answer: unknown) => replyData('e', { answers: { q: answer } }, { q: {} }).reply.answers.q;
+
+  /** What JSON carries as it is: plain objects and arrays (no holes) of text, finite numbers, booleans, null. */
+  const isJsonData = (value: unknown): boolean => {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+    if (typeof value === 'number') return Number.isFinite(value);
+    if (typeof value !== 'object') return false;
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (Array.isArray(value))
+      return prototype === Array.prototype && Object.keys(value).length === value.length && value.every(isJsonData);
+    if (prototype !== Object.prototype && prototype !== null) return false;
+    return Object.values(value).every(isJsonData);
+  };
+
+  it("is the same as JSON's round trip for any value, plain or not (and fails where JSON fails)", () => {
+    const reached = { plain: 0, converted: 0, refused: 0 };
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBoxedValues: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withBigInt: true,
+          withObjectString: true,
+          maxDepth: 4,
+        }),
+        (value) => {
+          let expected: unknown;
+          try {
+            const text = JSON.stringify(value);
+            expected = text === undefined ? undefined : JSON.parse(text);
+          } catch {
+            reached.refused++;
+            expect(() => copied(value)).toThrow('e\'s answer to "q" cannot be read as data');
+            return;
+          }
+          if (isJsonData(value)) reached.plain++;
+          else reached.converted++;
+          const copy = copied(value);
+          expect(copy).toStrictEqual(expected);
+          if (typeof value === 'object' && value !== null) expect(copy).not.toBe(value);
+        },
+      ),
+      {
+        numRuns: 2000,
+        // The values where the two copies could part, each tried at least once.
+        examples: [
+          [-0],
+          [{ p: -0 }],
+          [[NaN, Infinity]],
+          [[1, , 3]], // eslint-disable-line no-sparse-arrays
+          [[undefined, () => 1]],
+          [{ a: undefined, f: () => 1 }],
+          [new Date(0)],
+          [{ toJSON: () => 'x' }],
+          [Object.create({ inherited: 1 }) as unknown],
+          [new Proxy({ a: 1 }, {})],
+        ],
+      },
+    );
+    // Both ways of copying, and JSON's refusal, are reached by a fair share of the cases.
+    const total = reached.plain + reached.converted + reached.refused;
+    expect(reached.plain / total).toBeGreaterThan(0.15);
+    expect(reached.converted / total).toBeGreaterThan(0.15);
+    expect(reached.refused / total).toBeGreaterThan(0.01);
+  });
+
+  it('keeps a "__proto__" key as an own key, as JSON.parse does, and the copy\'s prototype plain', () => {
+    const answer = JSON.parse('{"__proto__": {"polluted": true}, "value": "a"}') as Record<string, unknown>;
+    const copy = copied(answer) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'value']);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('copies a nested answer, so a later change by the engine changes nothing read', () => {
+    const answer = { value: 'a', probabilities: { a: 0.9, b: 0.1 } };
+    const copy = copied(answer) as typeof answer;
+    answer.probabilities.a = 0.1;
+    expect(copy.probabilities.a).toBe(0.9);
+  });
+});
