@@ -55,7 +55,9 @@ export function withDeadline<T>(
     try {
       running = Promise.resolve(work(controller.signal));
     } catch (error) {
-      running = Promise.reject(error as Error);
+      // A work that throws before its first await fails as one that rejects: passed through as thrown.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      running = Promise.reject(error);
     }
     // A work that settles after the deadline or a cancel settles nothing more (and surfaces no rejection).
     running.then(
