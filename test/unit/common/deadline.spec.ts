@@ -55,6 +55,13 @@ describe('withDeadline: one attempt under its deadline and the caller cancels', 
     await expect(withDeadline(() => Promise.reject(new Error('refused')), 1000)).rejects.toThrow('refused');
   });
 
+  it('fails as the work failed when the work throws before it returns a promise', async () => {
+    const throwing = (): Promise<never> => {
+      throw new Error('no engine');
+    };
+    await expect(withDeadline(throwing, 60_000)).rejects.toThrow('no engine');
+  });
+
   // A choice engine asks each question in its own request: one failing must not leave the others running.
   it('aborts the signal the work holds when the work fails, so what it still has in flight stops', async () => {
     const seen: AbortSignal[] = [];
