@@ -249,6 +249,36 @@ describe('openai-decisions through the library, against a fake Decisions API hos
     expect(Object.values(result.answers).every((answer) => answer.status === 'ok')).toBe(true);
   });
 
+  it('answers a repeated call from the decision cache without asking the host again', async () => {
+    const system1 = await open('', 'cache_ttl_s = 60');
+    await system1.decide({ state: 'refund please', questions: THREE_QUESTIONS });
+    const again = await system1.decide({ state: 'refund please', questions: THREE_QUESTIONS });
+    expect(fake.requests).toHaveLength(1);
+    expect(again.meta.cached).toBe(true);
+    expect(again.answers.topic).toMatchObject({ status: 'ok', answer: { value: 'billing' } });
+  });
+
+  it('is a pool of replicas with `endpoints`: a failing replica leaves the call to the next', async () => {
+    const replica = new DecisionsEngineFake({ apiKey: KEY });
+    await replica.start();
+    fake.fault = 'status-500';
+    try {
+      const system1 = await sandbox.open(
+        `[gateway]\nprovider = "${PROVIDER}"\n[providers.${PROVIDER}]\n` +
+          `endpoints = ["${fake.url.origin}", "${replica.url.origin}"]\n`,
+        { [VARIABLE]: KEY },
+      );
+      const first = await system1.decide({ state: 'x', questions: THREE_QUESTIONS });
+      const second = await system1.decide({ state: 'y', questions: THREE_QUESTIONS });
+      for (const result of [first, second]) expect(result.answers.topic).toMatchObject({ status: 'ok' });
+      expect(replica.requests).toHaveLength(2);
+      expect(replica.last!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(fake.requests.length).toBeGreaterThan(0);
+    } finally {
+      await replica.stop();
+    }
+  });
+
   it.each([
     ['a wrong key (401)', 'status-401', 401, `the host refused the key in ${VARIABLE}: check it`],
     [
