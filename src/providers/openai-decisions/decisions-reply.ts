@@ -8,7 +8,7 @@ import { shown } from '../../common/clip';
 import { type DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/errors/decision-error';
 import { isTokenCount } from '../../decisions/pipeline/engine-reply';
 import type { EvaluateReply } from '../../decisions/registry/provider.interface';
-import { probabilitiesBestFirst } from '../system-one/systemone-protocol';
+import { rationaleOf } from '../system-one/systemone-protocol';
 import type { DecisionsQuestion } from './decisions-request';
 
 /** One answer read: the System One answer, or why this question alone has none. */
@@ -110,13 +110,6 @@ function scoreAnswer(
     keyed[String(index)] = entry.probability;
   }
   return { answer: { type: 'score', score, probabilities: keyed } };
-}
-
-/** `openai-decisions gpt-6-luna: billing=0.95, support=0.05`, or who answered alone (a yes/no). */
-function rationaleOf(source: string, answer: Record<string, unknown>): string {
-  const { probabilities } = answer;
-  const numbers = isRecord(probabilities) && Object.values(probabilities).every((p) => typeof p === 'number');
-  return numbers ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}` : source;
 }
 
 /** The token counts the pipeline keeps; the details (cached, reasoning) are not passed on. */

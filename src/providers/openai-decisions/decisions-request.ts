@@ -3,7 +3,7 @@
  * package's `resources/decisions.d.ts`) for the gateway's typed questions: every question of a call in one
  * request, in the call's order, each named by its question id so that the reply can be checked against it.
  */
-import { isBare, render } from '../../decisions/pipeline/question-text';
+import { isBare, noulText, render } from '../../decisions/pipeline/question-text';
 import { ProviderError } from '../../decisions/errors/decision-error';
 import type { EvaluateRequest } from '../../decisions/registry/provider.interface';
 import type { ImageAttachment, Question } from '../../decisions/questions/question.types';
@@ -63,13 +63,8 @@ function imageInput(text: string, images: readonly ImageAttachment[]): ImageInpu
 export function decisionsQuestion(name: string, question: Question): DecisionsQuestion {
   const instructions = render(question.instructions);
   switch (question.type) {
-    case 'noul': {
-      const meaning = [
-        question.criteria?.true !== undefined ? `Yes means: ${render(question.criteria.true)}.` : '',
-        question.criteria?.false !== undefined ? `No means: ${render(question.criteria.false)}.` : '',
-      ].filter(Boolean);
-      return { type: 'predicate', name, instructions: [instructions, ...meaning].join(' ') };
-    }
+    case 'noul':
+      return { type: 'predicate', name, instructions: noulText(question) };
     case 'choice':
       return {
         type: 'choice',

@@ -137,9 +137,11 @@ class OpenAiDecisionsProvider implements System1Provider {
         return { ok: false, detail: `${error.message}; ${this.keyAdvice()}` };
       throw error;
     }
-    const where = `${this.connection.base.host}`;
+    const where = this.connection.base.host;
     if (!isRecord(body) || !Array.isArray(body.data))
-      throw new MalformedResponseError(`GET ${path} at ${where} did not answer {"data": [...]}: is path right?`);
+      throw new MalformedResponseError(
+        `GET ${path} at ${where} did not answer {"data": [...]}: check providers.${NAME}.path`,
+      );
     const served = body.data.flatMap((entry) => (isRecord(entry) && typeof entry.id === 'string' ? [entry.id] : []));
     const { model } = this.settings;
     if (served.includes(model)) return { ok: true, detail: `${where} is up and lists model "${model}"` };

@@ -4,6 +4,7 @@
  */
 import { DecisionErrorCode, MalformedResponseError, ProviderError } from '../../../src/decisions/errors/decision-error';
 import type { EvaluateRequest } from '../../../src/decisions/registry/provider.interface';
+import { asChoice } from '../../../src/providers/choice/choice-provider';
 import { decisionsQuestion, decisionsRequest } from '../../../src/providers/openai-decisions/decisions-request';
 import { readDecisionsReply } from '../../../src/providers/openai-decisions/decisions-reply';
 
@@ -54,6 +55,12 @@ describe('the Decisions API request', () => {
         },
       ],
     });
+  });
+
+  it('words what true and false mean as the choice engines do', () => {
+    const { instructions } = decisionsQuestion('duplicate_charge', QUESTIONS.duplicate_charge);
+    expect(asChoice('duplicate_charge', QUESTIONS.duplicate_charge).text).toBe(instructions);
+    expect(decisionsQuestion('q', { type: 'noul', instructions: 'Safe?' }).instructions).toBe('Safe?');
   });
 
   it('sends a text state as it is, and {} when the call gave none', () => {
