@@ -150,8 +150,8 @@ class OpenAiDecisionsProvider implements System1Provider {
   }
 
   /**
-   * A failure with the user's next step in front (the client's words already carry the host's message,
-   * secrets scrubbed, and any Retry-After); the status, and so the code, is kept.
+   * A failure with the user's next step after the client's words (which carry the host's message, secrets
+   * scrubbed, and any Retry-After); the status, and so the code, is kept.
    */
   private explainFailure(error: unknown): unknown {
     if (!(error instanceof EngineStatusError)) return error;
