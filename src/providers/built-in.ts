@@ -3,6 +3,7 @@ import type { EngineHttpClient } from './http/engine-http.client';
 import { MockProviderDefinition } from './mock.provider';
 import { OllamaProviderDefinition } from './ollama/ollama.provider';
 import { OpenAiProviderDefinition } from './openai/openai.provider';
+import { OpenAiDecisionsProviderDefinition } from './openai-decisions/openai-decisions.provider';
 import type { ProviderDefinition } from '../decisions/registry/provider.interface';
 import { CloudflareProviderDefinition } from './system-one/cloudflare.provider';
 import { LayaProviderDefinition } from './system-one/laya.provider';
@@ -31,5 +32,6 @@ export const BUILT_IN_PROVIDERS: (new (http: EngineHttpClient) => BuiltInProvide
   CloudflareProviderDefinition,
   OllamaProviderDefinition,
   OpenAiProviderDefinition,
+  OpenAiDecisionsProviderDefinition,
   AnthropicProviderDefinition,
 ];

@@ -9,7 +9,7 @@ import { ReusedConnectionCloser } from './reused-connection-closer';
  * - `status-500|401|403|429|503`: the engine's own error body for that status (429/503 with Retry-After);
  * - `reset`: drops the connection;                 - `truncated`: half a body, then closes;
  * - `non-json`: 200 with plain text;               - `html-502`: a proxy's HTML error page;
- * - `huge`: a 5 MB JSON body;                      - `redirect`: 302 to `redirectTo`;
+ * - `huge`: a 5 MB JSON body;                      - `redirect`: `redirectStatus` (302) to `redirectTo`;
  * - `wrong-shape`: 200 JSON that is not the engine's answer shape;
  * - `echo-key-<encoding>`: the engine's own 401 body whose message echoes the key the request carried
  *   (bearer or x-api-key) in one {@link ECHO_ENCODINGS} form, as engines that quote a request back do.
@@ -116,6 +116,8 @@ export abstract class FakeEngine {
   /** Picks the fault per decision request (chaos runs); default: `fault`. */
   chooseFault?: (request: RecordedRequest) => Fault;
   redirectTo = 'http://127.0.0.1:9/';
+  /** The status of the `redirect` fault: 302, or 307/308, which ask a client to send the body again. */
+  redirectStatus = 302;
   /** Requests whose caller went away before the answer was sent (an aborted call, a timeout). */
   abandoned = 0;
   /** Those requests themselves (when recorded), in the order their connections closed. */
@@ -247,7 +249,7 @@ export abstract class FakeEngine {
       case 'huge':
         return this.send(res, { status: 200, body: { padding: 'x'.repeat(5 * 1024 * 1024) } });
       case 'redirect':
-        res.writeHead(302, { location: this.redirectTo, 'content-length': 0 });
+        res.writeHead(this.redirectStatus, { location: this.redirectTo, 'content-length': 0 });
         res.end();
         return;
       case 'wrong-shape':

@@ -1,5 +1,6 @@
 import { AnthropicFake } from './anthropic.fake';
 import { CloudflareFake } from './cloudflare.fake';
+import { DecisionsEngineFake } from './decisions-engine';
 import type { FakeEngine } from './fake-engine';
 import { LayaFake } from './laya.fake';
 import { OllamaFake } from './ollama.fake';
@@ -16,6 +17,9 @@ export const FAKE_ENGINES: Record<string, () => FakeEngine> = {
   anthropic: () => new AnthropicFake(process.env.ANTHROPIC_API_KEY),
   ollama: () => new OllamaFake(),
   openai: () => new OpenAiFake(process.env.SYSTEM1_OPENAI_API_KEY),
+  'openai-decisions': () => new DecisionsEngineFake({ apiKey: process.env.SYSTEM1_OPENAI_DECISIONS_API_KEY }),
+  'openai-decisions-fireworks': () =>
+    new DecisionsEngineFake({ apiKey: process.env.SYSTEM1_OPENAI_DECISIONS_API_KEY, host: 'fireworks' }),
   laya: () => new LayaFake({ apiKey: process.env.LAYA_API_KEY }),
   von: () => new VonFake({ apiKey: process.env.VON_API_KEY }),
   systemone: () => new LlamaServerFake({ apiKey: process.env.SYSTEM1_SYSTEMONE_API_KEY }),

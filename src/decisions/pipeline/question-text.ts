@@ -1,4 +1,4 @@
-import type { Described } from '../questions/question.types';
+import type { Described, NoulQuestion } from '../questions/question.types';
 
 /** Instructions and descriptions as an engine reads them: text as it is, JSON written out. */
 /**
@@ -18,4 +18,16 @@ export const isBare = (key: string, description: unknown): boolean => descriptio
 
 export function render(text: Described): string {
   return typeof text === 'string' ? text : JSON.stringify(text);
+}
+
+/**
+ * A yes/no question's instructions with what true and false mean, when it says, for an engine that takes no
+ * criteria for one: `Is it safe? Yes means: nothing breaks. No means: data is lost.`
+ */
+export function noulText(question: NoulQuestion): string {
+  const meaning = [
+    question.criteria?.true !== undefined ? `Yes means: ${render(question.criteria.true)}.` : '',
+    question.criteria?.false !== undefined ? `No means: ${render(question.criteria.false)}.` : '',
+  ].filter(Boolean);
+  return [render(question.instructions), ...meaning].join(' ');
 }

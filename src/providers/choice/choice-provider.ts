@@ -4,7 +4,7 @@ import { DecisionErrorCode, type DecisionError } from '../../decisions/errors/de
 import { isProbability } from '../../decisions/pipeline/distribution';
 import { kindOf } from '../../common/is-record';
 import type { QuestionCapabilities } from '../../decisions/questions/question-capabilities';
-import { isBare, render } from '../../decisions/pipeline/question-text';
+import { isBare, noulText, render } from '../../decisions/pipeline/question-text';
 import type { Question } from '../../decisions/questions/question.types';
 import type {
   AttemptContext,
@@ -169,13 +169,8 @@ export function asChoice(id: string, question: Question): ChoiceAsk {
         ),
         yesNo: isYesNo(question.criteria),
       };
-    case 'noul': {
-      const meaning = [
-        question.criteria?.true !== undefined ? `Yes means: ${render(question.criteria.true)}.` : '',
-        question.criteria?.false !== undefined ? `No means: ${render(question.criteria.false)}.` : '',
-      ].filter(Boolean);
-      return { id, text: [text, ...meaning].join(' '), options: ['yes', 'no'], yesNo: true };
-    }
+    case 'noul':
+      return { id, text: noulText(question), options: ['yes', 'no'], yesNo: true };
     case 'score':
       return {
         id,

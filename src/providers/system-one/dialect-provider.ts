@@ -20,7 +20,7 @@ import {
 } from './systemone-dialect';
 import {
   noulFromChoice,
-  probabilitiesBestFirst,
+  rationaleOf,
   readSystemOneEnvelope,
   SYSTEMONE_PATH,
   typedSystemOneRequest,
@@ -148,11 +148,4 @@ export class DialectProvider<S extends SystemOneSettings> implements System1Prov
 /** The protocol's own question types and limits (wire-contracts §1.1), for a dialect that states none. */
 function protocolLimits(): QuestionCapabilities {
   return { types: ['choice', 'noul', 'score'], max_levels: 10 };
-}
-
-/** `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`, or who answered alone. */
-function rationaleOf(source: string, answer: Record<string, unknown>): string {
-  const { probabilities } = answer;
-  const numbers = isRecord(probabilities) && Object.values(probabilities).every((p) => typeof p === 'number');
-  return numbers ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}` : source;
 }

@@ -27,6 +27,13 @@ export function probabilitiesBestFirst(probabilities: Record<string, number>, sh
   return more > 0 ? `${listed.join(', ')}, and ${more} more` : listed.join(', ');
 }
 
+/** `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`, or who answered alone (a yes/no). */
+export function rationaleOf(source: string, answer: Record<string, unknown>): string {
+  const { probabilities } = answer;
+  const numbers = isRecord(probabilities) && Object.values(probabilities).every((p) => typeof p === 'number');
+  return numbers ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}` : source;
+}
+
 /**
  * The body for typed questions, sent as the caller wrote them. An engine whose `noul` is not to be trusted
  * gets yes/no questions as the two-candidate choice `yes` / `no` instead ({@link noulFromChoice} reads

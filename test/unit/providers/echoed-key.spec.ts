@@ -7,6 +7,7 @@ import { DecideService } from '../../../src/mcp/decide/decide.service';
 import { HealthService } from '../../../src/decisions/pipeline/health.service';
 import { AnthropicFake } from '../../fakes/anthropic.fake';
 import { CloudflareFake } from '../../fakes/cloudflare.fake';
+import { DecisionsEngineFake } from '../../fakes/decisions-engine';
 import { ECHO_ENCODINGS, echoedKey, type EchoEncoding, type FakeEngine } from '../../fakes/fake-engine';
 import { LayaFake } from '../../fakes/laya.fake';
 import { OpenAiFake } from '../../fakes/openai.fake';
@@ -32,6 +33,7 @@ const FAKES: Record<string, { make: () => FakeEngine; settings?: string }> = {
   typesafe: { make: () => new TypeSafeFake() },
   cloudflare: { make: () => new CloudflareFake({ accountId: 'acct-1' }), settings: 'account_id = "acct-1"' },
   openai: { make: () => new OpenAiFake(), settings: 'model = "qwen3-4b"' },
+  'openai-decisions': { make: () => new DecisionsEngineFake() },
   anthropic: { make: () => new AnthropicFake() },
 };
 
