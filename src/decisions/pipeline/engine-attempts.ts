@@ -6,13 +6,15 @@ import type { CopyAnswer } from '../pools/replica-runner';
 import type { PoolMember } from '../registry/engine-pool';
 import type { AttemptContext, System1Provider } from '../registry/provider.interface';
 import { type RuntimeProviders } from '../registry/runtime-providers';
-import { planQuestions } from '../questions/question-capabilities';
+import { capabilityRefusal, planQuestions, type QuestionCapabilities } from '../questions/question-capabilities';
+import { questionPasses } from '../questions/question-passes';
 import type { DecisionOutcome, DecisionPolicy, DecisionRequest, QuestionOutcome } from '../questions/decision.types';
-import type { ModelRef } from '../questions/question.types';
+import type { ModelRef, Question } from '../questions/question.types';
 import { readAnswer } from './answer-reader';
 import { calibrateAnswer } from './calibrate-answer';
 import type { CachedReply } from './decision-cache.service';
 import { capabilitiesData, replyData, replyFacts } from './engine-reply';
+import { joinedReplies } from './joined-replies';
 import { widenScores } from './wide-scores';
 
 /** `notSent`: the attempt failed before the engine was asked (a provider or model the call cannot use, a refusal). */
@@ -26,6 +28,8 @@ export interface AttemptJob {
   timeoutMs: number;
   requestId: string;
   last: boolean;
+  /** Ask a call over the engine's limits in passes (DecisionPolicy.inPasses). */
+  inPasses?: boolean;
 }
 
 /** A reply read for the call: each question's outcome, the call's facts, and the reply itself (for the cache). */
@@ -39,7 +43,7 @@ export interface ReadAnswers {
 export interface CopyCall {
   ref: ModelRef;
   request: DecisionRequest;
-  policy: Pick<DecisionPolicy, 'calibrate' | 'retryBadAnswers'>;
+  policy: Pick<DecisionPolicy, 'calibrate' | 'retryBadAnswers' | 'inPasses'>;
   threshold: number;
   requestId: string;
   last: boolean;
@@ -76,6 +80,7 @@ export class EngineAttempts {
       timeoutMs,
       requestId: call.requestId,
       last: call.last,
+      inPasses: policy.inPasses,
     });
     if (!attempt.ok) return attempt;
     const answers = this.readReply(ref, attempt, request, call.threshold, policy.calibrate !== false);
@@ -89,23 +94,39 @@ export class EngineAttempts {
    * One engine's attempt. Questions of a type the engine does not answer move the whole request to the next
    * engine; the last engine of the chain answers the others, and those questions are `unsupported`.
    */
-  async attempt({ ref, provider, request, timeoutMs, requestId, last }: AttemptJob): Promise<Attempt> {
+  async attempt({ ref, provider, request, timeoutMs, requestId, last, inPasses }: AttemptJob): Promise<Attempt> {
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
-      const plan = planQuestions(ref.provider, { ...request, questions: widening.questions }, typed, last);
+      const planned = { ...request, questions: widening.questions };
+      const plan = planQuestions(ref.provider, planned, inPasses ? withoutCallLimits(typed) : typed, last);
       if (!plan.ok) return { ...plan, notSent: true };
-      const asked = {
+      const passes = inPasses ? questionPasses(plan.questions, typed) : [plan.questions];
+      // A pass still over a limit (one question holding more candidates than a request may) is refused here.
+      const over = inPasses ? firstRefusal(ref.provider, passes, typed) : undefined;
+      if (over) return { ok: false, error: over, notSent: true };
+      const asked = (questions: Record<string, Question>) => ({
         ...(request.state !== undefined && { state: request.state }),
-        questions: plan.questions,
+        questions,
         ...(request.images && { images: request.images }),
         ...(request.longContext && { longContext: true }),
         ...(ref.model && { model: ref.model }),
-      };
-      const sent = await this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, (context) =>
-        provider.evaluate(asked, context),
-      );
-      const { reply, stray } = replyData(ref.provider, sent, request.questions);
+      });
+      const ask = <T>(work: (context: AttemptContext) => Promise<T>) =>
+        this.underDeadline(ref.provider, request.signal, timeoutMs, requestId, work);
+      // The passes go together, under one deadline: one that fails stops the others (see withDeadline).
+      const { reply, stray } =
+        passes.length === 1
+          ? replyData(
+              ref.provider,
+              await ask((context) => provider.evaluate(asked(passes[0]), context)),
+              request.questions,
+            )
+          : joinedReplies(
+              (await ask((context) => Promise.all(passes.map((pass) => provider.evaluate(asked(pass), context))))).map(
+                (sent, i) => replyData(ref.provider, sent, passes[i]),
+              ),
+            );
       const errors = { ...plan.refused, ...reply.errors };
       const restored = {
         ...reply,
@@ -191,6 +212,19 @@ export class EngineAttempts {
       ...(warnings.length > 0 && { warnings }),
     };
   }
+}
+
+function firstRefusal(engine: string, passes: Record<string, Question>[], typed: QuestionCapabilities) {
+  for (const questions of passes) {
+    const refusal = capabilityRefusal(engine, { questions }, typed);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** An engine's limits without those of a whole request (questions, candidates over all), which passes keep. */
+function withoutCallLimits({ max_questions: _q, max_total_options: _o, ...perQuestion }: QuestionCapabilities) {
+  return perQuestion;
 }
 
 /** What the engine takes for the model the call names, where that differs by model. */

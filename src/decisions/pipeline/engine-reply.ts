@@ -10,7 +10,7 @@ import { questionCapabilitiesOf, type QuestionCapabilities } from '../questions/
 /** The longest model name an engine's reply may report; a longer one is not a name. */
 export const REPORTED_MODEL_MAX_CHARS = 256;
 /** Ids of questions nobody asked named in the one warning about them; the rest are counted. */
-const STRAY_IDS_SHOWN = 3;
+export const STRAY_IDS_SHOWN = 3;
 
 /**
  * `value` as plain JSON data: every getter, `toJSON` and Proxy trap of a provider's object runs here, inside

@@ -42,6 +42,12 @@ export interface DecisionPolicy {
   retryBadAnswers?: boolean;
   /** False for the engine's raw probabilities (`calibrate` measures them); default true. */
   calibrate?: boolean;
+  /**
+   * True (the decisions endpoints): a call with more questions, or candidates over all its questions, than an
+   * engine takes in one request is asked in as many requests as its limits need, the answers joined in order.
+   * Default false: such a call is refused before sending (`limit_exceeded`) and the chain moves on.
+   */
+  inPasses?: boolean;
   /** Who asks, for the metrics; `other` when absent. */
   surface?: DecisionSurface;
   /**
