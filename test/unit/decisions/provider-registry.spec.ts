@@ -45,7 +45,7 @@ describe('ProviderRegistry', () => {
       {},
       TEST_CONFIG_FILE,
       'gateway.provider',
-      'names an unknown provider "lyaa" (available: anthropic, cloudflare, laya, mock, ollama, openai, systemone, typesafe, von)',
+      'names an unknown provider "lyaa" (available: anthropic, cloudflare, laya, mock, ollama, openai, openai-decisions, systemone, typesafe, von)',
     ],
     [
       '[gateway]\nprovider = "mock"',
