@@ -99,6 +99,8 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   const router = section('router', SECTIONS.router) as RouterSettings;
   const http = section('http', SECTIONS.http) as HttpSettings;
   const engines = section('engines', SECTIONS.engines) as EnginesSettings;
+  // [decisions] holds only its model tables (read below): this reports any other key written in it.
+  section('decisions', SECTIONS.decisions);
 
   const home = homeOf(env);
   const install = installDir(env);
