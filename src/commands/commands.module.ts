@@ -17,6 +17,7 @@ import { OutputWriter } from './output.writer';
 import { RouterReportCommand } from './router-report.command';
 import { SchemaCommand } from './schema.command';
 import { ServeHttpCommand } from './serve-http.command';
+import { DecisionsApiParts } from './decisions-api-parts';
 import { ServeHttpParts } from './serve-http-parts';
 import { ServeOpenAiCommand } from './serve-openai.command';
 import { SessionCheckCommand } from './session-check.command';
@@ -43,6 +44,7 @@ import { UsageReportCommand } from './usage-report.command';
     ServeOpenAiCommand,
     ServeHttpCommand,
     ServeHttpParts,
+    DecisionsApiParts,
     RouterReportCommand,
     EngineCommand,
     EnginePullCommand,

@@ -10,13 +10,14 @@ import { gatewayLogger } from '../logging/gateway.logger';
 import { logStrayRejections } from '../logging/process-failures';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
+import { DecisionsApiParts } from './decisions-api-parts';
 import { ServeHttpParts } from './serve-http-parts';
 
 @Command({
   name: 'serve-http',
   description:
     'serve the System-1 tools over MCP Streamable HTTP at /mcp (stateless: any replica answers any request), ' +
-    'with /healthz, /readyz and /metrics',
+    'the Decisions API at /v1/decisions and /v1/systemone, with /healthz, /readyz and /metrics',
 })
 export class ServeHttpCommand extends CommandRunner {
   private readonly logger = new Logger('Http');
@@ -26,6 +27,7 @@ export class ServeHttpCommand extends CommandRunner {
     @Inject(PROCESS_ENV) private readonly env: Env,
     private readonly parts: ServeHttpParts,
     private readonly callerModels: CallerModels,
+    private readonly decisionsApi: DecisionsApiParts,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -34,7 +36,7 @@ export class ServeHttpCommand extends CommandRunner {
   async run(_args: string[], flags: ServeHttpFlags): Promise<void> {
     const settled = settleHttpOptions(this.config, flags, this.env);
     // Its callers are strangers holding a token: only the chain's models and those the operator lists.
-    const problems = [...settled.problems, ...this.callerModels.forHttpCallers()];
+    const problems = [...settled.problems, ...this.callerModels.forHttpCallers(), ...this.decisionsApi.problems()];
     const options = problems.length === 0 ? settled.options : undefined;
     if (!options) {
       for (const problem of problems) this.output.err(`system1 serve-http: ${problem}`);
@@ -48,10 +50,13 @@ export class ServeHttpCommand extends CommandRunner {
     let running;
     try {
       running = await startHttpServer(
-        this.parts.deps(
-          (line) => this.logger.log(line),
-          (line) => this.logger.warn(line),
-        ),
+        {
+          ...this.parts.deps(
+            (line) => this.logger.log(line),
+            (line) => this.logger.warn(line),
+          ),
+          decisionsApi: this.decisionsApi.api((line) => this.logger.log(line)),
+        },
         options,
       );
     } catch (error) {

@@ -150,6 +150,21 @@ export const ENGINES_KEYS = {
   modules: { type: list(delimiter), default: [] as string[] },
 } satisfies Record<string, KeySpec>;
 
+/** `[decisions]`: the served Decisions API (`/v1/decisions`, `/v1/systemone`); its keys are its model tables. */
+export const DECISIONS_KEYS = {} satisfies Record<string, KeySpec>;
+
+/**
+ * `[decisions.models.<alias>]`: a model name the operator offers on `/v1/decisions` and `/v1/systemone`, answered
+ * by its own chain (no variables: the names are the operator's own, as callers' are).
+ */
+export const DECISION_MODEL_KEYS = {
+  // The engines that answer it, in order: `provider` (its configured model) or `provider/model`.
+  chain: { type: list(','), default: [] as string[] },
+  // Answers less confident than this come back as refusals (a request's x-system1-min-confidence overrides it);
+  // unset: none is withheld.
+  min_confidence: { type: threshold, default: undefined },
+} satisfies Record<string, KeySpec>;
+
 export const SECTIONS = {
   gateway: GATEWAY_KEYS,
   routing: ROUTING_KEYS,
@@ -157,6 +172,7 @@ export const SECTIONS = {
   router: ROUTER_KEYS,
   http: HTTP_KEYS,
   engines: ENGINES_KEYS,
+  decisions: DECISIONS_KEYS,
 } as const;
 export type SectionName = keyof typeof SECTIONS;
 
@@ -172,6 +188,7 @@ export type HttpSettings = Values<typeof HTTP_KEYS>;
 export type EnginesSettings = Values<typeof ENGINES_KEYS>;
 export type HttpCallerSettings = Values<typeof HTTP_CALLER_KEYS>;
 export type HttpOAuthSettings = Values<typeof HTTP_OAUTH_KEYS>;
+export type DecisionModelSettings = { chain: string[]; min_confidence?: number };
 
 /**
  * `SYSTEM1_<KEY>` for `[gateway]`, `SYSTEM1_<SECTION>_<KEY>` for the others (`http.oauth` -> `SYSTEM1_HTTP_OAUTH_`).

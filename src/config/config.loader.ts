@@ -5,6 +5,8 @@ import { keyedMap, ownValue } from '../common/own-keys';
 import { FILE_CAPS, readFailureReason, readRegularFileSync } from '../common/regular-file';
 import { type ConfigError, configError, ENVIRONMENT, looksSecret } from './config-error';
 import {
+  DECISION_MODEL_KEYS,
+  type DecisionModelSettings,
   type EnginesSettings,
   envName,
   type GatewaySettings,
@@ -39,6 +41,8 @@ export interface LoadedConfig {
   httpCallers: Record<string, HttpCallerSettings>;
   /** `[http.oauth]`, when the table is there. */
   httpOAuth?: HttpOAuthSettings;
+  /** `[decisions.models.<alias>]`: the model names the operator offers on the served Decisions API. */
+  decisionModels: Record<string, DecisionModelSettings>;
   /** `[providers.<name>]` tables as written, secrets removed; each provider validates its own. */
   providerTables: Record<string, Record<string, unknown>>;
   /** Keys of `[providers.<name>]` that held a secret (values dropped): the registry reports them, since only
@@ -95,6 +99,8 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   const router = section('router', SECTIONS.router) as RouterSettings;
   const http = section('http', SECTIONS.http) as HttpSettings;
   const engines = section('engines', SECTIONS.engines) as EnginesSettings;
+  // [decisions] holds only its model tables (read below): this reports any other key written in it.
+  section('decisions', SECTIONS.decisions);
 
   const home = homeOf(env);
   const install = installDir(env);
@@ -106,6 +112,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   engines.modules = engines.modules.map((module) => path.resolve(path.dirname(label), expandHome(module, home)));
   router.shadow_log = expandHome(router.shadow_log ?? path.join(install, 'logs', 'router-shadow.jsonl'), home);
   const httpTable = ownValue(document, 'http');
+  const decisionsTable = ownValue(document, 'decisions');
 
   return {
     configFile: file,
@@ -117,6 +124,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
     http,
     engines,
     ...readHttpAccess(isTable(httpTable) ? httpTable : {}, http, label, env, errors),
+    decisionModels: readDecisionModels(isTable(decisionsTable) ? decisionsTable : {}, label, errors),
     ...readProviderTables(document, label, errors),
     errors,
   };
@@ -160,7 +168,10 @@ function tableAt(document: Table, name: string, file: string, errors: ConfigErro
 }
 
 /** Tables inside a section, read on their own (see readHttpAccess), so not unknown keys of it. */
-const SUB_TABLES: Partial<Record<SectionName, readonly string[]>> = { http: ['callers', 'oauth'] };
+const SUB_TABLES: Partial<Record<SectionName, readonly string[]>> = {
+  http: ['callers', 'oauth'],
+  decisions: ['models'],
+};
 
 /** One section as written: its name, the keys it takes, its table, and tables inside it read on their own. */
 interface SectionText {
@@ -259,6 +270,40 @@ function readHttpAccess(
     { file, env, errors },
   ) as HttpOAuthSettings;
   return { httpCallers, httpOAuth };
+}
+
+/** What a model alias may be called: what a request's `model` can spell, and never `system1` (the chain's own name). */
+const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const CHAIN_NAME = 'system1';
+
+/** `[decisions.models.<alias>]`: each alias's chain (at least one engine) and its threshold, if any. */
+function readDecisionModels(
+  decisionsTable: Table,
+  file: string,
+  errors: ConfigError[],
+): Record<string, DecisionModelSettings> {
+  const models = keyedMap<DecisionModelSettings>();
+  for (const [name, table] of Object.entries(tableAt(decisionsTable, 'models', file, errors, 'decisions.models'))) {
+    const key = `decisions.models.${name}`;
+    if (!ALIAS_NAME.test(name) || name === CHAIN_NAME) {
+      const why = name === CHAIN_NAME ? 'names the chain itself' : 'is not a model name (letters, digits, . _ : -)';
+      errors.push(configError(file, 'decisions.models', `${JSON.stringify(name.slice(0, 40))} ${why}`));
+      continue;
+    }
+    if (!isTable(table)) {
+      errors.push(configError(file, key, `must be a table ([${key}])`));
+      continue;
+    }
+    const read = readSection({ name: key, keys: DECISION_MODEL_KEYS, table }, { file, env: {}, errors });
+    const chain = read.chain as string[];
+    if (chain.length === 0) {
+      errors.push(configError(file, `${key}.chain`, 'must list at least one engine ("provider" or "provider/model")'));
+      continue;
+    }
+    const minConfidence = read.min_confidence as number | undefined;
+    models[name] = { chain, ...(minConfidence !== undefined && { min_confidence: minConfidence }) };
+  }
+  return models;
 }
 
 function readProviderTables(

@@ -10,16 +10,19 @@ import { answerEarly } from '../common/http/early-answer';
 import { sendJson } from '../common/http/send-json';
 import type { HostGuard, OriginGuard } from '../common/http/host-guard';
 import { callerScope } from '../decisions/pipeline/caller-scope';
+import type { DecisionsApi } from '../decisions-api/decisions-api';
+import { type DecisionWire, wireError } from '../decisions-api/wire-reply';
 import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
 import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { ReadinessCheck } from './readiness';
 import { readBody, tooLargeMessage } from './gateway-request-body';
+import { answerDecisions, DECISION_ROUTES, DECISIONS_TOOL } from './decisions-http';
 import { settleRequestId } from './request-id';
 
 export const MCP_PATH = '/mcp';
-const ROUTES = new Set([MCP_PATH, '/healthz', '/readyz', '/metrics']);
+const ROUTES = new Set([MCP_PATH, '/healthz', '/readyz', '/metrics', ...DECISION_ROUTES.keys()]);
 /** Routes a load balancer probes: no token, and an HTTP/1.0 probe without a Host header is let through. */
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -27,6 +30,10 @@ export const HTTP_REQUEST_ID_HEADER = 'x-request-id';
 
 /** The error body of every refusal: JSON-RPC's, which MCP clients show (the SDK's own transport answers so). */
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+
+/** A refusal's body in the words its route's clients read: a decisions wire's envelope, else JSON-RPC's. */
+const refusalBody = (wire: DecisionWire | undefined, status: number, message: string) =>
+  wire ? wireError(wire, status, message).body : rpcError(message);
 
 export interface GatewayDeps {
   /** Answers an MCP message of either era (mcp-http.ts). */
@@ -36,6 +43,8 @@ export interface GatewayDeps {
   limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight' | 'bodyIdleTimeoutMs'>;
   /** Who is calling and what they may do (tokens, OAuth, tools, rates): /mcp and /metrics ask it. */
   access: Pick<CallerAccess, 'identify' | 'permit' | 'mayReadMetrics' | 'scopeOf' | 'oauth'>;
+  /** The served Decisions API (`/v1/decisions`, `/v1/systemone`); absent: those routes answer 404. */
+  decisionsApi?: Pick<DecisionsApi, 'answer'>;
   /** One line per request, with its id; never a header value, a query string or a body. */
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -51,6 +60,7 @@ export interface GatewayDeps {
 export class HttpGateway {
   private hosts?: Pick<HostGuard, 'allows'>;
   private origins?: Pick<OriginGuard, 'allows'>;
+  private address?: { host: string; port: number };
   private mcpInFlight = 0;
   private draining = false;
   private readonly idleWaiters = new Set<() => void>();
@@ -58,9 +68,14 @@ export class HttpGateway {
   constructor(private readonly deps: GatewayDeps) {}
 
   /** The guards are known once the port is bound (0 picks one); until then every request is refused. */
-  guard(hosts: Pick<HostGuard, 'allows'>, origins: Pick<OriginGuard, 'allows'>): void {
+  guard(
+    hosts: Pick<HostGuard, 'allows'>,
+    origins: Pick<OriginGuard, 'allows'>,
+    address?: { host: string; port: number },
+  ): void {
     this.hosts = hosts;
     this.origins = origins;
+    this.address = address;
   }
 
   /** MCP requests received and not yet answered. */
@@ -79,7 +94,8 @@ export class HttpGateway {
     const started = this.deps.now();
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
-    const route = ROUTES.has(path) ? path : 'other';
+    const wire = this.deps.decisionsApi ? DECISION_ROUTES.get(path) : undefined;
+    const route = ROUTES.has(path) && (wire || !DECISION_ROUTES.has(path)) ? path : 'other';
     let requestId = settleRequestId(undefined, req.headers[HTTP_REQUEST_ID_HEADER], randomUUID);
     let call = '';
     let caller: Caller | undefined;
@@ -97,7 +113,7 @@ export class HttpGateway {
       );
     });
     const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) =>
-      answerEarly(req, res, status, rpcError(message), headers);
+      answerEarly(req, res, status, refusalBody(wire, status, message), headers);
     const refuseWith = (refusal: Refusal) => refuse(refusal.status, refusal.message, refusal.headers);
 
     const probe = PROBES.has(path) && method === 'GET';
@@ -124,8 +140,11 @@ export class HttpGateway {
     if (hasQueryToken(req.url))
       return refuse(400, 'an access token is taken only in the Authorization header, never in the URL');
     if (route === 'other')
-      return refuse(404, `nothing here: the MCP endpoint is ${MCP_PATH}; /healthz, /readyz and /metrics are beside it`);
-    const allowed = route === MCP_PATH ? 'POST' : 'GET';
+      return refuse(
+        404,
+        `nothing here: the MCP endpoint is ${MCP_PATH}; ${[...ROUTES].slice(1).join(', ')} are beside it`,
+      );
+    const allowed = route === MCP_PATH || wire ? 'POST' : 'GET';
     // Stateless: no session to resume or delete, and no stream of server-sent requests to open with GET.
     if (method !== allowed) return refuse(405, `${route} takes ${allowed} only`, { allow: allowed });
     if (route === '/healthz') return sendJson(res, 200, { status: 'alive' });
@@ -146,8 +165,10 @@ export class HttpGateway {
     } catch (error) {
       if (!(error instanceof BodyRefused)) throw error;
       // A stalled client sends nothing more to drop: the answer is written and the connection closed.
-      return answerEarly(req, res, error.status, rpcError(error.message), {}, error.status === 408 ? 0 : undefined);
+      const answer = refusalBody(wire, error.status, error.message);
+      return answerEarly(req, res, error.status, answer, {}, error.status === 408 ? 0 : undefined);
     }
+    if (wire) return this.decisions(wire, { req, res, body, requestId }, caller);
     const read = readMessage(body.toString('utf8'), 'request');
     const message = 'message' in read ? read.message : undefined;
     requestId = settleRequestId(message, req.headers[HTTP_REQUEST_ID_HEADER], () => requestId);
@@ -166,20 +187,45 @@ export class HttpGateway {
       return refuseWith(refused);
     }
     // A request takes a decision slot once its body is here: clients trickling bodies cannot hold them all.
-    if (this.draining)
-      return refuse(503, 'this server is shutting down; send the request to another replica', { 'retry-after': '1' });
-    if (this.mcpInFlight >= this.deps.limits.maxInFlight) {
-      return refuse(
-        503,
-        `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, ` +
-          '[http] max_in_flight); retry shortly',
-        { 'retry-after': '1' },
-      );
-    }
+    const busy = this.busy();
+    if (busy) return refuse(503, busy, { 'retry-after': '1' });
     this.mcpInFlight++;
     res.once('close', () => this.answered());
     // The caller's scope follows every decision this request makes (its models, its name in the metrics).
     await callerScope.run(this.deps.access.scopeOf(caller), () => this.answerMcp(req, res, read.message, requestId));
+  }
+
+  /** A decisions request: the caller's policy and rate (as a system1_ask call), the slots, then the wire's answer. */
+  private async decisions(
+    wire: DecisionWire,
+    request: { req: IncomingMessage; res: ServerResponse; body: Buffer; requestId: string },
+    caller: Caller,
+  ): Promise<void> {
+    const { req, res } = request;
+    const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) =>
+      answerEarly(req, res, status, refusalBody(wire, status, message), headers);
+    const refused = this.deps.access.permit(caller, DECISIONS_TOOL, pathOf(req.url));
+    if (refused) {
+      if (refused.holdMs && !this.draining) await held(res, refused.holdMs);
+      return refuse(refused.status, refused.message, refused.headers);
+    }
+    const busy = this.busy();
+    if (busy) return refuse(503, busy, { 'retry-after': '1' });
+    this.mcpInFlight++;
+    res.once('close', () => this.answered());
+    await callerScope.run(this.deps.access.scopeOf(caller), () =>
+      answerDecisions(this.deps.decisionsApi!, wire, { ...request, listening: this.address }, this.deps.warn),
+    );
+  }
+
+  /** Why no decision slot is free now (draining, or every slot taken); undefined when one is. */
+  private busy(): string | undefined {
+    if (this.draining) return 'this server is shutting down; send the request to another replica';
+    if (this.mcpInFlight < this.deps.limits.maxInFlight) return undefined;
+    return (
+      `this server is answering as many requests as it may at once (${this.deps.limits.maxInFlight}, ` +
+      '[http] max_in_flight); retry shortly'
+    );
   }
 
   private async answerMcp(

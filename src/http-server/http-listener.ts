@@ -75,6 +75,7 @@ export async function listen(
   gateway.guard(
     new HostGuard(settings.host, port, settings.allowedHosts),
     new OriginGuard(settings.host, port, settings.allowedOrigins),
+    { host: settings.host, port },
   );
   const host = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host;
   return {

@@ -5,6 +5,7 @@ import type { EndpointLoad } from '../decisions/pools/endpoint-load.service';
 import type { HealthService } from '../decisions/pipeline/health.service';
 import { short } from '../mcp/envelope';
 import type { McpServerService } from '../mcp/mcp-server.service';
+import type { DecisionsApi } from '../decisions-api/decisions-api';
 import { CallerAccess, type OAuthAccess } from './callers/caller-access';
 import { RateLimiter } from './callers/rate-limiter';
 import { HttpGateway, HTTP_REQUEST_ID_HEADER } from './http-gateway';
@@ -24,6 +25,8 @@ export interface ServeHttpDeps {
   /** Each endpoint's load, read at each scrape. */
   endpoints?: Pick<EndpointLoad, 'all'>;
   health: Pick<HealthService, 'health'>;
+  /** `/v1/decisions` and `/v1/systemone`; absent: not served. */
+  decisionsApi?: Pick<DecisionsApi, 'answer'>;
   log: (line: string) => void;
   warn: (line: string) => void;
 }
@@ -67,6 +70,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
     metrics,
     limits: options.limits,
     access,
+    ...(deps.decisionsApi && { decisionsApi: deps.decisionsApi }),
     log: deps.log,
     warn: deps.warn,
     now: () => Date.now(),

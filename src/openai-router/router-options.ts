@@ -3,7 +3,7 @@ import type { Env } from '../config/paths';
 import { expandHome, homeOf } from '../config/paths';
 import { EndpointError, isLoopbackHost, parseEndpoint } from '../providers/http/endpoint';
 import type { RouterOptions } from './openai-router';
-import { upstreamIsThisRouter } from './own-address';
+import { upstreamIsThisRouter } from '../decisions-api/own-address';
 import type { RouterLimits } from './router-limits';
 
 /** `serve-openai`'s flags; each overrides its `[router]` key. */

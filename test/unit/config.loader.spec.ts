@@ -92,6 +92,41 @@ describe('config loader', () => {
     ]);
   });
 
+  it('reads [decisions.models.<alias>]: its chain and threshold, each problem naming its key', () => {
+    const config = load(
+      [
+        '[decisions]',
+        'bogus = 1',
+        '[decisions.models.triage]',
+        'chain = ["laya/typed-decisions", "systemone"]',
+        'min_confidence = 0.7',
+        '[decisions.models.open]',
+        'chain = ["laya"]',
+        '[decisions.models.empty]',
+        'chain = []',
+        '[decisions.models.loud]',
+        'chain = ["laya"]',
+        'min_confidence = 1.5',
+        '[decisions.models.system1]',
+        'chain = ["laya"]',
+      ].join('\n'),
+    );
+    expect(config.decisionModels).toEqual({
+      triage: { chain: ['laya/typed-decisions', 'systemone'], min_confidence: 0.7 },
+      open: { chain: ['laya'] },
+      loud: { chain: ['laya'] },
+    });
+    expect(keysOf(config.errors).sort()).toEqual([
+      'decisions.bogus',
+      'decisions.models',
+      'decisions.models.empty.chain',
+      'decisions.models.loud.min_confidence',
+    ]);
+    expect(config.errors.find((error) => error.key === 'decisions.models')?.message).toContain(
+      'names the chain itself',
+    );
+  });
+
   it('finds the file under XDG_CONFIG_HOME, and SYSTEM1_CONFIG before it', () => {
     const seen: string[] = [];
     const readFile = (file: string) => {

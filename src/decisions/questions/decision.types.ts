@@ -23,7 +23,15 @@ export interface DecisionRequest {
 
 /** The surfaces of the one pipeline, as the metrics name them. */
 export type DecisionSurface =
-  'system1_decide' | 'system1_ask' | 'library' | 'openai_router' | 'route_hook' | 'skill_picker' | 'calibrate';
+  | 'system1_decide'
+  | 'system1_ask'
+  | 'library'
+  | 'openai_router'
+  | 'decisions_api'
+  | 'systemone_api'
+  | 'route_hook'
+  | 'skill_picker'
+  | 'calibrate';
 
 /** How a surface wants the one pipeline to behave where the specs it follows differ on purpose. */
 export interface DecisionPolicy {

@@ -57,6 +57,8 @@ export class ProviderRegistry {
     sizeCalculation: (_pool, key) => Buffer.byteLength(key) + 1,
   });
   private readonly byName = new Map<string, Configured>();
+  /** Where each configured provider's engines are, as its settings say (see {@link endpointsOf}). */
+  private readonly endpointUrls = new Map<string, readonly string[]>();
 
   constructor(
     private readonly definitions: ProviderDefinitions,
@@ -128,6 +130,15 @@ export class ProviderRegistry {
     if (model !== undefined && definition && !Object.hasOwn(definition.settings, 'model'))
       return `${name} runs one model only (it has no model setting)`;
     return `${name} cannot run the model asked (its model setting refused it)`;
+  }
+
+  /**
+   * The URLs a provider's engines are reached at: each replica of its `endpoints`, else its `endpoint` setting
+   * (none for an engine without one). A server checks them so that it never names itself as its own engine.
+   */
+  endpointsOf(name: string): readonly string[] {
+    this.instance(name);
+    return this.endpointUrls.get(name) ?? [];
   }
 
   available(): ProviderDefinition[] {
@@ -219,6 +230,8 @@ export class ProviderRegistry {
       return null;
     }
     const values = read.settings;
+    const single = typeof values.endpoint === 'string' ? [values.endpoint] : [];
+    this.endpointUrls.set(name, endpoints?.map((endpoint) => endpoint.url) ?? single);
     if (!usable || !build) return null;
 
     // One engine per endpoint of a pool, each with the same settings and key but its own `endpoint`.

@@ -105,14 +105,16 @@ export class CallerAccess {
   /**
    * Whether `caller` may call `tool` now: the tool must be in its policy (and, for an OAuth token, its scope
    * granted), and a decision must fit its rate. Other methods (tools/list, discovery) need only a caller.
+   * `route`: the HTTP route that asks under the tool's permission (the served Decisions API), for the message.
    */
-  permit(caller: Caller, tool: string | undefined): Refusal | undefined {
+  permit(caller: Caller, tool: string | undefined, route?: string): Refusal | undefined {
     if (tool === undefined || !(TOOL_NAMES as readonly string[]).includes(tool)) return undefined;
     if (!caller.policy.tools.has(tool)) {
+      const what = route === undefined ? tool : `${route} (it takes ${tool} among a caller's tools)`;
       return {
         status: 403,
         message:
-          `the caller ${JSON.stringify(caller.name)} may not use ${tool} (it may use: ` +
+          `the caller ${JSON.stringify(caller.name)} may not use ${what} (it may use: ` +
           `${[...caller.policy.tools].join(', ') || 'no tool'}); ` +
           'the operator sets this in [http.callers.<name>] tools',
       };

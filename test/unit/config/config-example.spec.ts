@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { HTTP_CALLER_KEYS, HTTP_OAUTH_KEYS, SECTIONS } from '../../../src/config/config-keys';
+import { DECISION_MODEL_KEYS, HTTP_CALLER_KEYS, HTTP_OAUTH_KEYS, SECTIONS } from '../../../src/config/config-keys';
 import type { EngineHttpClient } from '../../../src/providers/http/engine-http.client';
 import { BUILT_IN_PROVIDERS } from '../../../src/providers/built-in';
 
@@ -50,7 +50,8 @@ describe('config.example.toml', () => {
   it.each([
     ['http.callers.alice', HTTP_CALLER_KEYS],
     ['http.oauth', HTTP_OAUTH_KEYS],
-  ] as const)('[%s] (a table inside [http]) shows every key of its schema, and no other', (table, keys) => {
+    ['decisions.models.triage', DECISION_MODEL_KEYS],
+  ] as const)('[%s] (a table inside a section) shows every key of its schema, and no other', (table, keys) => {
     expect(sorted(shown.get(table) ?? [])).toEqual(sorted(Object.keys(keys)));
   });
 
