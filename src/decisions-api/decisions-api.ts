@@ -3,7 +3,7 @@ import type { CallerModels } from '../decisions/callers/caller-models.service';
 import { type DecisionError, DecisionErrorCode } from '../decisions/errors/decision-error';
 import type { DecisionService } from '../decisions/pipeline/decision.service';
 import type { ModelRef } from '../decisions/questions/question.types';
-import { type BatchedOutcome, decideInBatches } from './batched-decide';
+import { decideServed, type ServedOutcome } from './served-decide';
 import { ModelCatalog, type ModelChoice, modelName } from './model-catalog';
 import { openAiAnswer, openAiUsage } from './openai-answers';
 import { readDecisionsRequest } from './openai-request';
@@ -15,7 +15,7 @@ import { type DecisionWire, WireInputError, type WireReply, wireError } from './
 
 /** What the served wires need: the pipeline, the caller's models, the operator's aliases, where engines are. */
 export interface DecisionsApiDeps {
-  decisions: Pick<DecisionService, 'decide' | 'chainFor' | 'resolvePool' | 'resolveCapabilities'>;
+  decisions: Pick<DecisionService, 'decide' | 'chainFor' | 'resolvePool'>;
   callerModels: Pick<CallerModels, 'problem'>;
   aliases: Readonly<Record<string, DecisionModelSettings>>;
   /** The URLs a provider's engines are at, so that this server never asks itself. */
@@ -71,7 +71,7 @@ export class DecisionsApi {
         `the model ${JSON.stringify(choice.name)} names ${loop}, whose endpoint is this server: ` +
           'it would ask itself without end; the operator points that engine elsewhere',
       );
-    const outcome = await decideInBatches(this.deps.decisions, request, choice, {
+    const outcome = await decideServed(this.deps.decisions, request, choice, {
       requestId: call.requestId,
       surface: wire === 'openai' ? 'decisions_api' : 'systemone_api',
       minConfidence: minConfidence ?? choice.minConfidence,
@@ -83,7 +83,7 @@ export class DecisionsApi {
   private reply(
     wire: DecisionWire,
     request: ServedRequest,
-    outcome: BatchedOutcome,
+    outcome: ServedOutcome,
     { call, choice }: { call: WireCall; choice: ModelChoice },
   ): WireReply {
     const abstained: string[] = [];
