@@ -189,8 +189,8 @@ const MUTATIONS = [
   {
     name: 'the in-flight cap disabled',
     file: 'src/http-server/http-gateway.ts',
-    from: 'if (this.mcpInFlight >= this.deps.limits.maxInFlight) {',
-    to: 'if (this.mcpInFlight < 0) {',
+    from: 'if (this.mcpInFlight < this.deps.limits.maxInFlight) return undefined;',
+    to: 'if (this.mcpInFlight >= 0) return undefined;',
     tests: HTTP_TESTS,
   },
   {

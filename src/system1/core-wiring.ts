@@ -48,7 +48,7 @@ export const CORE_WIRING = [
   wire(ReplicaStates, CooldownService, EndpointLoad),
   wire(EngineAttempts, RuntimeProviders, CalibrationService),
   wire(DecisionService, CONFIG, DecisionGate, EngineResolver, ReplicaRunner, EngineAttempts, DecisionCache),
-  wire(HealthService, CONFIG, ProviderRegistry, ConfigStatus, PauseState, CooldownService, EndpointLoad),
+  wire(HealthService, CONFIG, ProviderRegistry, ConfigStatus, PauseState, CooldownService, ReplicaStates),
 ];
 
 /** The servers' only: the callers of the MCP tools (the hooks have none to hold). */

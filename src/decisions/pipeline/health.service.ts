@@ -4,9 +4,8 @@ import { ConfigError } from '../../config/config-error';
 import type { LoadedConfig } from '../../config/config.loader';
 import { ChainMember, ChainRole, ProviderRegistry } from '../registry/provider-registry.service';
 import { type CooldownState, CooldownService } from '../pools/cooldown.service';
-import { EndpointLoad } from '../pools/endpoint-load.service';
+import { ReplicaStates } from '../pools/replica-states';
 import { isPool, type PoolMember } from '../registry/engine-pool';
-import { endpointKey } from '../pools/cooldown.service';
 import type { System1Provider } from '../registry/provider.interface';
 import { toDecisionError } from '../errors/decision-error';
 import { ERROR_MEANINGS } from '../errors/error-meanings';
@@ -60,7 +59,7 @@ export class HealthService {
     private readonly configStatus: ConfigStatus,
     private readonly pause: PauseState,
     private readonly cooldown: CooldownService,
-    private readonly load: EndpointLoad,
+    private readonly replicas: ReplicaStates,
   ) {}
 
   async health(): Promise<HealthReport> {
@@ -96,16 +95,15 @@ export class HealthService {
   }
 
   private async probeEndpoint(name: string, member: PoolMember): Promise<EndpointProbe> {
-    const key = endpointKey({ provider: name }, member);
-    const cooling = this.cooldown.state(key);
-    const probe = await this.probeEngine(member.provider, this.cooldown.peekMs(key));
+    const { cooldown, inFlight } = this.replicas.of(name, member);
+    const probe = await this.probeEngine(member.provider, cooldown.remainingMs);
     return {
       url: member.url,
       weight: member.weight,
       ...probe,
-      state: cooling.state,
-      cooling_s_left: Math.ceil(cooling.remainingMs / 1000),
-      in_flight: this.load.of(name, member).inFlight,
+      state: cooldown.state,
+      cooling_s_left: Math.ceil(cooldown.remainingMs / 1000),
+      in_flight: inFlight,
     };
   }
 
