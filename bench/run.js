@@ -19,6 +19,7 @@ const ALL = [
   'profile',
   'decomposition',
   'http',
+  'decisions-api',
   'callers',
   'memory',
   'soak',
