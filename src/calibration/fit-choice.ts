@@ -43,18 +43,37 @@ export interface FitTarget {
  * many answers of a calibrate run or of a server's life.
  */
 export function fitChooser<F extends FitCandidate>(fits: readonly F[]): (target: FitTarget) => F | undefined {
-  const byQuestion = new Map<string, F>();
-  const byOptionCount = new Map<string, F>();
-  const firstOnly = (index: Map<string, F>, key: string, fit: F) => index.has(key) || index.set(key, fit);
+  const byQuestion = new FitIndex<string, F>();
+  const byOptionCount = new FitIndex<number, F>();
   for (const fit of fits) {
     if (!isTrusted(fit)) continue;
-    if (fit.question !== undefined) firstOnly(byQuestion, JSON.stringify([fit.provider, fit.model, fit.question]), fit);
-    else if (fit.option_count !== undefined)
-      firstOnly(byOptionCount, JSON.stringify([fit.provider, fit.model, fit.option_count]), fit);
+    if (fit.question !== undefined) byQuestion.addFirst(fit.provider, fit.model, fit.question, fit);
+    else if (fit.option_count !== undefined) byOptionCount.addFirst(fit.provider, fit.model, fit.option_count, fit);
   }
-  // Most servers run with no fit at all: then no key is built (two JSON texts a decision, for nothing).
-  if (byQuestion.size === 0 && byOptionCount.size === 0) return () => undefined;
   return ({ provider, model, question, optionCount }) =>
-    (byQuestion.size > 0 ? byQuestion.get(JSON.stringify([provider, model, question])) : undefined) ??
-    byOptionCount.get(JSON.stringify([provider, model, optionCount]));
+    byQuestion.get(provider, model, question) ?? byOptionCount.get(provider, model, optionCount);
+}
+
+/**
+ * Fits by provider, then model, then question or option count: a decision looks two up, and a key text built
+ * for each (as JSON) was a visible share of a busy server's time. The first fit of a key is kept.
+ */
+class FitIndex<K, F> {
+  private readonly byProvider = new Map<string, Map<string | null, Map<K, F>>>();
+
+  addFirst(provider: string, model: string | null, key: K, fit: F): void {
+    let byModel = this.byProvider.get(provider);
+    if (!byModel) this.byProvider.set(provider, (byModel = new Map<string | null, Map<K, F>>()));
+    let byKey = byModel.get(model);
+    if (!byKey) byModel.set(model, (byKey = new Map<K, F>()));
+    if (!byKey.has(key)) byKey.set(key, fit);
+  }
+
+  get(provider: string, model: string | null, key: K): F | undefined {
+    // An absent model is null, as it always was in the JSON key.
+    return this.byProvider
+      .get(provider)
+      ?.get(model ?? null)
+      ?.get(key);
+  }
 }

@@ -68,7 +68,7 @@ class LatencyWindow {
  */
 @Injectable()
 export class EndpointLoad {
-  private readonly endpoints = new Map<string, EndpointRecord>();
+  private readonly endpoints = new Map<string, Map<string, EndpointRecord>>();
   private readonly pools = new Map<string, LatencyWindow>();
 
   /** Counts a copy of a request going to `member`; the returned function records how it ended (once). */
@@ -100,7 +100,7 @@ export class EndpointLoad {
 
   /** Every endpoint seen so far, for the metrics. */
   all(): readonly Readonly<EndpointStats>[] {
-    return [...this.endpoints.values()].map((stats) => this.view(stats));
+    return [...this.endpoints.values()].flatMap((byUrl) => [...byUrl.values()].map((stats) => this.view(stats)));
   }
 
   /** The clock; tests move it. */
@@ -119,10 +119,11 @@ export class EndpointLoad {
   }
 
   private stats(provider: string, member: PoolMember): EndpointRecord {
-    const key = JSON.stringify([provider, member.url]);
-    let stats = this.endpoints.get(key);
-    if (!stats)
-      this.endpoints.set(key, (stats = { provider, endpoint: member.url, inFlight: 0, sampledAt: this.now() }));
+    // By provider, then URL: a decision asks this two or three times, and a key text built each time showed.
+    let byUrl = this.endpoints.get(provider);
+    if (!byUrl) this.endpoints.set(provider, (byUrl = new Map<string, EndpointRecord>()));
+    let stats = byUrl.get(member.url);
+    if (!stats) byUrl.set(member.url, (stats = { provider, endpoint: member.url, inFlight: 0, sampledAt: this.now() }));
     return stats;
   }
 
