@@ -56,7 +56,8 @@ export function fitChooser<F extends FitCandidate>(fits: readonly F[]): (target:
 
 /**
  * Fits by provider, then model, then question or option count: a decision looks two up, and a key text built
- * for each (as JSON) was a visible share of a busy server's time. The first fit of a key is kept.
+ * for each (as JSON) was a visible share of a busy server's time. The first fit of a key is kept; an absent
+ * model is null, as it was in those keys.
  */
 class FitIndex<K, F> {
   private readonly byProvider = new Map<string, Map<string | null, Map<K, F>>>();
@@ -64,13 +65,12 @@ class FitIndex<K, F> {
   addFirst(provider: string, model: string | null, key: K, fit: F): void {
     let byModel = this.byProvider.get(provider);
     if (!byModel) this.byProvider.set(provider, (byModel = new Map<string | null, Map<K, F>>()));
-    let byKey = byModel.get(model);
-    if (!byKey) byModel.set(model, (byKey = new Map<K, F>()));
+    let byKey = byModel.get(model ?? null);
+    if (!byKey) byModel.set(model ?? null, (byKey = new Map<K, F>()));
     if (!byKey.has(key)) byKey.set(key, fit);
   }
 
   get(provider: string, model: string | null, key: K): F | undefined {
-    // An absent model is null, as it always was in the JSON key.
     return this.byProvider
       .get(provider)
       ?.get(model ?? null)
