@@ -6,7 +6,11 @@ import { DecisionService } from '../decisions/pipeline/decision.service';
 import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { DecisionsApi } from '../decisions-api/decisions-api';
 
-/** The served Decisions API (`/v1/decisions`, `/v1/systemone`) over this application's pipeline, for serve-http. */
+/**
+ * The served Decisions API (`/v1/decisions`, `/v1/systemone`) over this application's pipeline: the one
+ * builder for serve-http and serve-openai. Whose models a caller may name is `CallerModels`' (serve-http
+ * narrows it to `[http] caller_models`; serve-openai keeps `[gateway] caller_models`).
+ */
 @Injectable()
 export class DecisionsApiParts {
   constructor(

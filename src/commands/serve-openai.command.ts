@@ -1,10 +1,11 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { OpenAiRouterService } from '../openai-router/openai-router.service';
 import { ROUTER_TOKEN_VARIABLE, ServeFlags, settleRouterOptions } from '../openai-router/router-options';
+import { DecisionsApiParts } from './decisions-api-parts';
 import { wholeNumber } from './option-parsers';
 import { OutputWriter } from './output.writer';
 
@@ -12,20 +13,27 @@ import { OutputWriter } from './output.writer';
   name: 'serve-openai',
   description:
     'an OpenAI-compatible endpoint: structured-output requests the fast engine can answer are answered by it, ' +
-    'the rest go to the upstream untouched',
+    'the rest go to the upstream untouched; /v1/decisions and /v1/systemone are answered by the engines',
 })
 export class ServeOpenAiCommand extends CommandRunner {
+  /** The router's own lines go under this name too (OpenAiRouterService). */
+  private readonly logger = new Logger('Router');
+
   constructor(
     @Inject(system1Config.KEY) private readonly config: LoadedConfig,
     @Inject(PROCESS_ENV) private readonly env: Env,
     private readonly router: OpenAiRouterService,
+    private readonly decisionsApi: DecisionsApiParts,
     private readonly output: OutputWriter,
   ) {
     super();
   }
 
   async run(_args: string[], flags: ServeFlags): Promise<void> {
-    const { options, problems } = settleRouterOptions(this.config, flags, this.env);
+    const settled = settleRouterOptions(this.config, flags, this.env);
+    // A broken [decisions.models] alias stops the router as it stops serve-http: both serve the same API.
+    const problems = [...settled.problems, ...this.decisionsApi.problems()];
+    const options = problems.length === 0 ? settled.options : undefined;
     if (!options) {
       for (const problem of problems) this.output.err(`system1 serve-openai: ${problem}`);
       return this.output.fail(2);
@@ -34,7 +42,10 @@ export class ServeOpenAiCommand extends CommandRunner {
     for (const { message } of this.config.errors) this.output.err(`system1 serve-openai: warning: ${message}`);
     let running;
     try {
-      running = await this.router.listen(options);
+      running = await this.router.listen(
+        options,
+        this.decisionsApi.api((line) => this.logger.log(line)),
+      );
     } catch (error) {
       this.output.err(
         `system1 serve-openai: cannot listen on ${options.host}:${options.port} ` +

@@ -4,6 +4,7 @@ import { clip } from '../common/clip';
 import { isRecord } from '../common/is-record';
 import { errorReply, INVALID_PARAMS, readMessage, usableId } from '../mcp/envelope';
 import { checkToolCall } from '../mcp/tool-call.guard';
+import type { ToolName } from '../mcp/tool-list';
 import { BodyRefused } from '../common/http/body-refused';
 import { declaredTooLarge } from '../common/http/body-reader';
 import { answerEarly } from '../common/http/early-answer';
@@ -12,13 +13,13 @@ import type { HostGuard, OriginGuard } from '../common/http/host-guard';
 import { callerScope } from '../decisions/pipeline/caller-scope';
 import type { DecisionsApi } from '../decisions-api/decisions-api';
 import { type DecisionWire, wireError } from '../decisions-api/wire-reply';
+import { answerDecisions, DECISION_ROUTES } from '../decisions-api/decisions-http';
 import type { Caller, CallerAccess, Refusal } from './callers/caller-access';
 import type { HttpLimits } from './http-options';
 import type { McpHttpHandler } from './mcp-http';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { ReadinessCheck } from './readiness';
 import { readBody, tooLargeMessage } from './gateway-request-body';
-import { answerDecisions, DECISION_ROUTES, DECISIONS_TOOL } from './decisions-http';
 import { settleRequestId } from './request-id';
 
 export const MCP_PATH = '/mcp';
@@ -27,6 +28,12 @@ const ROUTES = new Set([MCP_PATH, '/healthz', '/readyz', '/metrics', ...DECISION
 const PROBES = new Set(['/healthz', '/readyz']);
 
 export const HTTP_REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * The tool whose permission a decisions request needs: typed questions about one state, as `system1_ask`
+ * asks them. A caller's `tools` and OAuth scopes say whether it may, and each request counts against its rate.
+ */
+const DECISIONS_TOOL: ToolName = 'system1_ask';
 
 /** The error body of every refusal: JSON-RPC's, which MCP clients show (the SDK's own transport answers so). */
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });

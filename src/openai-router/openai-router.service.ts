@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { literalAddress } from '../common/http/localhost';
+import type { DecisionsApi } from '../decisions-api/decisions-api';
 import { ByteBudget } from './byte-budget';
 import { FAST_DECIDER, type FastDecider } from './fast-decider';
 import { OpenAiRouter } from './openai-router';
@@ -28,10 +29,12 @@ export class OpenAiRouterService {
 
   constructor(@Inject(FAST_DECIDER) private readonly decide: FastDecider) {}
 
-  async listen(options: ListenOptions): Promise<RunningRouter> {
+  /** Listens with these options; `decisionsApi` answers `/v1/decisions` and `/v1/systemone` (else they are 404). */
+  async listen(options: ListenOptions, decisionsApi?: Pick<DecisionsApi, 'answer'>): Promise<RunningRouter> {
     const limits = routerLimits(options.limits);
     // The port is known once bound (0 picks one); until then no Host is allowed.
     let hosts: HostGuard | undefined;
+    let bound: { host: string; port: number } | undefined;
     const router = new OpenAiRouter(options, {
       decide: this.decide,
       forwarder: new UpstreamForwarder(options.upstream),
@@ -39,6 +42,7 @@ export class OpenAiRouterService {
       bodies: new RequestBodies(limits),
       keptSlowAnswers: new ByteBudget(limits.maxKeptSlowBytes),
       hosts: { allows: (host) => hosts?.allows(host) ?? false },
+      ...(decisionsApi && { decisions: { api: decisionsApi, listening: () => bound } }),
       log: (line) => this.logger.log(line),
       warn: (line) => this.logger.warn(line),
       now: () => Date.now(),
@@ -83,6 +87,7 @@ export class OpenAiRouterService {
     });
     const { port } = server.address() as AddressInfo;
     hosts = new HostGuard(options.host, port, options.allowedHosts);
+    bound = { host: options.host, port };
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     return {
       baseUrl: `http://${host}:${port}/v1`,

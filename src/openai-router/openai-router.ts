@@ -5,6 +5,9 @@ import { SecretCheck } from '../common/http/secret-check';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildObject, FastAnswerError, type FieldAnswer, fieldsBelow, readFieldAnswers } from './answers-to-json';
 import { BodyRefused } from '../common/http/body-refused';
+import type { DecisionsApi } from '../decisions-api/decisions-api';
+import { answerDecisions, DECISION_ROUTES } from '../decisions-api/decisions-http';
+import { type DecisionWire, wireError } from '../decisions-api/wire-reply';
 import { sendJson } from '../common/http/send-json';
 import { routerError, sendError } from './error-answer';
 import { fastCompletion } from './fast-completion';
@@ -44,10 +47,19 @@ export interface RouterDeps {
   keptSlowAnswers: ByteBudget;
   /** The Host headers the router answers. */
   hosts: Pick<HostGuard, 'allows'>;
+  /** The served Decisions API, answered here and never relayed; absent: its routes answer 404. */
+  decisions?: ServedDecisions;
   /** One line per call, with its request id; never a header, a query string or message text. */
   log: (line: string) => void;
   warn: (line: string) => void;
   now: () => number;
+}
+
+/** `/v1/decisions` and `/v1/systemone` on the router: the API, and the address the router is bound to. */
+export interface ServedDecisions {
+  api: Pick<DecisionsApi, 'answer'>;
+  /** Known once bound; an engine there would be the router itself, so the API refuses to ask it. */
+  listening: () => { host: string; port: number } | undefined;
 }
 
 /** The two endpoints whose structured-output requests the fast engine may take. */
@@ -82,9 +94,10 @@ interface FastAttempt {
 
 /**
  * An OpenAI-compatible front: `POST /v1/chat/completions` and `POST /v1/responses` are answered by the fast
- * engine when the request is eligible and every field reaches `min_confidence`; everything else (those
- * endpoints' other requests, any other path) goes to the upstream untouched, with the caller's credentials,
- * and its answer is relayed as it streams. Every answer carries the route report in `x-system1-route`.
+ * engine when the request is eligible and every field reaches `min_confidence`; `POST /v1/decisions` and
+ * `POST /v1/systemone` by the served Decisions API, never the upstream; everything else (those endpoints'
+ * other requests, any other path) goes to the upstream untouched, with the caller's credentials, and its
+ * answer is relayed as it streams. Every relayed or fast answer carries the route report in `x-system1-route`.
  */
 export class OpenAiRouter {
   private readonly token?: SecretCheck;
@@ -103,13 +116,14 @@ export class OpenAiRouter {
     const url = new URL(req.url ?? '/', 'http://router.invalid');
     const method = req.method ?? 'GET';
     const path = clip(url.pathname, MAX_DETAIL_CHARS, '…');
+    const wire = DECISION_ROUTES.get(url.pathname);
     const finish = (status: number, report?: RouteReport) => {
       const route = report ? ` ${routeHeader(report)}` : '';
       this.deps.log(`${requestId} ${method} ${path} -> ${status}${route} (${this.deps.now() - started} ms)`);
     };
     // Answered before the body is read: what the client still sends is read and dropped, so it gets the answer.
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) => {
-      answerEarly(req, res, status, routerError(message, code), headers, this.deps.bodies.maxDrainBytes);
+      answerEarly(req, res, status, refusalBody(wire, status, message, code), headers, this.deps.bodies.maxDrainBytes);
       finish(status);
     };
 
@@ -131,6 +145,9 @@ export class OpenAiRouter {
     }
     if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/'))
       return refuse(404, 'the router serves the OpenAI API under /v1 only', 'not_found');
+    if (wire && !this.deps.decisions) return refuse(404, `this router does not serve ${url.pathname}`, 'not_found');
+    if (wire && method !== 'POST')
+      return refuse(405, `${url.pathname} takes POST only`, 'method_not_allowed', { allow: 'POST' });
     let held: HeldBody;
     try {
       held = await this.deps.bodies.read(req, res);
@@ -140,6 +157,14 @@ export class OpenAiRouter {
       return refuse(error.status, error.message, BODY_ERROR_CODES[error.status], headers);
     }
     res.once('close', held.release);
+    if (wire) {
+      // Answered here: the app's credentials for the upstream go nowhere, and the router's threshold is not the
+      // API's (it abstains only when the request or its alias asks).
+      const { api, listening } = this.deps.decisions!;
+      const where = listening();
+      const request = { req, res, body: held.body, requestId, ...(where && { listening: where }) };
+      return finish(await answerDecisions(api, wire, request, this.deps.warn));
+    }
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const call: ForwardedCall = {
@@ -315,6 +340,10 @@ export class OpenAiRouter {
     return this.token.matches(headerText(req.headers[TOKEN_HEADER])?.replace(/^Bearer\s+/i, ''));
   }
 }
+
+/** A refusal's body: in the Decisions API's wire on its routes (its clients read that), else the router's. */
+const refusalBody = (wire: DecisionWire | undefined, status: number, message: string, code: string) =>
+  wire ? wireError(wire, status, message, { code }).body : routerError(message, code);
 
 const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

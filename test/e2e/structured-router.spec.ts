@@ -111,6 +111,26 @@ describe('serve-openai with a fast engine and an upstream', () => {
     expect(await router.waitForStderr(line)).toMatch(line);
   });
 
+  it("answers POST /v1/decisions itself: the engine asked, the upstream nothing, the app's key sent nowhere", async () => {
+    const router = await serve();
+    const { data, response } = await client(router)
+      .decisions.create({
+        model: 'system1',
+        input: NETFLIX,
+        questions: [{ type: 'predicate', name: 'recurring', instructions: 'Is this payment recurring?' }],
+      })
+      .withResponse();
+    expect(data.answers).toEqual([{ type: 'predicate', name: 'recurring', probability: expect.any(Number) }]);
+    expect(data.model).toMatch(/^systemone/);
+    expect(upstream.hits).toEqual([]);
+    const asked = engine.requests.filter((r) => r.path === '/v1/systemone');
+    expect(asked).toHaveLength(1);
+    expect(JSON.stringify(asked[0].headers)).not.toContain(CALLER_KEY);
+    const id = response.headers.get('x-system1-request-id')!;
+    expect(await router.waitForStderr(`${id} POST /v1/decisions -> 200`)).toContain(id);
+    expect(router.stderr()).not.toContain(CALLER_KEY);
+  });
+
   it('answers a 0-10 rating fast on an engine that scores 10 levels, asking it as a choice among the 11', async () => {
     engine.pickOption = { rating: '7' };
     const Review = z.object({
@@ -310,6 +330,14 @@ describe('serve-openai guards', () => {
     expect(result.stderr).toContain('router.min_confidence must be a number in [0, 1]');
     expect(result.stderr).toContain('router.token is a secret');
     expect(result.stderr).not.toContain('oops');
+  });
+
+  it('reports a [decisions.models] alias naming an unknown provider instead of starting', async () => {
+    const sandbox = resources.sandbox();
+    const config = sandbox.writeConfig('[decisions.models.triage]\nchain = ["nowhere"]\n');
+    const result = await runCli(['serve-openai', '--port', '0'], sandbox.env({ SYSTEM1_CONFIG: config }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('[decisions.models.triage] chain: "nowhere" is not a configured');
   });
 
   it('refuses an upstream that would carry the key in clear text', async () => {

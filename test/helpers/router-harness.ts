@@ -9,6 +9,7 @@ import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'nod
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import type { DecisionsApi } from '../../src/decisions-api/decisions-api';
 import { OpenAiRouterService, type RunningRouter } from '../../src/openai-router/openai-router.service';
 import type { ListenOptions } from '../../src/openai-router/router-options';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
@@ -59,10 +60,14 @@ export class RouterHarness {
     return harness;
   }
 
-  /** Starts a router on 127.0.0.1 (a free port unless given) in front of the fake upstream. */
+  /**
+   * Starts a router on 127.0.0.1 (a free port unless given) in front of the fake upstream; `decisionsApi`
+   * answers its decisions routes.
+   */
   async start(
     overrides: Partial<ListenOptions> = {},
     decider: StubDecider = confidentDecider(),
+    decisionsApi?: Pick<DecisionsApi, 'answer'>,
   ): Promise<RunningRouter & { port: number }> {
     const options: ListenOptions = {
       host: '127.0.0.1',
@@ -73,7 +78,7 @@ export class RouterHarness {
       shadowLog: path.join(this.dir, 'shadow.jsonl'),
       ...overrides,
     };
-    const running = await new OpenAiRouterService(decider.decide).listen(options);
+    const running = await new OpenAiRouterService(decider.decide).listen(options, decisionsApi);
     this.routers.push(running);
     return { ...running, port: Number(new URL(running.baseUrl).port) };
   }

@@ -1,11 +1,11 @@
 /**
- * `/v1/systemone` on serve-http (issue 41): a System One client written as dsh-system1's provider reads its
- * answers (wire-contracts §1.3) and every one passes its checks; errors come in System One's shape; an engine
- * whose endpoint is this server itself is refused, never asked.
+ * `/v1/systemone` on serve-http and on serve-openai (issue 41): a System One client written as dsh-system1's
+ * provider reads its answers (wire-contracts §1.3) and every one passes its checks; errors come in System One's
+ * shape; an engine whose endpoint is this server itself (the address it is bound to) is refused, never asked.
  */
 import { createServer } from 'node:net';
 import { TypedSystemOneFake } from '../../fakes/typed-systemone.fake';
-import { type InProcessServer, startServeHttp } from '../../helpers/serve-http-in-process';
+import { DECISIONS_SERVERS, type DecisionsServer, startDecisionsServer } from '../../helpers/decisions-server';
 
 type Json = Record<string, any>;
 const isRecord = (value: unknown): value is Json =>
@@ -68,46 +68,48 @@ function freePort(): Promise<number> {
 }
 
 const engine = new TypedSystemOneFake();
-let server: InProcessServer;
+beforeAll(() => engine.start());
+afterAll(() => engine.stop());
 
-beforeAll(async () => {
-  await engine.start();
-  const port = await freePort();
-  server = await startServeHttp(
-    {
-      toml: [
-        '[gateway]',
-        'provider = "systemone"',
-        '[providers.systemone]',
-        `endpoint = "${engine.url.origin}"`,
-        '[providers.itself]',
-        'type = "systemone"',
-        `endpoint = "http://localhost:${port}"`,
-        '[decisions.models.loop]',
-        'chain = ["itself"]',
-      ].join('\n'),
-      env: { SYSTEM1_HTTP_TOKEN: 'tok-s1-61' },
-    },
-    port,
-  );
-});
+describe.each(DECISIONS_SERVERS)('POST /v1/systemone on %s', (kind) => {
+  let server: DecisionsServer;
 
-afterAll(async () => {
-  await server?.stop();
-  await engine.stop();
-});
-
-const post = async (body: unknown, token = 'tok-s1-61') => {
-  const response = await fetch(`${server.origin}/v1/systemone`, {
-    method: 'POST',
-    redirect: 'error',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
+  beforeAll(async () => {
+    const port = await freePort();
+    server = await startDecisionsServer(
+      kind,
+      {
+        toml: [
+          '[gateway]',
+          'provider = "systemone"',
+          '[providers.systemone]',
+          `endpoint = "${engine.url.origin}"`,
+          '[providers.itself]',
+          'type = "systemone"',
+          `endpoint = "http://localhost:${port}"`,
+          '[decisions.models.loop]',
+          'chain = ["itself"]',
+        ].join('\n'),
+        env: { SYSTEM1_HTTP_TOKEN: 'tok-s1-61', SYSTEM1_ROUTER_TOKEN: 'tok-s1-62' },
+      },
+      { port },
+    );
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
-};
 
-describe('POST /v1/systemone', () => {
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const post = async (body: unknown, token?: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server.origin}/v1/systemone`, {
+      method: 'POST',
+      redirect: 'error',
+      headers: { 'content-type': 'application/json', ...server.access(token), ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
+  };
+
   it('answers a System One request that a dsh-system1 client reads without a problem, in question order', async () => {
     engine.pickOption = { route: 'shipping' };
     const reply = await post({ state: { ticket: 'Charged twice' }, questions: QUESTIONS });
@@ -125,17 +127,9 @@ describe('POST /v1/systemone', () => {
 
   it('leaves a withheld answer out (listed in x-system1-abstained), and its client still finds nothing wrong', async () => {
     engine.noulOf = { angry: 0.55 };
-    const reply = await fetch(`${server.origin}/v1/systemone`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: 'Bearer tok-s1-61',
-        'x-system1-min-confidence': '0.5',
-      },
-      body: JSON.stringify({ state: 'x', questions: QUESTIONS }),
-    });
+    const reply = await post({ state: 'x', questions: QUESTIONS }, undefined, { 'x-system1-min-confidence': '0.5' });
     engine.noulOf = {};
-    const body = (await reply.json()) as Json;
+    const body = reply.body;
     expect(Object.keys(body.answers)).toEqual(['route', 'urgency']);
     expect(reply.headers.get('x-system1-abstained')).toBe('angry');
     expect(dshProblems(body, QUESTIONS)).toEqual({});
