@@ -113,7 +113,7 @@ function overallGuarantee(report: CalibrationReport): string[] {
     return [
       heading,
       `    ${noGuarantee(report, report.target_accuracy, report.risk)}`,
-      '  Recommended min_confidence: none yet (no threshold has a guarantee; the point estimate above has none).',
+      '  Recommended min_confidence: none yet: no threshold has a guarantee, and the point estimate promises nothing.',
     ];
   return [
     heading,

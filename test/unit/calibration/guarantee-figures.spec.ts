@@ -7,7 +7,7 @@
 import { calibrationFigures, type CalibrationRow } from '../../../src/calibration/calibration-figures';
 import { guaranteedThreshold } from '../../../src/calibration/guaranteed-threshold';
 import { seededRandom } from '../../../src/calibration/random';
-import { argmax, mlTemperature, scaled, stratifiedKFold } from '../../helpers/independent-calibration';
+import { argmax, heldOutChoices, scaled } from '../../helpers/independent-calibration';
 import { syntheticEngine } from '../../helpers/synthetic-engine';
 
 /** The product's documented floor on probabilities before the log. */
@@ -20,22 +20,14 @@ function rowsOf(n: number, distortion: number, seed: number, question = 'Which o
 }
 
 /** Each row scaled by the temperature fitted on the other four folds, as a confidence and a verdict. */
-function independentHeldOut(rows: readonly CalibrationRow[]) {
-  const labels = rows.map((row) => row.label);
-  const folds = stratifiedKFold(labels, 5, seededRandom(13));
-  const temperatures = [0, 1, 2, 3, 4].map((fold) => {
-    const train = rows.filter((_, j) => folds[j] !== fold);
-    return mlTemperature(
-      train.map((r) => r.probabilities),
-      train.map((r) => r.label),
-      FLOOR,
-    );
-  });
-  return rows.map((row, i) => {
-    const p = scaled(row.probabilities, temperatures[folds[i]], FLOOR);
-    return { confidence: p[argmax(p)], correct: argmax(p) === row.label };
-  });
-}
+const independentHeldOut = (rows: readonly CalibrationRow[]) =>
+  heldOutChoices(
+    rows.map((row) => row.probabilities),
+    rows.map((row) => row.label),
+    seededRandom(13),
+    5,
+    FLOOR,
+  );
 
 it('an over-confident engine at n = 400: the threshold of the held-out confidences, recommended as min_confidence', () => {
   const rows = rowsOf(400, 3, 21);
