@@ -57,9 +57,11 @@ export function guaranteedThreshold(
 }
 
 /**
- * How many more labelled answers the rule would need to recommend a threshold, were they kept and wrong at the
- * rates these are (each threshold's count and errors scaled up); null when a threshold already qualifies or
- * none would within 100,000 answers in all (the first threshold tested errs at or above 1 - target).
+ * How many more labelled answers the rule would need, at the observed error rates: the fewest more at which some
+ * threshold, keeping its share of the answers and erring at its observed rate (its n and errors scaled up in
+ * proportion), would be rejected. A floor for the rule, which also tests the thresholds above it first; scaling
+ * the whole sequence instead would let one wrong answer at the top, scaled up, stop it for ever. Null when a
+ * threshold already qualifies, or when none would within 100,000 answers in all (each errs too often).
  */
 export function answersNeeded(
   confidences: readonly number[],
@@ -70,26 +72,26 @@ export function answersNeeded(
   const counts = keptCounts(confidences, correct);
   const total = confidences.length;
   if (total === 0 || fixedSequence(counts, total, options)) return null;
-  const qualifiesAt = (scaledTotal: number) => {
-    const scale = scaledTotal / total;
-    const scaled = counts.map(({ threshold, n, errors }) => ({
-      threshold,
-      n: Math.round(n * scale),
-      errors: Math.round(errors * scale),
-    }));
-    return fixedSequence(scaled, scaledTotal, options) !== null;
-  };
-  // Roughly monotone in the total (more answers at the same rates only strengthen each test): double, then bisect.
+  // One candidate per distinct count: many thresholds keep the same answers.
+  const candidates = [...new Map(counts.map((kept) => [`${kept.n}/${kept.errors}`, kept])).values()].filter(
+    ({ n, errors }) => n > 0 && errors / n < 1 - options.targetAccuracy,
+  );
+  const someRejectedAt = (scaledTotal: number) =>
+    candidates.some(({ n, errors }) => {
+      const scale = scaledTotal / total;
+      return rejects(Math.round(n * scale), Math.round(errors * scale), options);
+    });
+  // Monotone but for rounding (more answers at the same rates only strengthen a test): double, then bisect.
   let low = total;
   let high = total * 2;
-  while (!qualifiesAt(high)) {
+  while (!someRejectedAt(high)) {
     if (high >= MAX_ANSWERS_NEEDED) return null;
     low = high;
     high = Math.min(high * 2, MAX_ANSWERS_NEEDED);
   }
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
-    if (qualifiesAt(middle)) high = middle;
+    if (someRejectedAt(middle)) high = middle;
     else low = middle;
   }
   return high - total;
@@ -170,7 +172,7 @@ function fixedSequence(counts: readonly Kept[], total: number, options: Guarante
   let last: GuaranteedThreshold | null = null;
   for (const { threshold, n, errors } of counts) {
     if (!canReject(n, options)) continue;
-    const pValue = binomialCdf(errors, n, 1 - options.targetAccuracy);
+    const pValue = pValueOf(n, errors, options);
     if (pValue > options.risk) break;
     last = {
       threshold,
@@ -183,6 +185,19 @@ function fixedSequence(counts: readonly Kept[], total: number, options: Guarante
     };
   }
   return last;
+}
+
+/** p = P(Binomial(n, 1 - target) <= errors), the evidence that the accuracy of these n is below the target. */
+function pValueOf(n: number, errors: number, { targetAccuracy }: GuaranteeOptions): number {
+  return binomialCdf(errors, n, 1 - targetAccuracy);
+}
+
+/** Whether n answers with these errors reject "accuracy below the target" on their own. */
+function rejects(n: number, errors: number, options: GuaranteeOptions): boolean {
+  // At or above the mean error count the tail is at least a half (a binomial's median is within one of its
+  // mean): not rejected at any risk under a half, and no sum of thousands of terms to find that out.
+  if (options.risk < 0.5 && errors >= Math.ceil(n * (1 - options.targetAccuracy))) return false;
+  return canReject(n, options) && pValueOf(n, errors, options) <= options.risk;
 }
 
 /** A library caller's data checked once, each problem named by its field. */
