@@ -2,7 +2,14 @@ import { type GroupReport, reportApplied, reportGroup } from './calibration-repo
 import { fitChooser, isTrusted, MIN_TRUSTED_N } from './fit-choice';
 import { fitTemperature, type LabelledAnswer } from './fit';
 import { mergeFits, type StoredFit } from './fit-store';
-import { crossValidated, reliabilityBins, scorePrediction } from './calibration-metrics';
+import {
+  crossValidated,
+  minimumForFolds,
+  type Prediction,
+  reliabilityBins,
+  scorePrediction,
+} from './calibration-metrics';
+import { DEFAULT_RISK, thresholdGuarantee, type ThresholdGuarantee } from './guaranteed-threshold';
 
 /** One labelled answer with what picks its fit: the question asked and how many options it had. */
 export interface CalibrationRow extends LabelledAnswer {
@@ -25,13 +32,15 @@ export interface FigureOptions {
   provider: string;
   model: string | null;
   targetAccuracy: number;
+  /** The chance the threshold with a guarantee may fail it (DEFAULT_RISK when absent). */
+  risk?: number;
   /** Words for the `source` of the fits this run makes. */
   source: string;
   fittedAt: string;
   inPlace?: FitsInPlace;
 }
 
-export interface QuestionReport extends GroupReport {
+export interface QuestionReport extends GroupReport, ThresholdGuarantee {
   question: string;
   option_counts: number[];
 }
@@ -64,6 +73,15 @@ export interface CalibrationFigures {
   /** The fits a --write or --ship would save (only trusted ones), and the ones held back with why. */
   fits: StoredFit[];
   held_back: { question?: string; option_count?: number; reason: string }[];
+  risk: number;
+  /**
+   * The threshold with a guarantee (guaranteed-threshold.ts) on the overall held-out answers: each scaled by
+   * the fits the gateway would apply, made without it, so the answers that chose the fits do not vouch for it.
+   */
+  guaranteed_threshold: ThresholdGuarantee['guaranteed_threshold'];
+  answers_needed: ThresholdGuarantee['answers_needed'];
+  /** The `min_confidence` to set: the threshold with a guarantee (null when none qualifies). */
+  recommended_min_confidence: number | null;
 }
 
 const NOTHING_IN_PLACE: FitsInPlace = { user: [], shipped: [], saveInto: 'user' };
@@ -77,10 +95,14 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
   const inPlace = options.inPlace ?? NOTHING_IN_PLACE;
   const byQuestion = groupBy(rows, (row) => row.question);
   const byCount = groupBy(rows, (row) => row.optionCount);
+  const risk = options.risk ?? DEFAULT_RISK;
+  const guaranteeOptions = { targetAccuracy, risk };
   const questions: QuestionReport[] = [...byQuestion].map(([question, group]) => ({
     question,
     option_counts: [...new Set(group.map((row) => row.optionCount))],
     ...reportGroup(group, targetAccuracy),
+    guaranteed_threshold: null,
+    answers_needed: null,
   }));
   const optionCounts: OptionCountReport[] = [...byCount].map(([option_count, group]) => ({
     option_count,
@@ -107,6 +129,10 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
       overall_reliability: { before: empty, after: empty },
       fits,
       held_back,
+      risk,
+      guaranteed_threshold: null,
+      answers_needed: null,
+      recommended_min_confidence: null,
     };
   }
 
@@ -125,6 +151,13 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
       ),
     );
   });
+  const seen = applied.map(({ answer, temperature }) => scorePrediction(answer, temperature));
+  const guarantee = guaranteeOn(heldOut, seen, guaranteeOptions);
+  for (const question of questions) {
+    const own = (predictions: Prediction[] | null) =>
+      predictions && predictions.filter((_, i) => rows[i].question === question.question);
+    Object.assign(question, guaranteeOn(own(heldOut), own(seen)!, guaranteeOptions));
+  }
   return {
     questions,
     option_counts: optionCounts,
@@ -132,11 +165,33 @@ export function calibrationFigures(rows: readonly CalibrationRow[], options: Fig
     overall_fits: appliedSummary(chosen),
     overall_reliability: {
       before: reliabilityBins(rows.map((row) => scorePrediction(row))),
-      after: reliabilityBins(applied.map(({ answer, temperature }) => scorePrediction(answer, temperature))),
+      after: reliabilityBins(seen),
     },
     fits,
     held_back,
+    risk,
+    ...guarantee,
+    recommended_min_confidence: guarantee.guaranteed_threshold?.threshold ?? null,
   };
+}
+
+/**
+ * The threshold with a guarantee on held-out answers; with too few for held-out answers (none), only how many
+ * more are needed, from the answers as decisions see them: at least enough for the folds.
+ */
+function guaranteeOn(
+  heldOut: readonly Prediction[] | null,
+  seen: readonly Prediction[],
+  options: { targetAccuracy: number; risk: number },
+): ThresholdGuarantee {
+  const confidences = (predictions: readonly Prediction[]) => predictions.map((p) => p.confidence);
+  const correct = (predictions: readonly Prediction[]) => predictions.map((p) => p.correct);
+  if (heldOut) return thresholdGuarantee(confidences(heldOut), correct(heldOut), options);
+  const forTheFolds = minimumForFolds() - seen.length;
+  const inSample = thresholdGuarantee(confidences(seen), correct(seen), options);
+  if (inSample.guaranteed_threshold) return { guaranteed_threshold: null, answers_needed: forTheFolds };
+  const needed = inSample.answers_needed;
+  return { guaranteed_threshold: null, answers_needed: needed === null ? null : Math.max(needed, forTheFolds) };
 }
 
 /**

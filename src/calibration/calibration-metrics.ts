@@ -249,6 +249,11 @@ export function stratifiedFolds<T>(
   return foldOf;
 }
 
+/** The fewest items a cross-validation takes: two per fold. */
+export function minimumForFolds(folds = 5): number {
+  return folds * 2;
+}
+
 /**
  * Stratified k-fold cross-validation: each fold predicted by `predictFold` from the other folds alone, the
  * predictions returned in the items' order (so each pairs with the same answer unscaled). Null when there
@@ -261,7 +266,7 @@ export function crossValidated<T>(
   folds = 5,
   seed = 13,
 ): ScoredPrediction[] | null {
-  if (items.length < folds * 2) return null;
+  if (items.length < minimumForFolds(folds)) return null;
   const foldOf = stratifiedFolds(items, stratum, folds, seed);
   const heldOut = new Array<ScoredPrediction>(items.length);
   for (let fold = 0; fold < folds; fold++) {

@@ -7,7 +7,9 @@ import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { engineUnderTest } from '../routing/engine-under-test';
 import { EvaluationReport, evaluateRouting } from '../routing/evaluate';
 import { evaluateLive, LiveReport } from '../routing/evaluate-live';
-import { fraction, wholeNumber } from './option-parsers';
+import { fraction, openFraction, wholeNumber } from './option-parsers';
+import { DEFAULT_RISK } from '../calibration/guaranteed-threshold';
+import { guaranteeFigures, noGuarantee, share } from './calibrate/guarantee.view';
 import { OutputWriter } from './output.writer';
 
 interface EvaluateFlags {
@@ -17,6 +19,7 @@ interface EvaluateFlags {
   minFeatureAccuracy: number;
   minSafety: number;
   minFailures: number;
+  risk: number;
   json?: boolean;
 }
 
@@ -47,6 +50,7 @@ export class EvaluateCommand extends CommandRunner {
       minFeatureAccuracy: flags.minFeatureAccuracy,
       minSafety: flags.minSafety,
       minFailures: flags.minFailures,
+      risk: flags.risk,
     };
     let result: EvaluationReport | LiveReport;
     if (flags.live) {
@@ -123,6 +127,15 @@ export class EvaluateCommand extends CommandRunner {
     return wholeNumber(value);
   }
 
+  @Option({
+    flags: '--risk <fraction>',
+    defaultValue: DEFAULT_RISK,
+    description: "the chance each feature's threshold with a guarantee may miss the feature accuracy bar",
+  })
+  parseRisk(value: string): number {
+    return openFraction(value);
+  }
+
   @Option({ flags: '--json', description: 'print one JSON document' })
   parseJson(): boolean {
     return true;
@@ -155,6 +168,7 @@ function render(result: EvaluationReport | LiveReport): string[] {
         `  ${feature.padEnd(10)} n ${s.n}  accuracy ${f2(s.accuracy)} at ${result.threshold} ` +
         `(covers ${Math.round(s.coverage * 100)}%)  AUROC ${f2(s.auroc)}`,
     ),
+    ...guaranteeLines(result),
     `  rule safety on ${result.failures} failed spawns: ${f2(result.safety_with_engine)} with the engine's answers, ` +
       `${f2(result.safety_with_labels)} with the teacher's labels${weak}`,
     `  a cheaper tier suggested for ${result.savings.cheaper_tier_suggested} of ` +
@@ -162,6 +176,25 @@ function render(result: EvaluationReport | LiveReport): string[] {
     '',
     result.verdict,
     ...result.reasons.map((reason) => `  - ${reason}`),
+  ];
+}
+
+/** Per feature, the threshold with a guarantee of the accuracy bar, and the features the configured one is below. */
+function guaranteeLines(result: EvaluationReport | LiveReport): string[] {
+  const { min_feature_accuracy: target, risk } = result.bars;
+  const entries = Object.entries(result.guaranteed_thresholds);
+  const below = entries.filter(
+    ([, g]) => g.guaranteed_threshold === null || result.threshold < g.guaranteed_threshold.threshold,
+  );
+  return [
+    `  a threshold with a guarantee of ${share(target)} accuracy, per feature (risk ${risk}):`,
+    ...entries.map(
+      ([feature, g]) =>
+        `    ${feature.padEnd(10)} ${g.guaranteed_threshold ? guaranteeFigures(g.guaranteed_threshold) : noGuarantee(g, target, risk)}`,
+    ),
+    below.length
+      ? `  [routing] min_confidence ${result.threshold} has no guarantee for ${below.map(([feature]) => feature).join(', ')}`
+      : `  [routing] min_confidence ${result.threshold} is at or above every feature's threshold with a guarantee`,
   ];
 }
 

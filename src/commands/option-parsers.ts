@@ -16,6 +16,13 @@ export function fraction(value: string): number {
   return n;
 }
 
+/** A probability that can be neither never nor always, such as a risk. */
+export function openFraction(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError(`must be between 0 and 1 (both excluded), got ${value}`);
+  return n;
+}
+
 export function wholeNumber(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`must be a whole number, got ${value}`);

@@ -1,4 +1,5 @@
-import { auroc } from '../calibration/calibration-metrics';
+import { auroc, type Prediction } from '../calibration/calibration-metrics';
+import { DEFAULT_RISK, thresholdGuarantee, type ThresholdGuarantee } from '../calibration/guaranteed-threshold';
 import { type Feature, FEATURES } from './routing-features';
 import { type Tier } from './routing-rule';
 
@@ -33,33 +34,56 @@ export function featureFigures(
   readings: readonly LabelledReading[],
   threshold: number,
 ): Record<Feature, FeatureFigures> {
+  return perFeature((feature) => {
+    const predictions = featurePredictions(readings, feature);
+    const decided = predictions.filter((p) => p.confidence >= threshold);
+    return {
+      n: predictions.length,
+      coverage: predictions.length ? decided.length / predictions.length : 0,
+      accuracy: decided.length ? decided.filter((p) => p.correct).length / decided.length : null,
+      auroc: auroc(predictions),
+    };
+  });
+}
+
+/**
+ * Per feature, the threshold with a guarantee at the feature accuracy bar (guaranteed-threshold.ts), on the
+ * confidences as the hook saw them: the routing log holds them after the fits then in place.
+ */
+export function featureGuarantees(
+  readings: readonly LabelledReading[],
+  bars: Pick<ReadinessBars, 'minFeatureAccuracy' | 'risk'>,
+): Record<Feature, ThresholdGuarantee> {
+  const options = { targetAccuracy: bars.minFeatureAccuracy, risk: bars.risk ?? DEFAULT_RISK };
+  return perFeature((feature) => {
+    const predictions = featurePredictions(readings, feature);
+    return thresholdGuarantee(
+      predictions.map((p) => p.confidence),
+      predictions.map((p) => p.correct),
+      options,
+    );
+  });
+}
+
+function perFeature<T>(figure: (feature: Feature) => T): Record<Feature, T> {
   return Object.fromEntries(
-    (Object.keys(FEATURES) as Feature[]).map((feature) => {
-      const predictions = readings.flatMap(({ labels, answers }) => {
-        const label = labels[feature];
-        const answer = answers?.[feature];
-        // A log is hand-edited while labelling: an answer that is not one is no answer.
-        if (typeof label !== 'boolean' || typeof answer?.answer !== 'boolean' || !Number.isFinite(answer.confidence))
-          return [];
-        const correct = answer.answer === label;
-        return [
-          {
-            confidence: answer.confidence,
-            correct,
-            labelProbability: correct ? answer.confidence : 1 - answer.confidence,
-          },
-        ];
-      });
-      const decided = predictions.filter((p) => p.confidence >= threshold);
-      const figures: FeatureFigures = {
-        n: predictions.length,
-        coverage: predictions.length ? decided.length / predictions.length : 0,
-        accuracy: decided.length ? decided.filter((p) => p.correct).length / decided.length : null,
-        auroc: auroc(predictions),
-      };
-      return [feature, figures];
-    }),
-  ) as Record<Feature, FeatureFigures>;
+    (Object.keys(FEATURES) as Feature[]).map((feature) => [feature, figure(feature)]),
+  ) as Record<Feature, T>;
+}
+
+/** The prompts with both a label and an answer for `feature`, as predictions. */
+function featurePredictions(readings: readonly LabelledReading[], feature: Feature): Prediction[] {
+  return readings.flatMap(({ labels, answers }) => {
+    const label = labels[feature];
+    const answer = answers?.[feature];
+    // A log is hand-edited while labelling: an answer that is not one is no answer.
+    if (typeof label !== 'boolean' || typeof answer?.answer !== 'boolean' || !Number.isFinite(answer.confidence))
+      return [];
+    const correct = answer.answer === label;
+    return [
+      { confidence: answer.confidence, correct, labelProbability: correct ? answer.confidence : 1 - answer.confidence },
+    ];
+  });
 }
 
 export const TIER_RANK: Record<Tier, number> = { haiku: 0, sonnet: 1, opus: 2 };
@@ -112,6 +136,8 @@ export interface ReadinessBars {
   minSafety: number;
   minFailures: number;
   threshold: number;
+  /** The chance each feature's threshold with a guarantee may miss the accuracy bar (DEFAULT_RISK when absent). */
+  risk?: number;
 }
 
 export interface ReadinessFigures {

@@ -4,6 +4,7 @@ import { readFailureCode, readFailureReason, UnreadableFileError } from '../comm
 import {
   type EngineFeatureAnswer,
   featureFigures,
+  featureGuarantees,
   type JudgedSpawn,
   type LabelledReading,
   readinessReasons,
@@ -13,6 +14,7 @@ import {
   TIER_RANK,
   weakPart,
 } from './evaluate-report';
+import { DEFAULT_RISK } from '../calibration/guaranteed-threshold';
 import { ROUTING_LIMITS } from './routing-limits';
 import { type Feature } from './routing-features';
 import { routeTier, type Tier } from './routing-rule';
@@ -144,6 +146,8 @@ export function evaluationReport(
     ...scope,
     threshold: bars.threshold,
     features,
+    /** Per feature, the threshold with a guarantee of the accuracy bar: the [routing] min_confidence to consider. */
+    guaranteed_thresholds: featureGuarantees(readings, bars),
     spawns_judged: judged.length,
     failures,
     safety_with_engine: safetyWithEngine,
@@ -151,7 +155,12 @@ export function evaluationReport(
     /** When the rule is unsafe with the engine's answers: is it the rule (unsafe with the labels too) or the engine? */
     weak_part: weakPart(safetyWithEngine, safetyWithLabels, bars.minSafety),
     savings: savings(judged),
-    bars: { min_feature_accuracy: bars.minFeatureAccuracy, min_safety: bars.minSafety, min_failures: bars.minFailures },
+    bars: {
+      min_feature_accuracy: bars.minFeatureAccuracy,
+      min_safety: bars.minSafety,
+      min_failures: bars.minFailures,
+      risk: bars.risk ?? DEFAULT_RISK,
+    },
     verdict: reasons.length === 0 ? 'READY' : 'NOT READY',
     reasons,
   };

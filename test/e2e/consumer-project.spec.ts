@@ -3,7 +3,7 @@
  * packed by `npm pack` (so what a developer changed and built is what is tested, not the last commit), with
  * npm offline: the dependencies are the versions package-lock.json pins, from the npm cache `npm ci` filled.
  * It type-checks a TypeScript file under `strict` against the published types and entry points (the
- * contracts entry's types included), and runs it against a fake laya-serve and a fake keyword service, the
+ * contracts entry's types included, and the calibration kit's), and runs it against a fake laya-serve and a fake keyword service, the
  * HTTP engine a team writes with the provider kit.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -176,7 +176,9 @@ it('installs the packed working tree offline, type-checks under strict, and deci
     cwd: dir,
   });
   expect(run.stderr).toBe('');
-  const { viaFactory, contracts, viaTeam, viaKit, refused, refusedByClient } = JSON.parse(run.stdout);
+  const { viaFactory, contracts, viaTeam, viaKit, refused, refusedByClient, threshold } = JSON.parse(run.stdout);
+  // The calibration kit: 30 right answers at 0.95 reject every threshold down to 0.51; at 0.50 the 10 wrong stop it.
+  expect(threshold).toMatchObject({ threshold: 0.51, n: 30, errors: 0, coverage: 0.75, target_accuracy: 0.9 });
   // Registered by the id it was created with.
   expect(viaFactory.answers.topic).toMatchObject({ status: 'ok', answer: { type: 'choice', value: 'billing' } });
   expect(viaFactory.meta.executed).toEqual({ provider: 'laya-direct', model: 'typed-decisions' });

@@ -99,3 +99,29 @@ export function heldOutScores(
   }
   return scores(predicted, labels, floor);
 }
+
+/**
+ * Each row's choice after temperature scaling by the maximum-likelihood temperature of the other folds (stratified
+ * k-fold as above): its confidence, and whether it is the label. What a decision would see, held out.
+ */
+export function heldOutChoices(
+  probabilities: readonly (readonly number[])[],
+  labels: readonly number[],
+  random: () => number,
+  k = 5,
+  floor = 1e-12,
+): { confidence: number; correct: boolean }[] {
+  const folds = stratifiedKFold(labels, k, random);
+  const temperatures = Array.from({ length: k }, (_, fold) => {
+    const train = labels.map((_, i) => i).filter((i) => folds[i] !== fold);
+    return mlTemperature(
+      train.map((i) => probabilities[i]),
+      train.map((i) => labels[i]),
+      floor,
+    );
+  });
+  return probabilities.map((p, i) => {
+    const calibrated = scaled(p, temperatures[folds[i]], floor);
+    return { confidence: calibrated[argmax(calibrated)], correct: argmax(calibrated) === labels[i] };
+  });
+}

@@ -13,12 +13,14 @@ import type { LoadedConfig } from '../../config/config.loader';
 import { system1Config } from '../../config/system1.config';
 import { ProviderRegistry } from '../../decisions/registry/provider-registry.service';
 import { renderCalibrationReport } from './calibration-report.view';
-import { fraction } from '../option-parsers';
+import { fraction, openFraction } from '../option-parsers';
+import { DEFAULT_RISK } from '../../calibration/guaranteed-threshold';
 import { OutputWriter } from '../output.writer';
 
 interface CalibrateFlags {
   provider?: string;
   targetAccuracy: number;
+  risk: number;
   write?: boolean;
   ship?: boolean;
   json?: boolean;
@@ -82,6 +84,7 @@ export class CalibrateCommand extends CommandRunner {
         providerName,
         data,
         targetAccuracy: flags.targetAccuracy,
+        risk: flags.risk,
         inPlace: this.fitsInPlace(flags),
         onProgress: (done) => bar.update(done),
       })
@@ -141,6 +144,15 @@ export class CalibrateCommand extends CommandRunner {
   })
   parseTarget(value: string): number {
     return fraction(value);
+  }
+
+  @Option({
+    flags: '--risk <fraction>',
+    description: 'the chance the recommended threshold may miss the target accuracy on new decisions',
+    defaultValue: DEFAULT_RISK,
+  })
+  parseRisk(value: string): number {
+    return openFraction(value);
   }
 
   @Option({ flags: '--write', description: "save the fits for this machine (the install dir's calibration.json)" })

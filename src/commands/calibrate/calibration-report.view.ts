@@ -2,6 +2,8 @@ import type { GroupReport } from '../../calibration/calibration-report';
 import type { AppliedFit } from '../../calibration/calibration-figures';
 import type { CalibrationReport } from './calibration-runner.service';
 import { percent } from '../number-format';
+import { canReject } from '../../calibration/guaranteed-threshold';
+import { guaranteeFigures, guaranteeSentence, noGuarantee } from './guarantee.view';
 
 const f = (value: number | null | undefined, digits = 3) =>
   value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
@@ -42,6 +44,8 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
           `  applied ${fitName(fit)} T=${f(fit.temperature)} (n ${fit.n}, ${fit.from}) to ${fit.answers} answers`,
         'fits applied',
       ),
+      ...overallGuarantee(report),
+      ...questionGuarantees(report),
     );
   }
 
@@ -101,6 +105,46 @@ export function renderCalibrationReport(report: CalibrationReport, savedTo: stri
   return lines;
 }
 
+/** The threshold with a guarantee beside the table, and the min_confidence the report recommends. */
+function overallGuarantee(report: CalibrationReport): string[] {
+  const found = report.guaranteed_threshold;
+  const heading = `  A threshold with a guarantee (held-out confidences, risk ${report.risk}):`;
+  if (!found)
+    return [
+      heading,
+      `    ${noGuarantee(report, report.target_accuracy, report.risk)}`,
+      '  Recommended min_confidence: none yet: no threshold has a guarantee, and the point estimate promises nothing.',
+    ];
+  return [
+    heading,
+    `    ${guaranteeFigures(found)}`,
+    `    ${guaranteeSentence(found)}`,
+    `  Recommended min_confidence: ${found.threshold.toFixed(2)}, the threshold with a guarantee ` +
+      '(not the point estimate, which is optimistic on the answers it was measured on).',
+  ];
+}
+
+/** Per question, where its answers are enough to reject at all: a per-question threshold needs its own answers. */
+function questionGuarantees(report: CalibrationReport): string[] {
+  const options = { targetAccuracy: report.target_accuracy, risk: report.risk };
+  const enough = report.questions.filter((q) => canReject(q.n, options));
+  const tooFew = report.questions.length - enough.length;
+  if (enough.length === 0) return [];
+  return [
+    '  A threshold with a guarantee per question (on its own held-out answers):',
+    ...listed(
+      enough,
+      (q) =>
+        `    ${JSON.stringify(q.question)}: ` +
+        (q.guaranteed_threshold
+          ? guaranteeFigures(q.guaranteed_threshold)
+          : noGuarantee(q, report.target_accuracy, report.risk)),
+      'questions',
+    ),
+    ...(tooFew ? [`    ${tooFew} questions have too few answers for a guarantee of their own`] : []),
+  ];
+}
+
 function fitName(fit: Pick<AppliedFit, 'question' | 'option_count'>): string {
   return fit.question !== undefined ? JSON.stringify(fit.question) : `${fit.option_count}-option fit`;
 }
@@ -132,10 +176,10 @@ function group(report: GroupReport, target: number, ownFit = true): string[] {
         `${f(row.accuracy).padStart(8)}  ${String(row.n).padStart(4)}`,
     ),
     report.recommended_threshold
-      ? `  recommended min_confidence for ${percent(target)} accuracy: ` +
+      ? `  point estimate for ${percent(target)} accuracy on these answers: ` +
         `${f(report.recommended_threshold.threshold, 2)} (decides ${percent(report.recommended_threshold.coverage)}, ` +
-        `accuracy ${f(report.recommended_threshold.accuracy)})`
-      : `  no threshold reaches ${percent(target)} accuracy`,
+        `accuracy ${f(report.recommended_threshold.accuracy)}; optimistic, no guarantee)`
+      : `  no threshold reaches ${percent(target)} accuracy on these answers`,
   ];
   if (ownFit) lines.push(`  ${report.verdict}`);
   for (const caveat of report.caveats)

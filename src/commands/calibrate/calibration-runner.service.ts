@@ -21,6 +21,8 @@ export interface CalibrationRunOptions {
   providerName: string;
   data: string;
   targetAccuracy: number;
+  /** The chance the threshold with a guarantee may fail it (the default risk when absent). */
+  risk?: number;
   onProgress?: (done: number, total: number) => void;
   /** The fits already on this machine, which decisions will also see (none when absent). */
   inPlace?: FitsInPlace;
@@ -69,6 +71,7 @@ export class CalibrationRunner {
         provider: providerName,
         model,
         targetAccuracy,
+        risk: options.risk,
         source: `system1 calibrate ${options.data}`,
         fittedAt: new Date().toISOString(),
         inPlace: options.inPlace,

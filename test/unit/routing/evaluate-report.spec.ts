@@ -1,6 +1,7 @@
 /** The figures `system1 evaluate` reports, against values worked out by hand. */
 import {
   featureFigures,
+  featureGuarantees,
   type JudgedSpawn,
   readinessReasons,
   ruleSafety,
@@ -125,5 +126,39 @@ describe('readinessReasons', () => {
         bars,
       ),
     ).toEqual([]);
+  });
+});
+
+describe('featureGuarantees', () => {
+  it('per feature, the threshold with a guarantee of the accuracy bar on the confidences the log holds', () => {
+    // read_only: 30 right at 0.95, then 10 wrong at 0.6. 0.85^19 is the first power under 0.05, so every
+    // threshold from 0.95 down to 0.61 keeps 30 right answers and is rejected; at 0.60 the 10 wrong stop it.
+    // design: 10 right answers only, too few at any threshold: 9 more at no error would do (0.85^19).
+    const readings = [
+      ...Array.from({ length: 30 }, (_, i) => ({
+        labels: { read_only: true, design: i < 10 },
+        answers: { read_only: answer(true, 0.95), ...(i < 10 && { design: answer(true, 0.9) }) },
+      })),
+      ...Array.from({ length: 10 }, () => ({
+        labels: { read_only: true },
+        answers: { read_only: answer(false, 0.6) },
+      })),
+    ];
+    const guarantees = featureGuarantees(readings, { minFeatureAccuracy: 0.85, risk: 0.05 });
+    expect(guarantees.read_only).toEqual({
+      guaranteed_threshold: {
+        threshold: 0.61,
+        coverage: 0.75,
+        n: 30,
+        errors: 0,
+        p_value: expect.any(Number),
+        target_accuracy: 0.85,
+        risk: 0.05,
+      },
+      answers_needed: null,
+    });
+    expect(guarantees.read_only.guaranteed_threshold!.p_value).toBeCloseTo(0.85 ** 30, 12);
+    expect(guarantees.design).toEqual({ guaranteed_threshold: null, answers_needed: 9 });
+    expect(guarantees.review).toEqual({ guaranteed_threshold: null, answers_needed: null });
   });
 });

@@ -89,7 +89,21 @@ describe('evaluate', () => {
     const ready = execFileSync(process.execPath, [main, 'evaluate', '--log', write(log(50)), '--json'], {
       env,
     }).toString();
-    expect(JSON.parse(ready).verdict).toBe('READY');
+    const report = JSON.parse(ready);
+    expect(report.verdict).toBe('READY');
+    // Every answer right at 0.9: each feature labelled on all 50 prompts has a threshold with a guarantee.
+    expect(report.bars.risk).toBe(0.05);
+    expect(report.guaranteed_thresholds.design.guaranteed_threshold).toMatchObject({
+      n: 50,
+      errors: 0,
+      target_accuracy: 0.85,
+    });
+    const text = execFileSync(process.execPath, [main, 'evaluate', '--log', write(log(50)), '--risk', '0.01'], {
+      env,
+    }).toString();
+    expect(text).toContain('a threshold with a guarantee of 85% accuracy, per feature (risk 0.01):');
+    expect(text).toMatch(/^ {4}design {5}0\.00 \(decides 100\.0%, n 50, 0 errors, p-value [\d.e-]+\)$/m);
+    expect(text).toContain("[routing] min_confidence 0.6 is at or above every feature's threshold with a guarantee");
     let code = 0;
     let stdout = '';
     try {
