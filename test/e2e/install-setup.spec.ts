@@ -229,8 +229,13 @@ describe('with no engine on this machine', () => {
   });
 
   it('uninstall removes the command: a new shell no longer finds it', async () => {
-    const removed = await runCommand('sh', ['uninstall.sh'], { env: user.env(), cwd: ROOT });
+    // a new user's shell: no claude on PATH (npx puts node_modules/.bin there for the tests)
+    const bare = [user.localBin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter);
+    const removed = await runCommand('sh', ['uninstall.sh'], { env: { ...user.env(), PATH: bare }, cwd: ROOT });
     expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(removed.stdout).toContain(
+      'Could not unregister system1 from Claude Code: claude is not on PATH. If you registered it, run: claude mcp remove --scope user system1',
+    );
     expect(removed.stdout).toContain(`Removed the system1 command ${path.join(user.localBin, 'system1')}.`);
     expect(existsSync(path.join(user.localBin, 'system1'))).toBe(false);
     expect((await user.freshShell('system1 --help')).code).toBe(127);
