@@ -17,7 +17,7 @@ export class DoctorCommand extends CommandRunner {
   }
 
   async run(_args: string[], flags: { json?: boolean }): Promise<void> {
-    const report = await this.doctor.run(process.env as Record<string, string>, process.cwd());
+    const report = await this.doctor.run(process.env, process.cwd());
     if (flags.json) this.output.json(report);
     else this.output.out(render(report));
     if (!report.ok) this.output.fail(1);
