@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs (or upgrades) the System-1 gateway into ${SYSTEM1_INSTALL_DIR:-~/.system1-gateway}/app, puts a
-# system1 command on PATH, chooses an engine this machine has (unless --no-setup, for scripted installs) and
+# system1 command on PATH (adding its folder to the shell's profile when it is not on PATH, unless
+# --no-modify-path), chooses an engine this machine has (unless --no-setup, for scripted installs) and
 # prints the command that registers it with Claude Code. The steps are in scripts/install.js, shared with
 # install.ps1; this only finds Node.js (the script itself checks for version 20 or later).
 set -eu

@@ -136,14 +136,15 @@ Check it:
 }
 
 runScript('install', async () => {
-  const options = readOptions(process.argv.slice(2), ['--no-setup']);
+  const options = readOptions(process.argv.slice(2), ['--no-setup', '--no-modify-path']);
   const dir = installDir(process.env);
   // before the build too, which may take minutes: a refusal is better early
   checkInstallDir(dir);
   buildIfNeeded();
   const app = installApp(dir);
   const { config, created } = createConfigIfMissing();
-  console.log(installShim(path.join(app, 'dist', 'main.js'), { env: process.env, dir, shell: options.shell }));
+  const shim = { env: process.env, dir, shell: options.shell, modifyPath: options.modifyPath };
+  console.log(installShim(path.join(app, 'dist', 'main.js'), shim));
   if (options.setup) await setup({ app, dir, env: process.env, config, created });
   printNextSteps(app, options.shell);
 });

@@ -20,7 +20,11 @@ for (const name of ['node', 'node.exe', 'node.cmd']) {
     // not there, or not a link npm made for a node-<platform>-<arch> package
   }
 }
+// npm started this step with that link still first on PATH, so this script may itself run on Node 22; the build
+// stamps the Node that built it, so it runs on the Node that runs npm (npm_node_execpath), the one the README's
+// `npm run build` after `npm ci` runs on: else that build finds the stamp of another Node and builds again.
+const node = process.env.npm_node_execpath || process.execPath;
 if (existsSync(path.join(root, 'node_modules', 'typescript'))) {
-  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(node, [path.join(root, 'scripts', 'build.js')], { cwd: root, stdio: 'inherit' });
   process.exitCode = result.status ?? 1;
 }

@@ -11,6 +11,7 @@ const { runTool, InstallError, runScript } = require('./install/tools');
 const { readOptions } = require('./install/shell-options');
 const { removeLoginEntries } = require('./install/login-entries');
 const { removeShims } = require('./install/shim');
+const { removeFromProfiles } = require('./install/profile');
 const { COPIES, placesOf, checkInstallDir, checkConfig, purgeInstallDir, purgeConfig } = require('./install/purge');
 
 /** How many of the names a purge kept it lists; a dir shared with much else would fill the screen. */
@@ -19,6 +20,11 @@ const LISTED = 8;
 function unregister() {
   const removed = runTool('claude', ['mcp', 'remove', '--scope', 'user', 'system1'], { quiet: true });
   if (removed.ok) console.log('Unregistered system1 from Claude Code.');
+  // Silence here would leave a registration pointing at a deleted copy, failing at every Claude Code start.
+  else if (!removed.found)
+    console.log(
+      'Could not unregister system1 from Claude Code: claude is not on PATH. If you registered it, run: claude mcp remove --scope user system1',
+    );
 }
 
 function remove(target) {
@@ -59,6 +65,7 @@ runScript('uninstall', () => {
   for (const entry of removeLoginEntries(process.platform, process.env))
     console.log(`Removed the engine's start-at-login entry ${entry}.`);
   for (const line of removeShims({ env: process.env, dir })) console.log(line);
+  for (const line of removeFromProfiles(process.env)) console.log(line);
   for (const copy of COPIES) remove(path.join(dir, copy));
   console.log(`Removed ${path.join(dir, 'app')}.`);
   if (!purge) {

@@ -110,13 +110,15 @@ async function setup({ app, dir, env, config, created }) {
         break;
       }
     }
+    // The mock written here is marked as the installer's, not the user's choice: serve-openai's fast path and the
+    // served Decisions API refuse a placeholder, so it never answers in a real model's place unasked.
     const settings = chosen
       ? Object.keys(chosen.settings).map((key) => ({
           table: `providers.${chosen.provider}`,
           key,
           value: chosen.settings[key],
         }))
-      : [];
+      : [{ table: 'providers.mock', key: 'placeholder', value: true }];
     try {
       setConfigValues(
         config,
@@ -125,7 +127,7 @@ async function setup({ app, dir, env, config, created }) {
       if (chosen) console.log(`Set provider = "${chosen.provider}" in ${config}: ${chosen.what}.`);
       else
         console.log(
-          `No engine answered, so ${config} now says provider = "mock": a stand-in that decides nothing real. ${howToGetOne(app, dir)}`,
+          `No engine answered, so ${config} now says provider = "mock" with placeholder = true: a stand-in that decides nothing real, which serve-openai and /v1/decisions refuse to answer with. ${howToGetOne(app, dir)}`,
         );
     } catch (error) {
       if (!(error instanceof ConfigEditError)) throw error;

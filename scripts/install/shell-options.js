@@ -3,16 +3,18 @@ const { InstallError } = require('./tools');
 
 /**
  * The options the wrappers pass: `--shell powershell` from the .ps1 scripts, so the printed commands suit
- * the shell the user typed into, `--purge` for the uninstaller, and `--no-setup` for an installer run by a
- * script (no engine probes, the config left as created). Anything else is an error naming it.
+ * the shell the user typed into, `--purge` for the uninstaller, `--no-setup` for an installer run by a
+ * script (no engine probes, the config left as created), and `--no-modify-path` to leave the shell's profiles
+ * alone (the installer then prints the PATH line instead of adding it). Anything else is an error naming it.
  */
 function readOptions(argv, allowed) {
-  const options = { shell: 'sh', purge: false, setup: true };
+  const options = { shell: 'sh', purge: false, setup: true, modifyPath: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--shell' && ['sh', 'powershell'].includes(argv[i + 1])) options.shell = argv[++i];
     else if (arg === '--purge' && allowed.includes('--purge')) options.purge = true;
     else if (arg === '--no-setup' && allowed.includes('--no-setup')) options.setup = false;
+    else if (arg === '--no-modify-path' && allowed.includes('--no-modify-path')) options.modifyPath = false;
     else throw new InstallError(`unknown option ${JSON.stringify(arg)} (it takes ${allowed.join(', ') || 'none'})`);
   }
   return options;

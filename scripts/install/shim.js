@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { homeOf } = require('../../src/config/locations');
 const { quoteFor } = require('./shell-options');
+const { addToProfiles } = require('./profile');
 
 const MARK = 'system1-gateway shim';
 
@@ -124,14 +125,15 @@ function pathAdvice(dir, shell, env) {
 }
 
 /**
- * Writes the shim for `main` (the installed dist/main.js) and returns what to tell the user. A shim of ours in
+ * Writes the shim for `main` (the installed dist/main.js) and returns what to tell the user. When its folder is
+ * not on PATH, `modifyPath` adds it in the shell's profiles (./profile.js); else the line to add is printed. A shim of ours in
  * the place not chosen (left by an install under another PATH) goes, so only one copy stays. Another
  * program's `system1` is never replaced, and never newly hidden: with one later on PATH (or on PATH at all,
  * when the shim's folder is not), no shim is written. One of ours that a new shell already runs is kept
  * (the upgrade changes nothing about which runs), and the message names what it hides.
  * @returns {string}
  */
-function installShim(main, { env, dir, shell, platform = process.platform }) {
+function installShim(main, { env, dir, shell, platform = process.platform, modifyPath = false }) {
   const [preferred, fallback] = shimDirs(env, dir);
   const target = onPath(preferred, env, platform) ? preferred : fallback;
   const file = path.join(target, shimName(platform));
@@ -154,7 +156,9 @@ function installShim(main, { env, dir, shell, platform = process.platform }) {
       : '';
   if (!onPath(target, env, platform)) {
     const before = hidden.length > 0 ? `\nThat line puts it before ${hidden[0]}, another program's system1.` : '';
-    return `Added the system1 command: ${file}. Its folder is not on PATH. ${pathAdvice(target, shell, env)}${before}`;
+    // PowerShell's user PATH is the registry's; only sh-family profiles are written
+    const advice = modifyPath && shell === 'sh' ? addToProfiles(target, env) : pathAdvice(target, shell, env);
+    return `Added the system1 command: ${file}. Its folder is not on PATH. ${advice}${before}`;
   }
   const first = programsOnPath(env, platform)[0];
   if (first && !samePath(first, file, platform))

@@ -9,6 +9,8 @@ import { EnginePullCommand } from './engine/engine-pull.command';
 import { EngineStartCommand } from './engine/engine-start.command';
 import { EngineStopCommand } from './engine/engine-stop.command';
 import { LocalEnginesModule } from '../local-engines/local-engines.module';
+import { DoctorCommand } from './doctor/doctor.command';
+import { DoctorService } from './doctor/doctor.service';
 import { EvaluateCommand } from './evaluate.command';
 import { LabelCommand } from './label.command';
 import { McpCommand } from './mcp.command';
@@ -33,6 +35,8 @@ import { UsageReportCommand } from './usage-report.command';
     SmokeService,
     McpCommand,
     SmokeCommand,
+    DoctorService,
+    DoctorCommand,
     ToggleCommand,
     SchemaCommand,
     CalibrateCommand,

@@ -27,6 +27,7 @@ export class DecisionsApiParts {
       callerModels: this.callerModels,
       aliases: this.config.decisionModels,
       engineUrls: (provider) => this.registry.endpointsOf(provider),
+      placeholders: (providers) => this.registry.placeholders(providers),
       log,
     });
   }

@@ -3,6 +3,8 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import type { LoadedConfig } from '../config/config.loader';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
+import { placeholderProblem } from '../decisions/registry/placeholder';
+import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { OpenAiRouterService } from '../openai-router/openai-router.service';
 import { ROUTER_TOKEN_VARIABLE, ServeFlags, settleRouterOptions } from '../openai-router/router-options';
 import { DecisionsApiParts } from './decisions-api-parts';
@@ -24,6 +26,7 @@ export class ServeOpenAiCommand extends CommandRunner {
     @Inject(PROCESS_ENV) private readonly env: Env,
     private readonly router: OpenAiRouterService,
     private readonly decisionsApi: DecisionsApiParts,
+    private readonly registry: ProviderRegistry,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -40,10 +43,12 @@ export class ServeOpenAiCommand extends CommandRunner {
     }
     // Other config problems affect the fast engine only; its failures fall back to the upstream.
     for (const { message } of this.config.errors) this.output.err(`system1 serve-openai: warning: ${message}`);
+    const fastOff = this.standInLine();
+    if (fastOff) this.output.err(`system1 serve-openai: the fast path is off: ${fastOff}`);
     let running;
     try {
       running = await this.router.listen(
-        options,
+        { ...options, ...(fastOff && { fastOff: 'no fast engine: the config names the stand-in mock' }) },
         this.decisionsApi.api((line) => this.logger.log(line)),
       );
     } catch (error) {
@@ -55,6 +60,7 @@ export class ServeOpenAiCommand extends CommandRunner {
     }
     const notes = [
       `min_confidence ${options.minConfidence}`,
+      fastOff ? 'fast path OFF, every request goes to the upstream' : '',
       options.shadow ? `shadow mode, log ${options.shadowLog}` : '',
       options.token ? `token required (${ROUTER_TOKEN_VARIABLE})` : '',
       options.allowedHosts ? `also answers to ${options.allowedHosts.join(', ')}` : '',
@@ -70,6 +76,15 @@ export class ServeOpenAiCommand extends CommandRunner {
       process.once('SIGTERM', resolve);
     });
     await running.close();
+  }
+
+  /**
+   * Why the fast path stays off, or undefined: the installer's stand-in would answer for the real model with
+   * its made-up first option, above any threshold, and the caller could not tell.
+   */
+  private standInLine(): string | undefined {
+    const names = this.registry.placeholders(this.registry.chain().map((member) => member.name));
+    return names.length > 0 ? placeholderProblem(names) : undefined;
   }
 
   @Option({ flags: '--port <n>', description: 'port to listen on (default [router] port, 8788; 0 picks a free one)' })

@@ -3,6 +3,7 @@ import type { CallerModels } from '../decisions/callers/caller-models.service';
 import { type DecisionError, DecisionErrorCode } from '../decisions/errors/decision-error';
 import type { DecisionService } from '../decisions/pipeline/decision.service';
 import type { ModelRef } from '../decisions/questions/question.types';
+import { placeholderProblem } from '../decisions/registry/placeholder';
 import { decideServed, type ServedOutcome } from './served-decide';
 import { ModelCatalog, type ModelChoice, modelName } from './model-catalog';
 import { openAiAnswer, openAiUsage } from './openai-answers';
@@ -20,6 +21,8 @@ export interface DecisionsApiDeps {
   aliases: Readonly<Record<string, DecisionModelSettings>>;
   /** The URLs a provider's engines are at, so that this server never asks itself. */
   engineUrls: (provider: string) => readonly string[];
+  /** The providers among these that are the installer's stand-in, which never answers for a model here. */
+  placeholders: (providers: readonly string[]) => string[];
   log: (line: string) => void;
 }
 
@@ -71,6 +74,11 @@ export class DecisionsApi {
         `the model ${JSON.stringify(choice.name)} names ${loop}, whose endpoint is this server: ` +
           'it would ask itself without end; the operator points that engine elsewhere',
       );
+    const standIns = this.deps.placeholders(choice.engines.map((ref) => ref.provider));
+    if (standIns.length > 0) {
+      this.deps.log(`[${call.requestId}] refused: ${standIns.join(', ')} is the installer's stand-in mock`);
+      return wireError(wire, 503, placeholderProblem(standIns), { code: 'engine_unavailable' });
+    }
     const outcome = await decideServed(this.deps.decisions, request, choice, {
       requestId: call.requestId,
       surface: wire === 'openai' ? 'decisions_api' : 'systemone_api',

@@ -35,6 +35,8 @@ export interface RouterOptions {
   shadowLog: string;
   /** When set, every call must carry it in `x-system1-token`. Never logged. */
   token?: string;
+  /** When set, the fast engine is never asked (its route is `fast_off`, with this detail): the upstream answers. */
+  fastOff?: string;
 }
 
 export interface RouterDeps {
@@ -236,6 +238,7 @@ export class OpenAiRouter {
 
   /** Tries the fast engine; never throws for a request it cannot take. */
   private async attemptFast(endpoint: Endpoint, call: ForwardedCall): Promise<FastAttempt> {
+    if (this.options.fastOff) return { report: routeReport('fast_off', this.options.fastOff) };
     let candidate;
     let plan;
     try {

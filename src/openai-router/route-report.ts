@@ -4,9 +4,10 @@ import { clip } from '../common/clip';
  * What happened to one request, told to the caller in a response header and to the operator in the log.
  * `fast`: the fast engine answered. `ineligible`: the request asks for something it cannot answer.
  * `low_confidence`: a field fell below `min_confidence`. `fast_model_error`: the fast engine failed.
+ * `fast_off`: the router was started without a fast engine it may serve (the installer's stand-in mock).
  * Every route but `fast` is answered by the upstream, untouched.
  */
-export const ROUTES = ['fast', 'ineligible', 'low_confidence', 'fast_model_error'] as const;
+export const ROUTES = ['fast', 'ineligible', 'low_confidence', 'fast_model_error', 'fast_off'] as const;
 export type Route = (typeof ROUTES)[number];
 
 export interface RouteReport {

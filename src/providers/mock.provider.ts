@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { anyValue, decimal, integer, text } from '../config/setting-types';
+import { anyValue, decimal, flag, integer, text } from '../config/setting-types';
 import { ProviderError } from '../decisions/errors/decision-error';
 import type {
   AttemptContext,
@@ -18,6 +18,7 @@ type MockSettings = {
   fail?: string;
   response?: unknown;
   max_options?: number;
+  placeholder: boolean;
 };
 
 /**
@@ -37,6 +38,11 @@ export class MockProviderDefinition implements ProviderDefinition<MockSettings> 
     fail: { type: text(), describe: 'when set, every decision fails with this text' },
     response: { type: anyValue(), describe: 'when set, returned verbatim as the answer' },
     max_options: { type: integer({ min: 2 }), describe: 'most options accepted per question' },
+    placeholder: {
+      type: flag(),
+      default: false,
+      describe: 'written by the installer when it found no engine: no surface answers for a real model with it',
+    },
   };
 
   create(settings: MockSettings): System1Provider {
@@ -46,9 +52,11 @@ export class MockProviderDefinition implements ProviderDefinition<MockSettings> 
 
 class MockProvider extends ChoiceProvider {
   readonly name = 'mock';
+  readonly placeholder: boolean;
 
   constructor(private readonly settings: MockSettings) {
     super();
+    this.placeholder = settings.placeholder;
   }
 
   protected choiceCapabilities(): ChoiceCapabilities {

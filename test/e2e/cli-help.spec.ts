@@ -14,6 +14,7 @@ it('lists every command, the two Claude Code hooks included', async () => {
       'route-hook',
       'spawn-hook',
       'smoke',
+      'doctor',
       'toggle',
       'calibrate',
       'label',

@@ -118,7 +118,7 @@ describe('refusals, before anything is touched', () => {
   it('names an option it does not take', async () => {
     const refused = await run('sh', ['install.sh', '--force'], userEnv());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('install: unknown option "--force" (it takes --no-setup)');
+    expect(refused.stderr).toContain('install: unknown option "--force" (it takes --no-setup, --no-modify-path)');
     expect(existsSync(app)).toBe(false);
   });
 });
@@ -146,25 +146,48 @@ describe('install, upgrade, uninstall', () => {
     expect(smoke.code).toBe(0);
   });
 
-  it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, with the line that adds it", async () => {
+  it("puts the system1 command in the install dir's bin/ when ~/.local/bin is not on PATH, and that folder on PATH in bash's profiles", async () => {
     const shim = path.join(sandbox.install, 'bin', 'system1');
+    const bashrc = path.join(sandbox.home, '.bashrc');
+    writeFileSync(bashrc, '# my own line\nalias ll="ls -l"\n');
     const installed = await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/bash' }));
     expect(installed.stdout).toContain(
-      `Added the system1 command: ${shim}. Its folder is not on PATH. Add this line to ~/.bashrc, then open a new shell:`,
+      `Added the system1 command: ${shim}. Its folder is not on PATH. Added its folder to PATH in ~/.bashrc and ~/.profile (new shells find system1; --no-modify-path skips this). For the shell already open, run:`,
     );
     const line = installed.stdout
       .split('\n')
       .find((candidate) => candidate.trimStart().startsWith('export PATH='))!
       .trim();
     expect(line).toBe(`export PATH='${path.join(sandbox.install, 'bin')}':"$PATH"`);
-    // a new shell that ran the profile line: only the system directories and node's besides
+    expect(readFileSync(bashrc, 'utf8')).toMatch(
+      /^# my own line\nalias ll="ls -l"\n\ncase ":\$PATH:" in .*system1-gateway.*\n$/,
+    );
+    // a re-run replaces its line instead of adding another
+    await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/bash' }));
+    expect(readFileSync(bashrc, 'utf8').match(/system1-gateway/g)).toHaveLength(1);
+    // only the system directories and node's on PATH, as a new terminal starts
     const fresh = {
       HOME: sandbox.home,
       PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin`,
     };
-    const ran = await run('sh', ['-c', `${line}; system1 --help`], fresh, tmpdir());
-    expect(ran).toMatchObject({ code: 0, stderr: '' });
-    expect(ran.stdout).toContain('Usage: system1');
+    for (const newShell of [
+      ['bash', ['-lc', 'system1 --help']],
+      ['bash', ['-ic', 'system1 --help']],
+      ['sh', ['-c', `${line}; system1 --help`]],
+    ] as const) {
+      const ran = await run(newShell[0], [...newShell[1]], fresh, tmpdir());
+      expect(ran.stdout).toContain('Usage: system1');
+      expect(ran.code).toBe(0);
+    }
+  });
+
+  it('leaves the profiles alone with --no-modify-path, printing the line to add instead', async () => {
+    const zshenv = path.join(sandbox.home, '.zshenv');
+    const installed = await run('sh', ['install.sh', '--no-setup', '--no-modify-path'], userEnv({ SHELL: '/bin/zsh' }));
+    expect(installed.stdout).toContain('Its folder is not on PATH. Add this line to ~/.zshrc, then open a new shell:');
+    expect(existsSync(zshenv)).toBe(false);
+    const zsh = await run('sh', ['install.sh', '--no-setup'], userEnv({ SHELL: '/bin/zsh' }));
+    expect(zsh.stdout).toContain('Added its folder to PATH in ~/.zshenv');
   });
 
   it('upgrades on a re-run and keeps the user config; from PowerShell the printed separator is quoted', async () => {
@@ -215,6 +238,9 @@ describe('install, upgrade, uninstall', () => {
     ]);
     expect(removed.stdout).toContain('Unregistered system1 from Claude Code.');
     expect(removed.stdout).toContain(`Removed the system1 command ${path.join(sandbox.install, 'bin', 'system1')}.`);
+    for (const profile of ['.bashrc', '.profile', '.zshenv'])
+      expect(removed.stdout).toContain(`Removed the system1 PATH line from ~/${profile}.`);
+    expect(readFileSync(path.join(sandbox.home, '.bashrc'), 'utf8')).toBe('# my own line\nalias ll="ls -l"\n');
     expect(existsSync(path.join(sandbox.install, 'bin'))).toBe(false);
     expect(removed.stdout).toContain('Kept the config, engines and logs (-Purge deletes them).');
     expect(existsSync(app)).toBe(false);

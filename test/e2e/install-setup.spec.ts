@@ -10,8 +10,10 @@ import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { OllamaFake } from '../fakes/ollama.fake';
+import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import { type CliResult, type Env, requireBuild, Resources, ROOT, runCommand, type Sandbox } from './helpers/gateway';
 import { closedPort, noEngines } from './helpers/no-engines';
+import { RouterProcess } from './helpers/router-process';
 
 jest.setTimeout(180_000);
 const resources = Resources.perFile();
@@ -51,8 +53,31 @@ function install(env: Env, args: string[] = []): Promise<CliResult> {
 
 beforeAll(requireBuild);
 
+/** A structured-output request the fast path would take: one closed field (the issue's bank transaction). */
+const TRANSACTION = {
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: 'NETFLIX.COM 15.49 EUR' }],
+  response_format: {
+    type: 'json_schema',
+    json_schema: {
+      name: 'Transaction',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: { category: { type: 'string', enum: ['groceries', 'subscriptions'] } },
+        required: ['category'],
+        additionalProperties: false,
+      },
+    },
+  },
+};
+
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
 describe('with no engine on this machine', () => {
-  const user = newUser(resources.sandbox());
+  const sandbox = resources.sandbox();
+  const user = newUser(sandbox);
   const secret = 'sk-ant-api03-NEVER-PRINTED';
   let installed: CliResult;
 
@@ -98,19 +123,97 @@ describe('with no engine on this machine', () => {
       /anthropic \(ANTHROPIC_API_KEY is set; billed, and requests leave this machine\): fails the smoke check at health/,
     );
     expect(installed.stdout).toContain('OPENAI_API_KEY is set, but no engine here reads it');
-    expect(installed.stdout).toContain(`No engine answered, so ${user.config} now says provider = "mock"`);
+    expect(installed.stdout).toContain(
+      `No engine answered, so ${user.config} now says provider = "mock" with placeholder = true`,
+    );
     expect(installed.stdout).toContain(
       `A reranker model is pulled (${pulled}): \`system1 engine start reranker\` starts it`,
     );
     expect(installed.stdout).toMatch(
-      /Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; mock \(primary\) up[\s\S]*All layers pass\./,
+      /Checking it \(system1 smoke\):\n[\s\S]*PASS {2}health {4}ok; WARNING: the only engine is the mock, a stand-in that always picks the first option[\s\S]*system1 engine pull reranker[\s\S]*All layers pass\./,
     );
     expect(installed.stdout).not.toContain(secret);
   });
 
-  it('keeps the rest of the config: the example, with the one line setup added', () => {
+  it("keeps the rest of the config: the example, with the mock setup added, marked as the installer's", () => {
     const example = readFileSync(path.join(ROOT, 'config.example.toml'), 'utf8');
-    expect(readFileSync(user.config, 'utf8')).toBe(example.replace('[gateway]\n', '[gateway]\nprovider = "mock"\n'));
+    expect(readFileSync(user.config, 'utf8')).toBe(
+      example
+        .replace('[gateway]\n', '[gateway]\nprovider = "mock"\n')
+        .replace('[providers.mock]\n', '[providers.mock]\nplaceholder = true\n'),
+    );
+  });
+
+  describe('serve-openai on the config setup wrote', () => {
+    const upstream = new OpenAiUpstreamFake();
+    let router: RouterProcess;
+
+    beforeAll(async () => {
+      upstream.answer = { category: 'subscriptions' };
+      const upstreamUrl = await upstream.start();
+      router = await RouterProcess.start(sandbox, ['--upstream', upstreamUrl], {});
+    });
+
+    afterAll(async () => {
+      await router.stop();
+      await upstream.stop();
+    });
+
+    it('says at start that the fast path is off, why, and how to choose an engine', () => {
+      expect(router.stderr()).toContain('fast path OFF, every request goes to the upstream');
+      expect(router.stderr()).toContain(
+        "the fast path is off: the engine mock is the installer's stand-in (placeholder = true in [providers.mock]",
+      );
+      expect(router.stderr()).toContain('`system1 engine pull reranker` then `system1 engine start reranker`');
+    });
+
+    it("sends a structured-output request to the upstream, never the mock's made-up first option", async () => {
+      const response = await post(`${router.baseUrl}/chat/completions`, TRANSACTION);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-system1-route')).toBe(
+        'fast_off; detail="no fast engine: the config names the stand-in mock"',
+      );
+      const body = (await response.json()) as { choices: { message: { content: string } }[] };
+      expect(JSON.parse(body.choices[0].message.content)).toEqual({ category: 'subscriptions' });
+      expect(upstream.hits).toHaveLength(1);
+    });
+
+    it("refuses /v1/decisions with a 503 that says why and what to do, in the API's own error envelope", async () => {
+      const response = await post(`${router.baseUrl}/decisions`, {
+        model: 'system1',
+        input: 'NETFLIX.COM 15.49 EUR',
+        questions: [
+          {
+            type: 'choice',
+            name: 'category',
+            instructions: 'What was the money spent on?',
+            choices: [{ value: 'groceries' }, { value: 'subscriptions' }],
+          },
+        ],
+      });
+      expect(response.status).toBe(503);
+      const { error } = (await response.json()) as { error: { message: string; code: string } };
+      expect(error.code).toBe('engine_unavailable');
+      expect(error.message).toContain("the engine mock is the installer's stand-in");
+      expect(error.message).toContain('to serve the mock on purpose, delete that placeholder line');
+    });
+  });
+
+  it('serves the mock when the operator asks for it by name (placeholder = false)', async () => {
+    const upstream = new OpenAiUpstreamFake();
+    const upstreamUrl = await upstream.start();
+    const router = await RouterProcess.start(sandbox, ['--upstream', upstreamUrl], {
+      SYSTEM1_MOCK_PLACEHOLDER: 'false',
+    });
+    try {
+      const response = await post(`${router.baseUrl}/chat/completions`, TRANSACTION);
+      expect(response.headers.get('x-system1-route')).toBe('fast');
+      expect(router.stderr()).not.toContain('fast path OFF');
+      expect(upstream.hits).toHaveLength(0);
+    } finally {
+      await router.stop();
+      await upstream.stop();
+    }
   });
 
   it('puts system1 on PATH: a new shell runs `system1 --help` and `system1 smoke` from the config alone', async () => {
@@ -126,8 +229,13 @@ describe('with no engine on this machine', () => {
   });
 
   it('uninstall removes the command: a new shell no longer finds it', async () => {
-    const removed = await runCommand('sh', ['uninstall.sh'], { env: user.env(), cwd: ROOT });
+    // a new user's shell: no claude on PATH (npx puts node_modules/.bin there for the tests)
+    const bare = [user.localBin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter);
+    const removed = await runCommand('sh', ['uninstall.sh'], { env: { ...user.env(), PATH: bare }, cwd: ROOT });
     expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(removed.stdout).toContain(
+      'Could not unregister system1 from Claude Code: claude is not on PATH. If you registered it, run: claude mcp remove --scope user system1',
+    );
     expect(removed.stdout).toContain(`Removed the system1 command ${path.join(user.localBin, 'system1')}.`);
     expect(existsSync(path.join(user.localBin, 'system1'))).toBe(false);
     expect((await user.freshShell('system1 --help')).code).toBe(127);

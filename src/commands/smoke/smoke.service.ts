@@ -156,11 +156,13 @@ function describeHealth(health: Record<string, unknown>): string {
   const providers = (health.providers as { name: string; role: string; ok: boolean; detail: string }[]) ?? [];
   const probes = providers.map((p) => `${p.name} (${p.role}) ${p.ok ? 'up' : 'DOWN'}: ${p.detail}`).join('; ');
   const errors = (health.config_errors as { message: string }[]) ?? [];
+  // A warning does not fail the layer (the mock is a fine engine for trying the plumbing), but it is said first.
+  const warned = ((health.warnings as string[] | undefined) ?? []).map((warning) => `WARNING: ${warning}. `).join('');
   switch (health.status) {
     case 'ok':
-      return `ok; ${probes}`;
+      return `ok; ${warned}${probes}`;
     case 'degraded':
-      return `degraded: the primary is down and a fallback is up; fix the primary. ${probes}`;
+      return `degraded: the primary is down and a fallback is up; fix the primary. ${warned}${probes}`;
     case 'paused':
       return 'paused: System-1 is switched off; "system1 toggle on" resumes it';
     default:

@@ -6,6 +6,7 @@ import { ChainMember, ChainRole, ProviderRegistry } from '../registry/provider-r
 import { type CooldownState, CooldownService } from '../pools/cooldown.service';
 import { ReplicaStates } from '../pools/replica-states';
 import { isPool, type PoolMember } from '../registry/engine-pool';
+import { ONLY_THE_MOCK } from '../registry/placeholder';
 import type { System1Provider } from '../registry/provider.interface';
 import { toDecisionError } from '../errors/decision-error';
 import { ERROR_MEANINGS } from '../errors/error-meanings';
@@ -48,6 +49,8 @@ export interface HealthReport {
   config_errors: ConfigError[];
   paused: boolean;
   providers: ProviderProbe[];
+  /** What works but needs the operator's eye (the chain's only engine is the mock); absent when nothing does. */
+  warnings?: string[];
 }
 
 /** `system1_health`: probes every provider in the chain at once, each under the attempt timeout. */
@@ -64,8 +67,10 @@ export class HealthService {
 
   async health(): Promise<HealthReport> {
     const configErrors = this.configStatus.errors();
-    const probes = await Promise.all(this.registry.chain().map((member) => this.probe(member)));
+    const chain = this.registry.chain();
+    const probes = await Promise.all(chain.map((member) => this.probe(member)));
     const paused = this.pause.isPaused();
+    const warnings = chain.every((member) => member.provider?.name === 'mock') ? [ONLY_THE_MOCK] : [];
     return {
       status: overallStatus(configErrors.length > 0, paused, probes),
       gateway_version: GATEWAY_VERSION,
@@ -75,6 +80,7 @@ export class HealthService {
       config_errors: configErrors,
       paused,
       providers: probes,
+      ...(warnings.length > 0 && { warnings }),
     };
   }
 

@@ -141,6 +141,11 @@ export class ProviderRegistry {
     return this.endpointUrls.get(name) ?? [];
   }
 
+  /** The engines among `names` that are placeholders (`System1Provider.placeholder`), in their order. */
+  placeholders(names: readonly string[]): string[] {
+    return names.filter((name) => this.instance(name).provider?.placeholder === true);
+  }
+
   available(): ProviderDefinition[] {
     return [...this.definitions.all()].sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -70,6 +70,11 @@ export interface ProviderCreateContext {
  */
 export interface System1Provider {
   readonly name?: string;
+  /**
+   * True for a stand-in the operator did not name: the mock the installer wrote because it found no engine.
+   * Surfaces that answer in a real model's place (serve-openai's fast path, the served Decisions API) refuse it.
+   */
+  readonly placeholder?: boolean;
   /** Non-secret facts about the engine, shown by `system1_capabilities` and used by the pipeline. */
   capabilities(): ProviderCapabilities;
   /**

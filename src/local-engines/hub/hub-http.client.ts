@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { request as httpsRequest } from 'node:https';
 import { GATEWAY_VERSION } from '../../common/version';
 import { HubEndpoint, refuseScheme } from './hub-endpoint';
-import { PullError } from './pull-error';
+import { PullError, UNREACHABLE_ADVICE } from './pull-error';
 
 /** One answer: its status and headers, the URL that gave it, and the body still to read (or drop). */
 export interface HubReply {
@@ -69,13 +69,15 @@ export class HubHttpClient {
         resolve({ status: body.statusCode ?? 0, headers: body.headers, url, body }),
       );
       request.setTimeout(this.idleTimeoutMs, () =>
-        request.destroy(new PullError(`${url.host} sent nothing for ${this.idleTimeoutMs / 1000} s`)),
+        request.destroy(
+          new PullError(`${url.host} sent nothing for ${this.idleTimeoutMs / 1000} s; ${UNREACHABLE_ADVICE}`),
+        ),
       );
       request.on('error', (error: NodeJS.ErrnoException) =>
         reject(
           error instanceof PullError
             ? error
-            : new PullError(`could not reach ${url.host} (${error.code ?? error.message})`),
+            : new PullError(`could not reach ${url.host} (${error.code ?? error.message}); ${UNREACHABLE_ADVICE}`),
         ),
       );
       request.end();

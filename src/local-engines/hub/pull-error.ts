@@ -6,6 +6,16 @@ export class PullError extends Error {
   override readonly name = 'PullError';
 }
 
+/**
+ * What to try when the Hub cannot be reached at all (offline, a firewall, a blocked host): the three ways the
+ * pull works without huggingface.co, and where the README says more.
+ */
+export const UNREACHABLE_ADVICE =
+  'if this machine cannot reach the Hub, set HF_ENDPOINT to a mirror that has the repo ' +
+  '(HF_ENDPOINT=https://your-mirror system1 engine pull reranker), add --revision REV for a commit the mirror ' +
+  'holds, or copy a pulled model folder here and run system1 engine start reranker --model DIR ' +
+  '(README "Quick start", engines/reranker/README.md#get-a-model)';
+
 /** What a failed Hub answer is about, for its message. */
 export interface FileContext {
   repo: string;

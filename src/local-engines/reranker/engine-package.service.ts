@@ -80,16 +80,20 @@ export class EnginePackage {
     );
     // --prefer-offline: the lockfile pins every version, so npm's cache answers a reinstall without the network.
     const args = ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier'];
-    const result = await this.runner.run('npm', args, { cwd: home.dir, env, capture: false });
+    // npm's warnings on a good install (the .npmrc key npm does not know, install scripts outside allowScripts,
+    // EBADENGINE) ask nothing of the user, so its output is shown only when it failed, where it is the reason.
+    const result = await this.runner.run('npm', args, { cwd: home.dir, env, capture: true });
     if (result.missing)
       throw new PullError(
         'npm is not on PATH; it comes with Node.js (https://nodejs.org). The model was not downloaded',
       );
-    if (result.code !== 0)
+    if (result.code !== 0) {
+      for (const line of `${result.stdout}${result.stderr}`.trimEnd().split('\n')) log(line);
       throw new PullError(
         `npm ${args.join(' ')} in ${home.dir} failed (exit ${result.code ?? 'by a signal'}); ` +
           'its output is above. The model was not downloaded',
       );
+    }
     writeFileSync(stamp, lock);
   }
 }

@@ -22,6 +22,7 @@ import { HubHttpClient } from '../../../src/local-engines/hub/hub-http.client';
 import { ModelPuller, type PullOptions } from '../../../src/local-engines/hub/model-pull.service';
 import { MANIFEST_FILE, readManifest } from '../../../src/local-engines/hub/pull-manifest';
 import { HfHubFake } from '../../fakes/hf-hub.fake';
+import { closedPort } from '../../e2e/helpers/no-engines';
 
 const REPO = 'tiny-org/tiny-reranker';
 const GATED = 'tiny-org/gated-reranker';
@@ -139,6 +140,17 @@ describe('a pull', () => {
     await expect(puller().pull(options({ revision: 'v9' }))).rejects.toThrow(
       `the repo ${REPO} has no revision v9 (404)`,
     );
+  });
+  it('offline (nothing listens where the Hub should be), says what to do: a mirror in HF_ENDPOINT, --revision, or a copied model', async () => {
+    const offline = `http://127.0.0.1:${await closedPort()}`;
+    const pulled = puller().pull(options({ env: { HF_ENDPOINT: offline } }));
+    await expect(pulled).rejects.toThrow(
+      /^config.json of tiny-org\/tiny-reranker: could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\); if this machine cannot reach/,
+    );
+    await expect(pulled).rejects.toThrow('set HF_ENDPOINT to a mirror that has the repo');
+    await expect(pulled).rejects.toThrow('add --revision REV');
+    await expect(pulled).rejects.toThrow('system1 engine start reranker --model DIR');
+    await expect(pulled).rejects.toThrow('engines/reranker/README.md#get-a-model');
   });
 });
 

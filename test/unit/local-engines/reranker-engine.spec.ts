@@ -40,7 +40,7 @@ class RecordingRunner extends ProcessRunner {
   reply: (options: ProcessRunOptions) => Partial<RunResult> = ({ cwd }) => {
     for (const name of ['onnxruntime-node', '@huggingface/tokenizers'])
       mkdirSync(path.join(cwd, 'node_modules', name), { recursive: true });
-    return {};
+    return { stderr: 'npm warn Unknown project config "onnxruntime-node-install".\n' };
   };
 
   override async run(command: string, args: readonly string[], options: ProcessRunOptions): Promise<RunResult> {
@@ -91,6 +91,8 @@ describe('the engine package in the install dir', () => {
     ]);
     expect(home.installed).toBe(true);
     expect(lines[0]).toBe(`Copied 6 of the reranker's files into ${home.dir}.`);
+    // a good install shows none of npm's own warnings: they ask nothing of the user
+    expect(lines.join('\n')).not.toContain('npm warn');
 
     lines.length = 0;
     await new EnginePackage(runner).prepare(home, from, (line) => lines.push(line), {});
@@ -112,10 +114,15 @@ describe('the engine package in the install dir', () => {
     const from = appEngine();
     const home = new RerankerHome(path.join(scratch, 'install', 'engines', 'reranker'));
     const runner = new RecordingRunner();
-    runner.reply = () => ({ code: 1 });
-    await expect(new EnginePackage(runner).prepare(home, from, () => undefined, {})).rejects.toThrow(
+    runner.reply = () => ({
+      code: 1,
+      stderr: 'npm warn Unknown project config "onnxruntime-node-install"\nnpm error network ENOTFOUND\n',
+    });
+    const lines: string[] = [];
+    await expect(new EnginePackage(runner).prepare(home, from, (line) => lines.push(line), {})).rejects.toThrow(
       /npm ci --omit=dev .* failed \(exit 1\); its output is above\. The model was not downloaded/,
     );
+    expect(lines).toContain('npm error network ENOTFOUND');
     runner.reply = new RecordingRunner().reply;
     await new EnginePackage(runner).prepare(home, from, () => undefined, {});
     expect(runner.runs).toHaveLength(2);
