@@ -5,6 +5,7 @@ import type { LoadedConfig } from '../../config/config.loader';
 import { waitFully } from '../../common/full-wait';
 import { ensureDir } from '../../config/ensure-dir';
 import { system1Config } from '../../config/system1.config';
+import { IN_PROCESS, type SharedState } from '../../state/shared-state';
 
 /**
  * How long another process's switch may go unseen. A stat per decision was 3-4% of a busy server's time,
@@ -20,9 +21,12 @@ export const PAUSE_SEEN_WITHIN_MS = 100;
 @Injectable()
 export class PauseState {
   readonly file: string;
+  /** The deployment's shared state (`[state] url`), where the switches live beside the file; in-process without. */
+  readonly store: SharedState;
 
-  constructor(@Inject(system1Config.KEY) config: LoadedConfig) {
+  constructor(@Inject(system1Config.KEY) config: LoadedConfig, shared?: SharedState) {
     this.file = path.join(config.installDir, 'paused');
+    this.store = shared ?? IN_PROCESS;
   }
 
   private seen?: { paused: boolean; at: number };
