@@ -52,7 +52,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
   const access = new CallerAccess(
     options.tokens,
     options.policies,
-    new RateLimiter(() => performance.now()),
+    new RateLimiter(() => performance.now(), deps.state),
     options.oauth && oauthAccess(options.oauth),
   );
   const metrics = new GatewayMetrics(
