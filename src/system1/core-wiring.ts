@@ -40,7 +40,7 @@ export const CORE_WIRING = [
   wire(CalibrationService, CONFIG),
   wire(ConfigStatus, CONFIG, ProviderRegistry),
   wire(PauseState, CONFIG, SHARED),
-  wire(CooldownService, CONFIG, COOLDOWN),
+  wire(CooldownService, CONFIG, COOLDOWN, SHARED),
   wire(EndpointLoad),
   wire(Hedging, CONFIG, EndpointLoad),
   wire(DecisionCache, CONFIG),
