@@ -43,7 +43,7 @@ export const CORE_WIRING = [
   wire(CooldownService, CONFIG, COOLDOWN, SHARED),
   wire(EndpointLoad),
   wire(Hedging, CONFIG, EndpointLoad),
-  wire(DecisionCache, CONFIG),
+  wire(DecisionCache, CONFIG, SHARED),
   wire(RuntimeProviders),
   wire(DecisionGate, RuntimeProviders, ConfigStatus, PauseState),
   wire(EngineResolver, ProviderRegistry, RuntimeProviders),
