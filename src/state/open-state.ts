@@ -26,6 +26,8 @@ export function openSharedState(
     maxRetriesPerRequest: 0,
     enableAutoPipelining: true,
     connectTimeout: 1000,
+    // A connection to a store that went away is cut after this, so a closing process never waits on it.
+    disconnectTimeout: 200,
     // Reconnect for ever, never more than a second apart.
     retryStrategy: (times: number) => Math.min(times * 100, PROBE_EVERY_MS),
   });

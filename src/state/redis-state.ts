@@ -93,6 +93,18 @@ export class RedisState implements SharedState {
     void this.link.call((client) => client.del(`${this.prefix}trial:${key}`), anyNumber);
   }
 
+  /** Nest closes it with the application (a CLI command's end, `mcp`'s, the library's close()). */
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** Resolves once the store answers, or after `limitMs` (a one-shot command's write waits for the connection). */
+  async ready(limitMs: number): Promise<boolean> {
+    const until = Date.now() + limitMs;
+    while (!this.up() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    return this.up();
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
     this.subscriber.disconnect();

@@ -27,6 +27,8 @@ export interface SharedState {
   claimTrial(key: string, holdMs: number): Promise<boolean | undefined>;
   /** Hands the trial slot of `key` back; nothing waits on it. */
   releaseTrial(key: string): void;
+  /** Resolves once the store answers (true), or false after `limitMs`: a one-shot command waits for its connection. */
+  ready(limitMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -55,5 +57,6 @@ export const IN_PROCESS: SharedState = Object.freeze({
   onMessage: () => () => undefined,
   claimTrial: nothing,
   releaseTrial: () => undefined,
+  ready: () => Promise.resolve(false),
   close: () => Promise.resolve(),
 });
