@@ -37,7 +37,7 @@ export const SHARED = typedToken<SharedState>(SHARED_STATE, { optional: true });
  */
 export const CORE_WIRING = [
   wire(ProviderRegistry, PROVIDER_DEFINITIONS, CONFIG, ENV),
-  wire(CalibrationService, CONFIG),
+  wire(CalibrationService, CONFIG, SHARED),
   wire(ConfigStatus, CONFIG, ProviderRegistry),
   wire(PauseState, CONFIG, SHARED),
   wire(CooldownService, CONFIG, COOLDOWN, SHARED),
