@@ -3,7 +3,7 @@ import type { Env } from '../config/paths';
 import { STATE_PASSWORD_VARIABLE, stateStoreAddress } from '../config/state-settings';
 import { RedisState } from './redis-state';
 import { IN_PROCESS, type SharedState } from './shared-state';
-import { PROBE_EVERY_MS, StoreLink } from './store-link';
+import { RECONNECT_AT_MOST_MS, StoreLink } from './store-link';
 
 /**
  * The state a process shares: in the store `[state] url` names, else in-process. The client is ioredis: it
@@ -29,7 +29,7 @@ export function openSharedState(
     // A connection to a store that went away is cut after this, so a closing process never waits on it.
     disconnectTimeout: 200,
     // Reconnect for ever, never more than a second apart.
-    retryStrategy: (times: number) => Math.min(times * 100, PROBE_EVERY_MS),
+    retryStrategy: (times: number) => Math.min(times * 100, RECONNECT_AT_MOST_MS),
   });
   // The listener needs its own connection (a subscribed one takes no other commands); it queues its SUBSCRIBE.
   const subscriber = client.duplicate({ enableOfflineQueue: true });

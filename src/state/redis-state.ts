@@ -35,6 +35,8 @@ export class RedisState implements SharedState {
     readonly address: string,
   ) {
     link.client.defineCommand('system1TakeToken', { numberOfKeys: 1, lua: TAKE_TOKEN_SCRIPT });
+    // Loaded at each connection, before the first decision needs it: no first call pays EVALSHA, NOSCRIPT, EVAL.
+    link.beforeUp((client) => client.script('LOAD', TAKE_TOKEN_SCRIPT));
     subscriber.on('message', (_channel: string, text: string) => this.heard(text));
     subscriber.on('error', () => undefined);
     void subscriber.subscribe(this.prefix + CHANNEL).catch(() => undefined);

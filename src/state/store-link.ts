@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 
-/** How often a store seen down is asked again (PING), beside the client's own reconnects. */
-export const PROBE_EVERY_MS = 1000;
+/** How often a store seen down on a live connection (late, or garbage) is asked again with PING. */
+const PROBE_EVERY_MS = 250;
+/** The longest pause between the client's own reconnects. */
+export const RECONNECT_AT_MOST_MS = 1000;
 
 /** A store call that failed: the reason is a few words, never the URL or a credential. */
 class StoreFault extends Error {}
@@ -19,6 +21,7 @@ export class StoreLink {
   private isUp = false;
   private probe?: NodeJS.Timeout;
   private closed = false;
+  private readonly preparations: ((client: Redis) => Promise<unknown>)[] = [];
 
   constructor(
     readonly client: Redis,
@@ -26,7 +29,7 @@ export class StoreLink {
     private readonly address: string,
     private readonly log: (line: string, level: 'log' | 'warn') => void,
   ) {
-    client.on('ready', () => this.markUp());
+    client.on('ready', () => void this.prepared().then((ok) => ok && this.markUp()));
     client.on('close', () => this.markDown('the connection closed'));
     // ioredis reports each failed reconnect here; the transition was logged once, the rest says nothing new.
     client.on('error', () => undefined);
@@ -34,6 +37,20 @@ export class StoreLink {
 
   up(): boolean {
     return this.isUp;
+  }
+
+  /** Runs `prepare` on each new connection before it counts as up (a script loaded, say). */
+  beforeUp(prepare: (client: Redis) => Promise<unknown>): void {
+    this.preparations.push(prepare);
+  }
+
+  private async prepared(): Promise<boolean> {
+    try {
+      for (const prepare of this.preparations) await prepare(this.client);
+      return true;
+    } catch {
+      return false; // the next probe tries again
+    }
   }
 
   /** `run` on the store under the deadline, its reply read by `read`; undefined when the store did not answer. */
@@ -88,7 +105,7 @@ export class StoreLink {
     const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.deadlineMs)));
     const answer = await Promise.race([this.client.ping().catch(() => undefined), late]);
     clearTimeout(timer);
-    if (answer === 'PONG') this.markUp();
+    if (answer === 'PONG' && (await this.prepared())) this.markUp();
   }
 }
 

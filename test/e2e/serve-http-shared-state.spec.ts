@@ -26,6 +26,7 @@ import { HttpServerProcess } from './helpers/http-server-process';
 const TOKEN = 'e2e-shared-default-7c1d';
 const ALICE = 'e2e-shared-alice-93fa2b';
 const BOB = 'e2e-shared-bob-51d0e8';
+const CAROL = 'e2e-shared-carol-0a7e44';
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 // alice and bob are held to 60 a minute, burst 10; the default caller (the load runs) is not limited.
 const CONFIG = `
@@ -36,6 +37,9 @@ cache_ttl_s = 60
 rate_per_minute = 60
 burst = 10
 [http.callers.bob]
+rate_per_minute = 60
+burst = 10
+[http.callers.carol]
 rate_per_minute = 60
 burst = 10
 `;
@@ -79,6 +83,7 @@ describeUnless(missing)('serve-http: three replicas behind haproxy sharing a red
       SYSTEM1_HTTP_TOKEN: TOKEN,
       SYSTEM1_HTTP_TOKEN_ALICE: ALICE,
       SYSTEM1_HTTP_TOKEN_BOB: BOB,
+      SYSTEM1_HTTP_TOKEN_CAROL: CAROL,
       SYSTEM1_HTTP_ALLOWED_HOSTS: `127.0.0.1:${frontendPort}`,
     };
     replicas = await Promise.all([0, 1, 2].map(() => HttpServerProcess.start(sandbox, env)));
@@ -128,6 +133,25 @@ describeUnless(missing)('serve-http: three replicas behind haproxy sharing a red
     for (const answer of refused) expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(0);
     expect((await decide(frontendPort, BOB, 'Bob asks?')).status).toBe(200);
   });
+
+  it('gives a caller sending at full speed for 20 s its burst and 60 a minute, within 10%, across the replicas', async () => {
+    const SECONDS = 20;
+    const until = Date.now() + SECONDS * 1000;
+    let decided = 0;
+    let n = 0;
+    const worker = async () => {
+      while (Date.now() < until) {
+        const answer = await decide(frontendPort, CAROL, `Full speed ${n++}?`);
+        if (answer.status === 200) decided++;
+        else expect(answer.status).toBe(429);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    // Each replica on its own would give three times this.
+    const expected = 10 + SECONDS;
+    expect(decided).toBeGreaterThanOrEqual(Math.floor(expected * 0.9));
+    expect(decided).toBeLessThanOrEqual(Math.ceil(expected * 1.1));
+  }, 60_000);
 
   it('answers on one replica a request cached through another, without an engine call', async () => {
     const first = resultOf((await decide(replicas[0].port, TOKEN, 'Cache this one?')).text);

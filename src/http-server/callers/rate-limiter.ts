@@ -28,7 +28,7 @@ export class RateLimiter {
   /**
    * {@link take}, in the store while it answers: one round trip (a script) takes the token from the caller's one
    * bucket, so N replicas hold it to its rate, not N times it. While the store is down or late, this process's
-   * own bucket, as without a store.
+   * own bucket, as without a store, drawn on all along by the decisions this process let through.
    */
   async takeShared(
     caller: string,
@@ -38,7 +38,10 @@ export class RateLimiter {
   ): Promise<number> {
     if (perMinute <= 0) return 0;
     const shared = this.shared.up() ? await this.shared.take(caller, perMinute, burst) : undefined;
-    return shared ?? this.take(caller, perMinute, burst, options);
+    // The own bucket is drawn on too, so a fallback (a late answer, the store gone) gives no fresh burst to a
+    // caller that has just used this replica's share of it.
+    const own = this.take(caller, perMinute, burst, options);
+    return shared ?? own;
   }
 
   /**
