@@ -95,7 +95,9 @@ async function main() {
           const { latencies, perSecond } = await measure(mode);
           samples[name].push(...latencies);
           rates[name].push(perSecond);
-          console.log(`round ${round + 1} ${name}: p50 ${summary(latencies).p50.toFixed(3)} ms, ${perSecond.toFixed(0)}/s`);
+          console.log(
+            `round ${round + 1} ${name}: p50 ${summary(latencies).p50.toFixed(3)} ms, ${perSecond.toFixed(0)}/s`,
+          );
         } finally {
           await mode.stop();
         }
