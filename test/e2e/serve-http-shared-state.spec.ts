@@ -22,6 +22,7 @@ import { send } from '../helpers/router-harness';
 import { describeUnless } from '../helpers/skip-unless';
 import { requireBuild, runCli, Sandbox } from './helpers/gateway';
 import { HttpServerProcess } from './helpers/http-server-process';
+import { LayaFake } from '../fakes/laya.fake';
 
 const TOKEN = 'e2e-shared-default-7c1d';
 const ALICE = 'e2e-shared-alice-93fa2b';
@@ -229,4 +230,97 @@ describeUnless(missing)('serve-http: three replicas behind haproxy sharing a red
         'the replica shares state again',
       );
   }, 120_000);
+});
+
+describeUnless(NO_REDIS)('serve-http: three replicas sharing cooldowns through a redis-server', () => {
+  let redis: RunningRedis;
+  let sandbox: Sandbox;
+  let engine: LayaFake;
+  let replicas: HttpServerProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    sandbox = new Sandbox();
+    engine = new LayaFake();
+    const endpoint = (await engine.start()).toString().replace(/\/$/, '');
+    // A 1 s attempt timeout and cooldown_s = 8: the first window is 1 s.
+    const config = '[gateway]\nprovider = "laya"\nfallback = []\ntimeout_s = 1\ncooldown_s = 8\n';
+    const env = {
+      SYSTEM1_CONFIG: sandbox.writeConfig(config),
+      SYSTEM1_LAYA_ENDPOINT: endpoint,
+      SYSTEM1_STATE_URL: redis.url,
+      SYSTEM1_HTTP_TOKEN: TOKEN,
+    };
+    replicas = await Promise.all([0, 1, 2].map(() => HttpServerProcess.start(sandbox, env)));
+    for (const replica of replicas) await eventually(() => /state store .* up/.test(replica.stderr()), 'shared');
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const replica of replicas) replica.kill();
+    await Promise.all(replicas.map((replica) => replica.exited));
+    await engine?.stop();
+    sandbox?.dispose();
+    await redis?.stop();
+  });
+
+  const decideOn = async (replica: HttpServerProcess, question: string) =>
+    resultOf(
+      (
+        await send(replica.port, {
+          path: '/mcp',
+          headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
+          body: callBody('system1_decide', { question, options: ['rerun', 'block'] }),
+        })
+      ).text,
+    );
+  const asked = () => engine.requestsTo('/v1/systemone').length;
+  const healthOf = async (replica: HttpServerProcess) =>
+    resultOf(
+      (
+        await send(replica.port, {
+          path: '/mcp',
+          headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
+          body: callBody('system1_health', {}),
+        })
+      ).text,
+    );
+
+  it('an engine that hangs on one replica is skipped by the other two; one trial across the team brings it back', async () => {
+    expect((await decideOn(replicas[0], 'Healthy?')).status).toBe('decided');
+    engine.fault = 'hang';
+    const before = asked();
+    expect((await decideOn(replicas[0], 'Hanging?')).status).not.toBe('decided');
+    expect(asked()).toBe(before + 1);
+    // The other two never wait for it: they skip it, no request of theirs reaches the engine.
+    // The other two hear of it (within moments: the failure is published) and never wait for it: they skip it,
+    // no request of theirs reaches the engine.
+    for (const replica of replicas.slice(1)) {
+      await eventuallyRead(
+        () => healthOf(replica),
+        (health) => JSON.stringify(health).includes('cooling down'),
+        'cooling',
+      );
+      expect((await decideOn(replica, 'Skipped?')).status).not.toBe('decided');
+    }
+    expect(asked()).toBe(before + 1);
+
+    // The fault clears; the trial's answer takes a moment, so the others are asked while it runs.
+    engine.fault = 'slow';
+    engine.slowMs = 400;
+    let added = 0;
+    for (let round = 0; round < 100 && added === 0; round++) {
+      const start = asked();
+      await Promise.all(replicas.map((replica, i) => decideOn(replica, `After the window ${round}-${i}?`)));
+      added = asked() - start;
+      if (added === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(added).toBe(1);
+    engine.fault = 'none';
+    for (const replica of replicas)
+      await eventuallyRead(
+        () => decideOn(replica, 'Back?'),
+        (result) => result.status === 'decided',
+        'back for all',
+      );
+  }, 60_000);
 });
