@@ -14,7 +14,7 @@ export type ReplyReader<T> = (reply: unknown) => T | undefined;
 /**
  * The connection to the store and its health: each call under the deadline; a call past it, a refused one or a
  * reply of the wrong shape counts the store down (one log line), and every call then answers `undefined` at once
- * so decisions use their own state, until a probe (each second) or the client's reconnect finds it answering
+ * so decisions use their own state, until a probe (every 250 ms) or the client's reconnect finds it answering
  * again (one log line). Never throws.
  */
 export class StoreLink {
