@@ -24,6 +24,7 @@ const ALL = [
   'memory',
   'soak',
   'cooldown',
+  'state-store',
   'pools',
   'reliability',
   'reliability-3',

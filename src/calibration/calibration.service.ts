@@ -9,6 +9,8 @@ import { system1Config } from '../config/system1.config';
 import { fitChooser, FitTarget } from './fit-choice';
 import { readFitFile, StoredFit } from './fit-store';
 import { scaleNamed } from './temperature';
+import { SharedFits } from './shared-fits';
+import { IN_PROCESS, type SharedState } from '../state/shared-state';
 
 /**
  * How long another process's new fits may go unseen: a stat per decision was a tenth of the pipeline's own time,
@@ -45,7 +47,15 @@ export class CalibrationService {
   private lookedAt = -Infinity;
   private changes = 0;
 
-  constructor(@Inject(system1Config.KEY) private readonly config: LoadedConfig) {}
+  /** With a store (`[state] url`): the team's fits, written into this machine's file as `calibrate --write` saves them. */
+  private readonly shared?: SharedFits;
+
+  constructor(
+    @Inject(system1Config.KEY) private readonly config: LoadedConfig,
+    shared?: SharedState,
+  ) {
+    if (shared && shared !== IN_PROCESS) this.shared = new SharedFits(shared, this.userFile);
+  }
 
   get userFile(): string {
     return path.join(this.config.installDir, 'calibration.json');
@@ -89,6 +99,14 @@ export class CalibrationService {
   /** Resolves once every running server uses fits just saved (see {@link FITS_SEEN_WITHIN_MS}). */
   settled(): Promise<void> {
     return waitFully(FITS_SEEN_WITHIN_MS);
+  }
+
+  /**
+   * With a store, gives the user's file just saved to every process of the team; the answer says why they did
+   * not get it, when they did not (nothing to say without a store: this machine's file is all there is).
+   */
+  async shareUserFits(): Promise<string | undefined> {
+    return this.shared?.publish();
   }
 
   find(provider: string, model: string | null, question: string, optionCount: number): LoadedFit | undefined {

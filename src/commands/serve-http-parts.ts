@@ -30,6 +30,7 @@ export class ServeHttpParts {
       decisions: this.decisions,
       health: this.health,
       endpoints: this.load,
+      state: this.health.stateStore,
       providerNames: [
         ...this.registry.available().map((definition) => definition.name),
         ...Object.keys(this.config.providerTables),

@@ -36,7 +36,8 @@ export class ToggleCommand extends CommandRunner {
       );
       return this.output.fail(1);
     }
-    if (action !== 'status') await this.pause.settled();
+    const unshared = action === 'status' ? undefined : await this.pause.settled();
+    if (unshared) this.output.err(`system1 toggle: warning: ${unshared}`);
     this.output.out(this.describe());
   }
 

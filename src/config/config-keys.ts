@@ -150,6 +150,20 @@ export const ENGINES_KEYS = {
   modules: { type: list(delimiter), default: [] as string[] },
 } satisfies Record<string, KeySpec>;
 
+/**
+ * `[state]`: the store every process of one deployment shares (per-caller rate buckets, cooldowns and trial
+ * slots, the decision cache, the switches). The password is a secret, so it is read from SYSTEM1_STATE_PASSWORD
+ * (or the URL in SYSTEM1_STATE_URL) only, never from the file.
+ */
+export const STATE_KEYS = {
+  // redis:// or rediss:// (TLS); unset = everything stays in the process, as on one machine.
+  url: { type: text(), default: '' },
+  // Every key this deployment writes starts with it, so a second deployment on the same Redis sees none of them.
+  prefix: { type: text({ nonEmpty: true }), default: 'system1:' },
+  // Each store call's deadline: past it that call uses the process's own state, and the store counts as down.
+  deadline_ms: { type: integer({ min: 1, max: 1000 }), default: 50 },
+} satisfies Record<string, KeySpec>;
+
 /** `[decisions]`: the served Decisions API (`/v1/decisions`, `/v1/systemone`); its keys are its model tables. */
 export const DECISIONS_KEYS = {} satisfies Record<string, KeySpec>;
 
@@ -173,6 +187,7 @@ export const SECTIONS = {
   http: HTTP_KEYS,
   engines: ENGINES_KEYS,
   decisions: DECISIONS_KEYS,
+  state: STATE_KEYS,
 } as const;
 export type SectionName = keyof typeof SECTIONS;
 
@@ -186,6 +201,7 @@ export type SkillsSettings = Values<typeof SKILLS_KEYS>;
 export type RouterSettings = Values<typeof ROUTER_KEYS>;
 export type HttpSettings = Values<typeof HTTP_KEYS>;
 export type EnginesSettings = Values<typeof ENGINES_KEYS>;
+export type StateSettings = Values<typeof STATE_KEYS>;
 export type HttpCallerSettings = Values<typeof HTTP_CALLER_KEYS>;
 export type HttpOAuthSettings = Values<typeof HTTP_OAUTH_KEYS>;
 export type DecisionModelSettings = { chain: string[]; min_confidence?: number };

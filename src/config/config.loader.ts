@@ -21,9 +21,11 @@ import {
   type SectionName,
   SECTIONS,
   type SkillsSettings,
+  type StateSettings,
 } from './config-keys';
 import { type Env, expandHome, homeOf, installDir, locateConfigFile } from './paths';
 import { settingProblem } from './setting-types';
+import { checkStateSettings } from './state-settings';
 
 /** Everything read from the file and the environment, before providers are configured. */
 export interface LoadedConfig {
@@ -35,6 +37,8 @@ export interface LoadedConfig {
   skills: SkillsSettings;
   router: RouterSettings;
   http: HttpSettings;
+  /** `[state]`: the store shared by a deployment's processes; `url` empty = each process keeps its own. */
+  state: StateSettings;
   /** `[engines]`: `modules` as absolute paths. */
   engines: EnginesSettings;
   /** `[http.callers.<name>]`: named callers' policies, each key left out filled from `[http]`. */
@@ -99,6 +103,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
   const router = section('router', SECTIONS.router) as RouterSettings;
   const http = section('http', SECTIONS.http) as HttpSettings;
   const engines = section('engines', SECTIONS.engines) as EnginesSettings;
+  const state = checkStateSettings(section('state', SECTIONS.state) as StateSettings, label, env, errors);
   // [decisions] holds only its model tables (read below): this reports any other key written in it.
   section('decisions', SECTIONS.decisions);
 
@@ -122,6 +127,7 @@ export function loadConfig({ env, readFile = readConfigFile, platform }: LoadOpt
     skills,
     router,
     http,
+    state,
     engines,
     ...readHttpAccess(isTable(httpTable) ? httpTable : {}, http, label, env, errors),
     decisionModels: readDecisionModels(isTable(decisionsTable) ? decisionsTable : {}, label, errors),

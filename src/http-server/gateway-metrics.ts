@@ -126,6 +126,18 @@ export class GatewayMetrics {
    * `inFlight`: the server's own count of MCP requests being answered, read at each scrape; `providers`: the
    * names the config can use (chain, tables, built-ins), each always counted under its own label.
    */
+  /** `system1_state_store_up`, with a store set (`[state] url`): 1 while it answers, 0 while this process keeps its own state. */
+  watchStateStore(up: () => boolean): void {
+    new Gauge({
+      name: 'system1_state_store_up',
+      help: 'Whether the shared state store answers (1) or this replica keeps its own limits, cooldowns and cache (0).',
+      registers: [this.registry],
+      collect() {
+        this.set(up() ? 1 : 0);
+      },
+    });
+  }
+
   constructor(
     decisions: Pick<DecisionService, 'observe'>,
     inFlight: () => number,

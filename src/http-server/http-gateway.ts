@@ -49,7 +49,7 @@ export interface GatewayDeps {
   metrics: Pick<GatewayMetrics, 'httpRequestDone' | 'text' | 'contentType'>;
   limits: Pick<HttpLimits, 'maxBodyBytes' | 'maxInFlight' | 'bodyIdleTimeoutMs'>;
   /** Who is calling and what they may do (tokens, OAuth, tools, rates): /mcp and /metrics ask it. */
-  access: Pick<CallerAccess, 'identify' | 'permit' | 'mayReadMetrics' | 'scopeOf' | 'oauth'>;
+  access: Pick<CallerAccess, 'identify' | 'admit' | 'mayReadMetrics' | 'scopeOf' | 'oauth'>;
   /** The served Decisions API (`/v1/decisions`, `/v1/systemone`); absent: those routes answer 404. */
   decisionsApi?: Pick<DecisionsApi, 'answer'>;
   /** One line per request, with its id; never a header value, a query string or a body. */
@@ -188,7 +188,7 @@ export class HttpGateway {
       return;
     }
     // Before a decision slot is taken: a caller over its rate or outside its tools holds none of them.
-    const refused = this.deps.access.permit(caller, toolOf(read.message));
+    const refused = await this.deps.access.admit(caller, toolOf(read.message));
     if (refused) {
       if (refused.holdMs && !this.draining) await held(res, refused.holdMs);
       return refuseWith(refused);
@@ -211,7 +211,7 @@ export class HttpGateway {
     const { req, res } = request;
     const refuse = (status: number, message: string, headers: OutgoingHttpHeaders = {}) =>
       answerEarly(req, res, status, refusalBody(wire, status, message), headers);
-    const refused = this.deps.access.permit(caller, DECISIONS_TOOL, pathOf(req.url));
+    const refused = await this.deps.access.admit(caller, DECISIONS_TOOL, pathOf(req.url));
     if (refused) {
       if (refused.holdMs && !this.draining) await held(res, refused.holdMs);
       return refuse(refused.status, refused.message, refused.headers);

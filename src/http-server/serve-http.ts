@@ -16,6 +16,7 @@ import { GatewayMetrics } from './gateway-metrics';
 import { ProtectedResource } from './oauth/protected-resource';
 import { TokenVerifier } from './oauth/token-verifier';
 import { ReadinessCheck } from './readiness';
+import { IN_PROCESS, type SharedState } from '../state/shared-state';
 
 export interface ServeHttpDeps {
   mcp: Pick<McpServerService, 'createServer' | 'drainBoundMs'>;
@@ -25,6 +26,8 @@ export interface ServeHttpDeps {
   /** Each endpoint's load, read at each scrape. */
   endpoints?: Pick<EndpointLoad, 'all'>;
   health: Pick<HealthService, 'health'>;
+  /** The deployment's shared state (`[state] url`): rate buckets and `system1_state_store_up`; absent: in-process. */
+  state?: SharedState;
   /** `/v1/decisions` and `/v1/systemone`; absent: not served. */
   decisionsApi?: Pick<DecisionsApi, 'answer'>;
   log: (line: string) => void;
@@ -49,7 +52,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
   const access = new CallerAccess(
     options.tokens,
     options.policies,
-    new RateLimiter(() => performance.now()),
+    new RateLimiter(() => performance.now(), deps.state),
     options.oauth && oauthAccess(options.oauth),
   );
   const metrics = new GatewayMetrics(
@@ -59,6 +62,7 @@ export async function startHttpServer(deps: ServeHttpDeps, options: HttpServeOpt
     () => deps.endpoints?.all() ?? [],
     (caller) => access.label(caller),
   );
+  if (deps.state && deps.state !== IN_PROCESS) metrics.watchStateStore(() => deps.state!.up());
   gateway = new HttpGateway({
     // The SDK's refusals may quote what the client sent (a header, a method): one clipped line.
     mcp: mcpHttpHandler(

@@ -19,6 +19,7 @@ import { PauseState } from '../decisions/pipeline/pause-state.service';
 import { ProviderRegistry } from '../decisions/registry/provider-registry.service';
 import { type ProviderDefinitions, SYSTEM1_PROVIDERS } from '../decisions/registry/providers.token';
 import { RuntimeProviders } from '../decisions/registry/runtime-providers';
+import { SHARED_STATE, type SharedState } from '../state/shared-state';
 import { typedToken, wire } from './wiring';
 
 /** What the process that starts the core supplies: its config and environment, its engines, where cooldowns go. */
@@ -27,6 +28,8 @@ export const ENV = typedToken<Env>(PROCESS_ENV);
 export const PROVIDER_DEFINITIONS = typedToken<ProviderDefinitions>(SYSTEM1_PROVIDERS);
 /** Optional: in memory unless given (the routing hook, a process per prompt, keeps a file). */
 export const COOLDOWN = typedToken<CooldownStore>(COOLDOWN_STORE, { optional: true });
+/** Optional: what the deployment's processes share (`[state] url`); in-process unless given. */
+export const SHARED = typedToken<SharedState>(SHARED_STATE, { optional: true });
 
 /**
  * The decision core, one line per service with what its constructor takes: `System1Module` gives it to Nest
@@ -34,13 +37,13 @@ export const COOLDOWN = typedToken<CooldownStore>(COOLDOWN_STORE, { optional: tr
  */
 export const CORE_WIRING = [
   wire(ProviderRegistry, PROVIDER_DEFINITIONS, CONFIG, ENV),
-  wire(CalibrationService, CONFIG),
+  wire(CalibrationService, CONFIG, SHARED),
   wire(ConfigStatus, CONFIG, ProviderRegistry),
-  wire(PauseState, CONFIG),
-  wire(CooldownService, CONFIG, COOLDOWN),
+  wire(PauseState, CONFIG, SHARED),
+  wire(CooldownService, CONFIG, COOLDOWN, SHARED),
   wire(EndpointLoad),
   wire(Hedging, CONFIG, EndpointLoad),
-  wire(DecisionCache, CONFIG),
+  wire(DecisionCache, CONFIG, SHARED),
   wire(RuntimeProviders),
   wire(DecisionGate, RuntimeProviders, ConfigStatus, PauseState),
   wire(EngineResolver, ProviderRegistry, RuntimeProviders),

@@ -1,10 +1,12 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Global, Logger, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { LoadedConfig } from '../config/config.loader';
 import { System1ConfigModule } from '../config/config.module';
 import type { Env } from '../config/paths';
 import { PROCESS_ENV, system1Config } from '../config/system1.config';
 import { COOLDOWN_STORE, type CooldownStore } from '../decisions/pools/cooldown.service';
+import { openSharedState } from '../state/open-state';
+import { SHARED_STATE } from '../state/shared-state';
 import { CORE_WIRING, SERVER_WIRING } from './core-wiring';
 import {
   providerDefinitionsToken,
@@ -60,6 +62,19 @@ const engineDefinitions: Provider<ProviderDefinitions> = {
 };
 
 /**
+ * The store `[state] url` names, shared by every process of the deployment (servers, the library, `mcp`); without
+ * it each keeps its own state. The hooks (a process per prompt) never open it: they start without Nest.
+ */
+const sharedState: Provider = {
+  provide: SHARED_STATE,
+  inject: [system1Config.KEY, PROCESS_ENV],
+  useFactory: (config: LoadedConfig, env: Env) => {
+    const logger = new Logger('State');
+    return openSharedState(config, env, (line, level) => logger[level](line));
+  },
+};
+
+/**
  * The decision core as one Nest module: the providers (built-ins, any `@System1ProviderDefinition()` class in the
  * application and the config's `[engines] modules`), the one pipeline, health and calibration, wired from
  * `CORE_WIRING`. The MCP root, the CLI root and `createSystem1` import it; feature modules inject its
@@ -85,7 +100,7 @@ export class System1Module {
       module: System1Module,
       global: true,
       imports: [config, DiscoveryModule, ProvidersModule],
-      providers: [...store, engineDefinitions, ...services.map(nestProvider)],
+      providers: [...store, sharedState, engineDefinitions, ...services.map(nestProvider)],
       exports: [ProvidersModule, SYSTEM1_PROVIDERS, ...services.map((wiring) => wiring.provide)],
     };
   }

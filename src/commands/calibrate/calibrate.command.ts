@@ -93,6 +93,9 @@ export class CalibrateCommand extends CommandRunner {
     const target = flags.ship ? SHIPPED_FITS : flags.write ? this.calibration.userFile : null;
     if (target && report.fits.length > 0) {
       saveFits(target, report.fits);
+      // Only this machine's file is the team's: --ship writes the package's, which each machine installs.
+      const unshared = flags.write ? await this.calibration.shareUserFits() : undefined;
+      if (unshared) this.output.err(`system1 calibrate: warning: ${unshared}`);
       await this.calibration.settled();
     }
     if (flags.plot) this.plot(flags.plot, report);

@@ -6,6 +6,7 @@ import type { DecisionRequest, QuestionOutcome } from '../questions/decision.typ
 import type { StrayAnswers } from './engine-reply';
 import type { EvaluateReply, System1Provider } from '../registry/provider.interface';
 import type { ModelRef } from '../questions/question.types';
+import { IN_PROCESS, type SharedState } from '../../state/shared-state';
 
 /** An engine's readable reply as the pipeline keeps it: read again, calibrated and thresholded at each use. */
 export interface CachedReply {
@@ -52,8 +53,14 @@ export class DecisionCache {
   private readonly engines = new WeakMap<System1Provider, number>();
   private nextEngine = 0;
 
-  constructor(config: LoadedConfig) {
+  /** The deployment's store (`[state] url`), which holds the cache for every process; undefined: in-process only. */
+  private readonly shared?: SharedState;
+  private readonly ttlMs: number;
+
+  constructor(config: LoadedConfig, shared?: SharedState) {
     const { cache_ttl_s, cache_max_entries, cache_max_bytes } = config.gateway;
+    if (shared && shared !== IN_PROCESS) this.shared = shared;
+    this.ttlMs = cache_ttl_s * 1000;
     this.quota = {
       entries: Math.max(1, Math.floor(cache_max_entries * SCOPE_SHARE)),
       bytes: Math.floor(cache_max_bytes * SCOPE_SHARE),
@@ -97,6 +104,21 @@ export class DecisionCache {
       this.fits = fits;
     }
     const { state, questions, images, longContext } = request;
+    // Shared by processes, the key names the engine as configured: an instance's number and the fits in force are
+    // this process's own (a kept reply is calibrated again at each use, by the fits of the process that reads it).
+    if (this.shared) {
+      const asked = [
+        'shared',
+        scope ?? null,
+        ref.provider,
+        ref.model ?? null,
+        state ?? null,
+        questions,
+        images ?? null,
+        longContext === true,
+      ];
+      return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
+    }
     const asked = [
       scope ?? null,
       this.engineId(engine),
@@ -109,6 +131,23 @@ export class DecisionCache {
       longContext === true,
     ];
     return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
+  }
+
+  /** Whether replies are kept in the deployment's store too, where {@link fetchShared} finds them. */
+  get sharing(): boolean {
+    return this.shared !== undefined && this.cache !== undefined;
+  }
+
+  /** The reply another process kept under `key` (a miss, or the store down or late: undefined). */
+  async fetchShared(key: string): Promise<CachedReply | undefined> {
+    if (!this.shared?.up()) return undefined;
+    const text = await this.shared.cached(key);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as CachedReply;
+    } catch {
+      return undefined; // not ours: an operator's stray write under the prefix is a miss, never a crash
+    }
   }
 
   get(key: string): CachedReply | undefined {
@@ -128,6 +167,8 @@ export class DecisionCache {
     const text = JSON.stringify(reply);
     const size = sizeOf(key, text);
     if (size > Math.floor(this.cache.maxSize * ENTRY_SHARE)) return;
+    // The same bound per entry in the store, its TTL the cache's: the store's maxmemory is the operator's.
+    if (this.shared?.up()) this.shared.keep(key, text, this.ttlMs);
     if (scope !== undefined) {
       const holdings = this.scopes.get(scope);
       while (

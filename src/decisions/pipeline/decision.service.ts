@@ -174,7 +174,10 @@ export class DecisionService {
       const cacheScope = policy.cacheScope ?? callerScope.getStore()?.name;
       const cacheKey =
         policy.cache === false ? undefined : this.cache.key(pool[0].provider, ref, request, call.fits, cacheScope);
-      const cached = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+      let cached = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+      // [state]: a reply another replica kept (one store read, only on a miss here and only with a store).
+      if (cached === undefined && cacheKey !== undefined && this.cache.sharing)
+        cached = await this.cache.fetchShared(cacheKey);
       if (cached) {
         const reply = { ok: true as const, ...cached };
         attempts.push({ ...ref, outcome: 'cached', latencyMs: 0 });

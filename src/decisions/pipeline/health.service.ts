@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../../config/config-error';
 import type { LoadedConfig } from '../../config/config.loader';
 import { ChainMember, ChainRole, ProviderRegistry } from '../registry/provider-registry.service';
+import { IN_PROCESS, type SharedState } from '../../state/shared-state';
 import { type CooldownState, CooldownService } from '../pools/cooldown.service';
 import { ReplicaStates } from '../pools/replica-states';
 import { isPool, type PoolMember } from '../registry/engine-pool';
@@ -51,6 +52,8 @@ export interface HealthReport {
   providers: ProviderProbe[];
   /** What works but needs the operator's eye (the chain's only engine is the mock); absent when nothing does. */
   warnings?: string[];
+  /** The store `[state] url` names (absent without one): where it is and whether it answers now. */
+  state_store?: { address: string; up: boolean };
 }
 
 /** `system1_health`: probes every provider in the chain at once, each under the attempt timeout. */
@@ -81,7 +84,19 @@ export class HealthService {
       paused,
       providers: probes,
       ...(warnings.length > 0 && { warnings }),
+      ...this.stateStoreReport(),
     };
+  }
+
+  /** The deployment's shared state (`[state] url`; in-process without), which the report and serve-http show. */
+  get stateStore(): SharedState {
+    return this.pause.store;
+  }
+
+  /** Only with a store: without one the report is as it always was. */
+  private stateStoreReport(): Pick<HealthReport, 'state_store'> {
+    const store = this.pause.store;
+    return store === IN_PROCESS ? {} : { state_store: { address: store.address, up: store.up() } };
   }
 
   private async probe({ name, role, provider, pool }: ChainMember): Promise<ProviderProbe> {

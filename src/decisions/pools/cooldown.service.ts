@@ -5,6 +5,11 @@ import type { DecisionErrorCode } from '../errors/decision-error';
 import { ERROR_MEANINGS } from '../errors/error-meanings';
 import type { ModelRef } from '../questions/question.types';
 import type { PoolMember } from '../registry/engine-pool';
+import { IN_PROCESS, type SharedState } from '../../state/shared-state';
+import { CooldownMirror } from './cooldown-mirror';
+import type { CooldownEntry, CooldownStore } from './cooldown-entry';
+
+export type { CooldownEntry, CooldownStore } from './cooldown-entry';
 
 /** Consecutive failures (of any kind) after which a provider cools down even without a timeout. */
 export const FAILURES_BEFORE_COOLDOWN = 3;
@@ -14,17 +19,6 @@ export const FAILURES_BEFORE_COOLDOWN = 3;
  * it, up to `cooldown_s`. With the default 30 s: 3.75, 7.5, 15, then 30 s.
  */
 export const FIRST_WINDOW_DIVISOR = 8;
-
-/** One provider's recent record: failures in a row, and until when (epoch ms) it is skipped. */
-export interface CooldownEntry {
-  failures: number;
-  /** When the window ends (epoch ms); 0 when none was started since the engine last answered. */
-  until: number;
-  /** One call is trying the provider again after its window; the others wait until it ends. */
-  trial?: boolean;
-  /** Windows in a row with no answer between them (the backoff's step); absent = 1. */
-  level?: number;
-}
 
 /** What a call may do with one engine now: ask it (perhaps as the one trial after a window), or skip it. */
 export interface Admission {
@@ -43,15 +37,6 @@ export interface CooldownState {
   failures: number;
   /** The backoff's step: 0 when not cooling, else 1 for the first window, 2 for the doubled one, ... */
   level: number;
-}
-
-/**
- * Where the record is kept: in memory for a long-lived server, in a file for the routing hook, which is a
- * new process per prompt (see `CooldownFile`). `set` with undefined forgets the key.
- */
-export interface CooldownStore {
-  get(key: string): CooldownEntry | undefined;
-  set(key: string, entry: CooldownEntry | undefined): void;
 }
 
 export const COOLDOWN_STORE = Symbol('COOLDOWN_STORE');
@@ -105,11 +90,21 @@ export class CooldownService {
   private readonly store: CooldownStore;
   private readonly listeners = new Set<(key: string) => void>();
 
+  /**
+   * `store`: where the records are kept (a file for the hooks); `shared`: the deployment's store (`[state] url`),
+   * through which every process of the team sees the others' cooldowns. Neither: in memory, this process's own.
+   */
   constructor(
     private readonly config: LoadedConfig,
     store?: CooldownStore,
+    shared?: SharedState,
   ) {
-    this.store = store ?? new MemoryStore();
+    const trialHoldMs = config.gateway.timeout_s * 1000 + 1000;
+    this.store =
+      store ??
+      (shared && shared !== IN_PROCESS
+        ? new CooldownMirror(shared, new MemoryStore(), trialHoldMs, () => this.now())
+        : new MemoryStore());
   }
 
   /** The clock; tests move it. */

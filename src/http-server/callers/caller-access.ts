@@ -50,6 +50,8 @@ const DECISION_TOOLS: ReadonlySet<string> = new Set(
  */
 const MAX_HOLD_MS = 1000;
 
+const isDecision = (tool: string | undefined) => tool !== undefined && DECISION_TOOLS.has(tool);
+
 /** The metrics label of every caller the config does not name (OAuth callers are the issuer's to add). */
 const OTHER_CALLERS = 'other';
 
@@ -108,6 +110,27 @@ export class CallerAccess {
    * `route`: the HTTP route that asks under the tool's permission (the served Decisions API), for the message.
    */
   permit(caller: Caller, tool: string | undefined, route?: string): Refusal | undefined {
+    const refused = this.mayUse(caller, tool, route);
+    if (refused !== undefined || !isDecision(tool)) return refused;
+    return this.overRate(
+      caller,
+      this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst, this.bucketOf(caller)),
+    );
+  }
+
+  /** {@link permit}, with the rate taken from the deployment's shared bucket while the store answers. */
+  async admit(caller: Caller, tool: string | undefined, route?: string): Promise<Refusal | undefined> {
+    const refused = this.mayUse(caller, tool, route);
+    if (refused !== undefined || !isDecision(tool)) return refused;
+    const { ratePerMinute, burst } = caller.policy;
+    return this.overRate(
+      caller,
+      await this.limiter.takeShared(caller.name, ratePerMinute, burst, this.bucketOf(caller)),
+    );
+  }
+
+  /** Whether `caller` may call `tool` at all: its policy's tools and, for an OAuth token, the scope. */
+  private mayUse(caller: Caller, tool: string | undefined, route?: string): Refusal | undefined {
     if (tool === undefined || !(TOOL_NAMES as readonly string[]).includes(tool)) return undefined;
     if (!caller.policy.tools.has(tool)) {
       const what = route === undefined ? tool : `${route} (it takes ${tool} among a caller's tools)`;
@@ -130,11 +153,16 @@ export class CallerAccess {
         },
       };
     }
-    if (!DECISION_TOOLS.has(tool)) return undefined;
-    // The static callers are few and the operator's: an issuer's many subjects never push their buckets out.
-    const waitMs = this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst, {
-      kept: !caller.name.startsWith(OAUTH_CALLER_PREFIX),
-    });
+    return undefined;
+  }
+
+  /** The static callers are few and the operator's: an issuer's many subjects never push their buckets out. */
+  private bucketOf(caller: Caller): { kept: boolean } {
+    return { kept: !caller.name.startsWith(OAUTH_CALLER_PREFIX) };
+  }
+
+  /** A 429 when the caller must wait `waitMs` for its next decision, held up to a second first. */
+  private overRate(caller: Caller, waitMs: number): Refusal | undefined {
     if (waitMs === 0) return undefined;
     return {
       status: 429,

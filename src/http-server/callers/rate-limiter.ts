@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { IN_PROCESS, type SharedState } from '../../state/shared-state';
 
 /** Callers whose buckets are kept; OAuth callers are named by a claim, so their number is the issuer's. */
 const BUCKETS_KEPT = 10_000;
@@ -18,7 +19,30 @@ export class RateLimiter {
   /** Buckets never forgotten: the operator's own callers, whose number the config bounds. */
   private readonly keptBuckets = new Map<string, Bucket>();
 
-  constructor(private readonly now: () => number) {}
+  /** `shared`: the deployment's store (`[state] url`), which holds one bucket per caller for every replica. */
+  constructor(
+    private readonly now: () => number,
+    private readonly shared: SharedState = IN_PROCESS,
+  ) {}
+
+  /**
+   * {@link take}, in the store while it answers: one round trip (a script) takes the token from the caller's one
+   * bucket, so N replicas hold it to its rate, not N times it. While the store is down or late, this process's
+   * own bucket, as without a store, drawn on all along by the decisions this process let through.
+   */
+  async takeShared(
+    caller: string,
+    perMinute: number,
+    burst: number,
+    options: { kept?: boolean } = {},
+  ): Promise<number> {
+    if (perMinute <= 0) return 0;
+    const shared = this.shared.up() ? await this.shared.take(caller, perMinute, burst) : undefined;
+    // The own bucket is drawn on too, so a fallback (a late answer, the store gone) gives no fresh burst to a
+    // caller that has just used this replica's share of it.
+    const own = this.take(caller, perMinute, burst, options);
+    return shared ?? own;
+  }
 
   /**
    * Takes one decision from `caller`'s bucket: 0 when it may go ahead, else the milliseconds until it may.
