@@ -73,7 +73,7 @@ describe('ProviderRegistry', () => {
       {},
       TEST_CONFIG_FILE,
       'providers.mock.confidense',
-      'is not a setting of provider mock (settings: confidence, delay_s, fail, response, max_options)',
+      'is not a setting of provider mock (settings: confidence, delay_s, fail, response, max_options, placeholder)',
     ],
     [
       '[gateway]\nprovider = "mock"\n[providers.mock]\nconfidence = 2',
