@@ -119,7 +119,7 @@ describe("replyData: an engine's answers copied as data", () => {
           [-0],
           [{ p: -0 }],
           [[NaN, Infinity]],
-          [[1, , 3]],  
+          [[1, , 3]],
           [[undefined, () => 1]],
           [{ a: undefined, f: () => 1 }],
           [new Date(0)],
