@@ -64,6 +64,18 @@ function resultOf(text: string): Record<string, unknown> {
 
 beforeAll(() => requireBuild());
 
+/** system1_health as one replica answers it over /mcp. */
+const healthOf = async (replica: HttpServerProcess) =>
+  resultOf(
+    (
+      await send(replica.port, {
+        path: '/mcp',
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
+        body: callBody('system1_health', {}),
+      })
+    ).text,
+  );
+
 describeUnless(missing)('serve-http: three replicas behind haproxy sharing a redis-server', () => {
   let redis: RunningRedis;
   let dir: string;
@@ -170,26 +182,16 @@ describeUnless(missing)('serve-http: three replicas behind haproxy sharing a red
     try {
       const cli = { SYSTEM1_STATE_URL: redis.url, SYSTEM1_CONFIG: elsewhere.writeConfig('') };
       expect((await runCli(['toggle', 'off'], elsewhere.env(cli))).code).toBe(0);
-      const health = async (replica: HttpServerProcess) =>
-        resultOf(
-          (
-            await send(replica.port, {
-              path: '/mcp',
-              headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
-              body: callBody('system1_health', {}),
-            })
-          ).text,
-        );
       for (const replica of replicas)
         await eventuallyRead(
-          () => health(replica),
+          () => healthOf(replica),
           (h) => h.paused === true,
           'paused',
         );
       expect((await runCli(['toggle', 'on'], elsewhere.env(cli))).code).toBe(0);
       for (const replica of replicas)
         await eventuallyRead(
-          () => health(replica),
+          () => healthOf(replica),
           (h) => h.paused === false,
           'on',
         );
@@ -274,16 +276,6 @@ describeUnless(NO_REDIS)('serve-http: three replicas sharing cooldowns through a
       ).text,
     );
   const asked = () => engine.requestsTo('/v1/systemone').length;
-  const healthOf = async (replica: HttpServerProcess) =>
-    resultOf(
-      (
-        await send(replica.port, {
-          path: '/mcp',
-          headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
-          body: callBody('system1_health', {}),
-        })
-      ).text,
-    );
 
   it('an engine that hangs on one replica is skipped by the other two; one trial across the team brings it back', async () => {
     expect((await decideOn(replicas[0], 'Healthy?')).status).toBe('decided');

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import { OpenAiUpstreamFake } from '../fakes/openai-upstream.fake';
 import type { GatewayAppOptions } from './gateway-app';
 import { type InProcessServer, startServeHttp } from './serve-http-in-process';
@@ -71,4 +71,15 @@ export async function startDecisionsServer(
       await upstream.stop();
     },
   };
+}
+
+/** The error a request ends in (the client's class and fields). */
+export async function failure(request: Promise<unknown>): Promise<APIError> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof APIError) return error;
+    throw error;
+  }
+  throw new Error('the request succeeded');
 }

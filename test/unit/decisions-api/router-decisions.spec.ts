@@ -4,12 +4,12 @@
  * the router's own threshold and caller-less model policy apply as documented, and its guards come first.
  * The cases both servers share are in served-decisions.spec.ts and served-systemone.spec.ts.
  */
-import { APIError, AuthenticationError, NotFoundError } from 'openai';
+import { AuthenticationError, NotFoundError } from 'openai';
 import type { DecisionCreateParams } from 'openai/resources/decisions';
 import { LayaFake } from '../../fakes/laya.fake';
 import { TypedSystemOneFake } from '../../fakes/typed-systemone.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
-import { APP_KEY, type DecisionsServer, startDecisionsServer } from '../../helpers/decisions-server';
+import { APP_KEY, type DecisionsServer, startDecisionsServer, failure } from '../../helpers/decisions-server';
 import type { WireCall } from '../../../src/decisions-api/decisions-api';
 import type { DecisionWire } from '../../../src/decisions-api/wire-reply';
 import { RouterHarness, send } from '../../helpers/router-harness';
@@ -58,16 +58,6 @@ const decide = (server: DecisionsServer, body: Partial<DecisionCreateParams>, to
       ...body,
     } as DecisionCreateParams)
     .withResponse();
-
-async function failure(request: Promise<unknown>): Promise<APIError> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof APIError) return error;
-    throw error;
-  }
-  throw new Error('the request succeeded');
-}
 
 /** Every header every engine fake received, as one text. */
 const engineHeaders = () =>

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
-  APIError,
   AuthenticationError,
   BadRequestError,
   InternalServerError,
@@ -21,7 +20,7 @@ import type { DecisionCreateParams } from 'openai/resources/decisions';
 import { LayaFake } from '../../fakes/laya.fake';
 import { TypedSystemOneFake } from '../../fakes/typed-systemone.fake';
 import { TypeSafeFake } from '../../fakes/typesafe.fake';
-import { DECISIONS_SERVERS, type DecisionsServer, startDecisionsServer } from '../../helpers/decisions-server';
+import { DECISIONS_SERVERS, type DecisionsServer, startDecisionsServer, failure } from '../../helpers/decisions-server';
 import { send } from '../../helpers/router-harness';
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -116,17 +115,6 @@ const asker =
         { headers },
       )
       .withResponse();
-
-/** The error a request ends in (the client's class and fields). */
-async function failure(request: Promise<unknown>): Promise<APIError> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof APIError) return error;
-    throw error;
-  }
-  throw new Error('the request succeeded');
-}
 
 describe.each(DECISIONS_SERVERS)('POST /v1/decisions on %s', (kind) => {
   let server: DecisionsServer;
