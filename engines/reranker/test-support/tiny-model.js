@@ -252,7 +252,7 @@ function writeTinyModel(dir, { layout = 'root', maxLength = 64, extraWords = [],
   return dir;
 }
 
-module.exports = { writeTinyModel, expectedLogit };
+module.exports = { writeTinyModel, expectedLogit, tokenizerJson };
 
 // `node test-support/tiny-model.js DIR [--hub-layout] [--quantized]` writes the tiny model into DIR (for trying
 // the server by hand, the gateway's end-to-end tests and bench.js); --hub-layout puts the graph in onnx/, as
