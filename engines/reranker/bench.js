@@ -7,80 +7,35 @@
 // whose model run costs next to nothing, so the figures are the server's overheads (HTTP, JSON, tokenising,
 // tensors, onnxruntime's call), not what a real cross-encoder costs.
 //   node bench.js [--rounds 200] [--model DIR]      writes results/latency.json
-const { execFileSync, spawn } = require('node:child_process');
+// At a real model's size, with a generated shape-true model (random weights; test-support/shape-model.js):
+//   node bench.js --shape gte-modernbert|minilm-l6 [--dtype float32|int8|both] [--rounds MAX]
+//                                                  writes results/shape-<shape>.json (see test-support/shape-bench.js)
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { writeTinyModel } = require('./test-support/tiny-model');
+const { toolDescription, benchWords } = require('./test-support/bench-texts');
+const { decisionBody: bodyOf, summary, post, startServer, machine } = require('./test-support/bench-support');
 const { CrossEncoder } = require('./lib/cross-encoder');
 const { Reranker } = require('./lib/reranker');
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' }, model: { type: 'string' } } });
-const ROUNDS = Number(values.rounds);
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string' },
+    model: { type: 'string' },
+    shape: { type: 'string' },
+    dtype: { type: 'string', default: 'both' },
+  },
+});
+const ROUNDS = Number(values.rounds ?? 200);
 const CANDIDATES = [2, 20, 90];
 const WARMUP = 100;
 
-// A naga-like decision: an agent's request and tool descriptions of about twenty words each.
-const STATE = {
-  request:
-    'Run the simulation for ten more steps with the new billing rules, then show me which agents ran out of money and why they did.',
-};
-const INSTRUCTIONS = 'Which tool should the agent call next to make progress on this request?';
-const toolDescription = (i, extra = '') =>
-  `tool ${i}: reads the current simulation state, filters agents by their balance and returns the matching rows with the rule that changed them${extra}.`;
-
-function decisionBody(candidates, extra) {
-  const criteria = Object.fromEntries(
-    Array.from({ length: candidates }, (_, i) => [`tool_${i}`, toolDescription(i, extra && `, ${extra}`)]),
-  );
-  return JSON.stringify({
-    state: STATE,
-    questions: { tool: { type: 'choice', instructions: INSTRUCTIONS, criteria } },
-  });
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-function summary(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const round = (ms) => Number(ms.toFixed(3));
-  return {
-    n: sorted.length,
-    p50_ms: round(percentile(sorted, 50)),
-    p90_ms: round(percentile(sorted, 90)),
-    p99_ms: round(percentile(sorted, 99)),
-  };
-}
-
-function post(agent, port, body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/systemone',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve(JSON.parse(Buffer.concat(chunks)))
-            : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks)}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** N tool descriptions of about twenty words; `extra` makes every one new. */
+const decisionBody = (candidates, extra) =>
+  bodyOf(Array.from({ length: candidates }, (_, i) => toolDescription(i, extra && `, ${extra}`)));
 
 async function timed(rounds, task) {
   const samples = [];
@@ -92,56 +47,6 @@ async function timed(rounds, task) {
   return samples;
 }
 
-function startServer(model) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(__dirname, 'serve.js'), '--model', model, '--port', '0', '--device', 'cpu'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    child.stdout.on('data', (chunk) => {
-      const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(chunk))?.[1];
-      if (port) resolve({ child, port: Number(port) });
-    });
-    child.once('exit', (code) => reject(new Error(`serve.js exited with ${code}`)));
-  });
-}
-
-function machine() {
-  const git = (args) => {
-    try {
-      return execFileSync('git', args, { cwd: __dirname, encoding: 'utf8' }).trim();
-    } catch {
-      return undefined;
-    }
-  };
-  const dirty = git(['status', '--porcelain', '--', '.']);
-  return {
-    commit: `${git(['rev-parse', '--short', 'HEAD']) ?? 'unknown'}${dirty ? ' (with uncommitted changes to engines/reranker)' : ''}`,
-    machine: {
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model.trim(),
-      memory_gb: Math.round(os.totalmem() / 2 ** 30),
-      os: `${os.platform()} ${os.release()}`,
-      node: process.version,
-      // Other work on the machine shows in the tails (p90, p99): the 1-minute load when the run began.
-      load_average_1m: Number(os.loadavg()[0].toFixed(2)),
-    },
-    date: new Date().toISOString(),
-    command: `node bench.js --rounds ${ROUNDS}${values.model ? ' --model DIR' : ''}`,
-  };
-}
-
-/** The words of the bench's texts, so the tiny model's vocabulary has them (one lookup a word, as a real one). */
-function benchWords() {
-  const text = `${INSTRUCTIONS} ${JSON.stringify(STATE)} ${toolDescription(0)}`.toLowerCase();
-  return [
-    ...new Set(text.split(/[^a-z]+/).filter(Boolean)),
-    ...'0123456789'.split(''),
-    ...'0123456789'.split('').map((d) => `##${d}`),
-  ];
-}
-
 async function main() {
   const scratch = values.model ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'reranker-bench-'));
   const model = values.model ?? writeTinyModel(scratch, { extraWords: benchWords(), maxLength: 512 });
@@ -149,7 +54,7 @@ async function main() {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const local = new Reranker(await CrossEncoder.load(model, { device: 'cpu' }));
   const results = {
-    ...machine(),
+    ...machine(`node bench.js --rounds ${ROUNDS}${values.model ? ' --model DIR' : ''}`),
     model: values.model
       ? path.basename(model)
       : 'the tiny test model (test-support/tiny-model.js): a score lookup and a mean, no transformer',
@@ -193,7 +98,15 @@ async function main() {
   console.log(`written to ${path.relative(process.cwd(), out)}`);
 }
 
-main().catch((error) => {
+const run = values.shape
+  ? () =>
+      require('./test-support/shape-bench').benchShape(values.shape, {
+        dtypes: values.dtype === 'both' ? ['float32', 'int8'] : [values.dtype],
+        maxRounds: values.rounds === undefined ? undefined : ROUNDS,
+      })
+  : main;
+
+run().catch((error) => {
   console.error(error);
   process.exit(1);
 });
