@@ -125,33 +125,47 @@ function rescale(cells, before, after) {
   }
 }
 
+/** The figures of the dtypes not run this time, from an earlier run's file, so one dtype can be re-run alone. */
+function earlierDtypes(out, shape, dtypes) {
+  try {
+    const earlier = JSON.parse(fs.readFileSync(out, 'utf8'));
+    if (earlier.shape !== shape) return {};
+    return Object.fromEntries(Object.entries(earlier.dtypes ?? {}).filter(([dtype]) => !dtypes.includes(dtype)));
+  } catch {
+    return {};
+  }
+}
+
 async function benchShape(shape, { dtypes = DTYPES, maxRounds = 20 } = {}) {
   const spec = shapeSpec(shape);
   const unknown = dtypes.filter((dtype) => !DTYPES.includes(dtype));
   if (unknown.length > 0) throw new Error(`--dtype must be float32, int8 or both, not ${unknown.join(', ')}`);
+  const out = path.join(__dirname, '..', 'results', `shape-${shape}.json`);
   const results = {
-    ...machine(`node bench.js --shape ${shape} --dtype ${dtypes.length === 2 ? 'both' : dtypes[0]}`),
     shape,
     model: `random weights with the shapes and op structure of ${spec.repo} (test-support/shape-model.js); speed only, no accuracy`,
     flops_counted:
       'per pair at its own length: 2 per matmul weight per token, plus 4·L²·hidden per layer for attention (Q·Kᵀ and weights·V), plus the head once per pair; element-wise ops not counted',
     cell_budget_ms: CELL_BUDGET_MS,
-    floor: {},
-    dtypes: {},
+    dtypes: earlierDtypes(out, shape, dtypes),
   };
   for (const dtype of dtypes) {
+    // Each dtype carries its own machine, commit, date and load: a dtype can be re-run alone when other work
+    // disturbed it, and the load at its end shows whether other work ran during it.
+    const measured = machine(`node bench.js --shape ${shape} --dtype ${dtype}`);
     // The floor is the rate the cores give when nothing else takes them: the better of a measure before the
     // cells and one after (on a shared machine either can be slowed).
     const before = await matmulFloor(dtype);
-    results.dtypes[dtype] = await benchDtype(spec, dtype, { floor: before, maxRounds });
+    const figures = await benchDtype(spec, dtype, { floor: before, maxRounds });
     const after = await matmulFloor(dtype);
-    results.floor[dtype] = after.gflops_per_second > before.gflops_per_second ? after : before;
     console.log(
       `MatMul floor (${dtype}): ${before.gflops_per_second} GFLOP/s before, ${after.gflops_per_second} after`,
     );
-    if (after.gflops_per_second > before.gflops_per_second) rescale(results.dtypes[dtype].cells, before, after);
+    if (after.gflops_per_second > before.gflops_per_second) rescale(figures.cells, before, after);
+    const floor = after.gflops_per_second > before.gflops_per_second ? after : before;
+    const loadAtEnd = Number(os.loadavg()[0].toFixed(2));
+    results.dtypes[dtype] = { ...measured, load_average_1m_at_end: loadAtEnd, floor, ...figures };
   }
-  const out = path.join(__dirname, '..', 'results', `shape-${shape}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`written to ${path.relative(process.cwd(), out)}`);
