@@ -107,6 +107,6 @@ const run = values.shape
   : main;
 
 run().catch((error) => {
-  console.error(error);
+  console.error(`bench: ${error.message}`);
   process.exit(1);
 });

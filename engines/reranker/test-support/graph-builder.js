@@ -75,6 +75,7 @@ class GraphBuilder {
     this.nodes = [];
     this.initializers = [];
     this.parameters = 0;
+    this.matmulParameters = 0;
     this.names = 0;
   }
 
@@ -82,9 +83,9 @@ class GraphBuilder {
     return `${prefix}_${this.names++}`;
   }
 
-  /** One node; returns its output name, or its `outputs` names. */
-  op(opType, input, { attribute = [], outputs = 1 } = {}) {
-    const output = Array.from({ length: outputs }, () => this.fresh(opType));
+  /** One node; returns its output name, or its `outputs` names; `named` names its one output (a graph output). */
+  op(opType, input, { attribute = [], outputs = 1, named } = {}) {
+    const output = named ? [named] : Array.from({ length: outputs }, () => this.fresh(opType));
     this.nodes.push({ opType, name: this.fresh(`${opType}_node`), input, output, attribute });
     return outputs === 1 ? output[0] : output;
   }
@@ -126,6 +127,7 @@ class GraphBuilder {
 
   /** x · W (+ b), W of [inputs, outputs]; in int8 as quantize_dynamic writes it (the bias stays a float Add). */
   linear(x, name, [inputs, outputs], { bias = false } = {}) {
+    this.matmulParameters += inputs * outputs;
     let y;
     if (this.dtype === 'int8') {
       const w = this.quantizedWeight(`${name}.weight`, [inputs, outputs], linearRange(inputs));

@@ -19,8 +19,7 @@ function chainModel(file, dtype, { rows, width, chain }) {
   const g = new GraphBuilder({ dtype });
   let x = 'x';
   for (let i = 0; i < chain; i++) x = g.linear(x, `chain.${i}`, [width, width]);
-  g.op('Identity', [x]);
-  g.nodes.at(-1).output = ['y'];
+  g.op('Identity', [x], { named: 'y' });
   const tensor = (name) => ({
     name,
     type: { tensorType: { elemType: FLOAT, shape: { dim: [{ dimValue: rows }, { dimValue: width }] } } },

@@ -16,11 +16,10 @@ const path = require('node:path');
 const { writeShapeModel } = require('./shape-model');
 const { shapeSpec, flopsOf, DTYPES } = require('./shapes');
 const { matmulFloor } = require('./matmul-floor');
-const { toolDescription, longToolDescription } = require('./bench-texts');
+const { INSTRUCTIONS, STATE, toolDescription, longToolDescription } = require('./bench-texts');
 const { decisionBody, summary, post, startServer, machine } = require('./bench-support');
 const { readModelFolder, maxLengthOf } = require('../lib/model-folder');
 const { PairEncoder } = require('../lib/pair-encoder');
-const { INSTRUCTIONS, STATE } = require('./bench-texts');
 
 const CELLS = [
   { label: '2 short', short: 2, long: 0 },

@@ -28,8 +28,7 @@ function describe(spec, { dtype, seed }) {
   if (!DTYPES.includes(dtype)) throw new Error(`the dtype must be one of ${DTYPES.join(', ')}, not ${dtype}`);
   const g = new GraphBuilder({ dtype, seed });
   const logits = buildGraph(g, spec);
-  g.op('Identity', [logits]);
-  g.nodes.at(-1).output = ['logits'];
+  g.op('Identity', [logits], { named: 'logits' });
   const model = {
     irVersion: 8,
     producerName: 'system1-reranker-shape-model',
@@ -41,13 +40,19 @@ function describe(spec, { dtype, seed }) {
       output: [valueInfo('logits', FLOAT, ['batch', 1])],
     },
   };
-  return { model, initializers: g.initializers, parameters: g.parameters };
+  return { model, initializers: g.initializers, parameters: g.parameters, matmulParameters: g.matmulParameters };
 }
 
-/** The model's parameters, counted from its graph without drawing or writing a weight. */
-function parameterCount(shape, overrides = {}) {
-  return describe(shapeSpec(shape, overrides), { dtype: 'float32', seed: 0 }).parameters;
+/**
+ * The model's parameters, and those of its weight matrices (what its matrix multiplies read), counted from its
+ * graph without drawing or writing a weight.
+ */
+function parameterCounts(shape, overrides = {}) {
+  const { parameters, matmulParameters } = describe(shapeSpec(shape, overrides), { dtype: 'float32', seed: 0 });
+  return { parameters, matmulParameters };
 }
+
+const parameterCount = (shape, overrides) => parameterCounts(shape, overrides).parameters;
 
 /** Exactly `spec.vocab` entries: the special tokens at the model's ids, bench.js's words, then fillers. */
 function vocabulary(spec) {
@@ -119,7 +124,7 @@ function writeShapeModel(dir, { shape, dtype = 'float32', overrides = {}, seed =
   return { dir, parameters, seconds: (performance.now() - started) / 1000 };
 }
 
-module.exports = { writeShapeModel, parameterCount };
+module.exports = { writeShapeModel, parameterCount, parameterCounts };
 
 // `node test-support/shape-model.js DIR --shape gte-modernbert|minilm-l6 [--dtype float32|int8]`
 if (require.main === module) {

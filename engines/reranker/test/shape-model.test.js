@@ -10,7 +10,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { onnx } = require('onnx-proto');
-const { writeShapeModel, parameterCount } = require('../test-support/shape-model');
+const { writeShapeModel, parameterCount, parameterCounts } = require('../test-support/shape-model');
+const { shapeSpec, matmulWeights, flopsOf } = require('../test-support/shapes');
 const { INSTRUCTIONS, STATE, toolDescription, longToolDescription } = require('../test-support/bench-texts');
 const { CrossEncoder } = require('../lib/cross-encoder');
 
@@ -45,6 +46,20 @@ function opTypes(dir) {
 test('the full shapes have the real models’ parameter counts: 149.6M (gte-modernbert) and 22.7M (MiniLM-L6)', () => {
   assert.ok(Math.abs(parameterCount('gte-modernbert') - 149.6e6) <= 0.1e6, `${parameterCount('gte-modernbert')}`);
   assert.ok(Math.abs(parameterCount('minilm-l6') - 22.7e6) <= 0.1e6, `${parameterCount('minilm-l6')}`);
+});
+
+test('the FLOPs a decision is counted at read the weight matrices the graph has, and attention grows with L²', () => {
+  for (const shape of ['gte-modernbert', 'minilm-l6']) {
+    const spec = shapeSpec(shape);
+    const { perLayer, perPair } = matmulWeights(spec);
+    assert.equal(spec.layers * perLayer + perPair, parameterCounts(shape).matmulParameters, shape);
+    const attention = (length) => 4 * length * length * spec.hidden * spec.layers;
+    assert.equal(flopsOf(spec, 1, 100), 2 * (spec.layers * perLayer * 100 + perPair) + attention(100), shape);
+    assert.equal(flopsOf(spec, 20, 79), 20 * flopsOf(spec, 1, 79), shape);
+  }
+  // gte at 20 short pairs (tools 0-9 read as 78 tokens, 10-19 as 79): 354.7 GFLOP, as RESULTS.md's table has it.
+  const gte = shapeSpec('gte-modernbert');
+  assert.equal(Math.round((flopsOf(gte, 10, 78) + flopsOf(gte, 10, 79)) / 1e8) / 10, 354.7);
 });
 
 for (const shape of ['gte-modernbert', 'minilm-l6']) {
