@@ -16,30 +16,13 @@ const { parseArgs } = require('node:util');
 const { writeTinyModel } = require('./test-support/tiny-model');
 const { CrossEncoder } = require('./lib/cross-encoder');
 const { Reranker } = require('./lib/reranker');
+// A naga-like decision: an agent's request and tool descriptions of about twenty words each.
+const { STATE, INSTRUCTIONS, toolDescription, decisionBody } = require('./lib/decision-texts');
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' }, model: { type: 'string' } } });
 const ROUNDS = Number(values.rounds);
 const CANDIDATES = [2, 20, 90];
 const WARMUP = 100;
-
-// A naga-like decision: an agent's request and tool descriptions of about twenty words each.
-const STATE = {
-  request:
-    'Run the simulation for ten more steps with the new billing rules, then show me which agents ran out of money and why they did.',
-};
-const INSTRUCTIONS = 'Which tool should the agent call next to make progress on this request?';
-const toolDescription = (i, extra = '') =>
-  `tool ${i}: reads the current simulation state, filters agents by their balance and returns the matching rows with the rule that changed them${extra}.`;
-
-function decisionBody(candidates, extra) {
-  const criteria = Object.fromEntries(
-    Array.from({ length: candidates }, (_, i) => [`tool_${i}`, toolDescription(i, extra && `, ${extra}`)]),
-  );
-  return JSON.stringify({
-    state: STATE,
-    questions: { tool: { type: 'choice', instructions: INSTRUCTIONS, criteria } },
-  });
-}
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
