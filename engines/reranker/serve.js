@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// The reranker server in the foreground: loads the model folder, then answers on 127.0.0.1 only.
+// The reranker server in the foreground: loads the model folder, times itself on it (a few seconds, reported in
+// one log line and by /health), then answers on 127.0.0.1 only.
 //   node serve.js --model DIR [--port 8790] [--device auto|cpu|cuda] [--max-length N] [--name NAME] [--log-decisions]
 // start.js runs this in the background for a login entry; SYSTEM1_SYSTEMONE_API_KEY, when set, is the bearer
 // token decisions must carry (set the same value in the gateway's environment).
@@ -8,6 +9,7 @@ const { parseArgs } = require('node:util');
 const { CrossEncoder, ModelFolderError } = require('./lib/cross-encoder');
 const { Reranker } = require('./lib/reranker');
 const { createServer, listen, HOST } = require('./lib/http-server');
+const { timeDecisions, timingLine } = require('./lib/self-timing');
 
 const DEFAULT_PORT = 8790;
 const KEY_VARIABLE = 'SYSTEM1_SYSTEMONE_API_KEY';
@@ -75,8 +77,17 @@ async function main() {
     fail(error instanceof ModelFolderError ? error.message : `could not load the model: ${error.message}`);
   }
   if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
+  const reranker = new Reranker(model);
+  // A few seconds on the model it will serve, before it listens: the launcher's wait covers it, and /health
+  // reports it from the first answer on. A failure here costs the figures, never the engine.
+  const timing = await timeDecisions(reranker).catch((error) => {
+    console.error(`reranker: the self-timing failed (${error.message}); serving without its figures`);
+    return undefined;
+  });
+  if (timing) console.log(`reranker: self-timing: ${timingLine(timing)}`);
   const server = createServer({
-    reranker: new Reranker(model),
+    reranker,
+    timing,
     apiKey,
     logDecisions: settings.logDecisions,
     log: (line) => console.log(`reranker: ${line}`),

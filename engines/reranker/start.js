@@ -15,7 +15,11 @@ const { parseArgs } = require('node:util');
 const HOST = '127.0.0.1';
 const here = __dirname;
 const log = path.join(here, 'reranker.log');
-/** A large model on a slow disk takes a while to load; past this the launcher stops waiting, not the engine. */
+/**
+ * A large model on a slow disk takes a while to load, and the engine then times itself (lib/self-timing.js:
+ * a 3 s budget, overrun by at most one round) before it listens; past this the launcher stops waiting, not the
+ * engine.
+ */
 const LOAD_WAIT_MS = 120_000;
 
 function fail(message) {
