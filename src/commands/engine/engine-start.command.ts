@@ -4,12 +4,16 @@ import { InvalidArgumentError } from 'commander';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { withoutHubToken } from '../../local-engines/hub/hub-endpoint';
 import { EngineConfig, type ConfigOutcome } from '../../local-engines/reranker/engine-config.service';
+import { TYPICAL_CANDIDATES } from '../../local-engines/reranker/engine-timeout';
+import { describeTiming } from '../../local-engines/reranker/engine-timing';
+import { RerankerHealth } from '../../local-engines/reranker/reranker-health';
 import { latestPulledModel } from '../../local-engines/reranker/pulled-models';
 import { RerankerHome } from '../../local-engines/reranker/reranker-home';
 import { EngineProcessError, RerankerProcesses } from '../../local-engines/reranker/reranker-process.service';
 import { wholeNumber } from '../option-parsers';
 import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';
+import { describeTimeout } from './timeout-report';
 
 interface StartFlags {
   model?: string;
@@ -21,7 +25,8 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
 
 /**
  * `system1 engine start reranker`: serves the most recently pulled model (or --model DIR) with the engine's
- * launcher, and once it answers /health points the user's config at it when the config had made no choice.
+ * launcher, and once it answers /health points the user's config at it when the config had made no choice,
+ * says what a decision costs by the engine's self-timing, and raises `[gateway] timeout_s` to cover one.
  */
 @SubCommand({
   name: 'start',
@@ -34,6 +39,7 @@ export class EngineStartCommand extends CommandRunner {
   constructor(
     private readonly processes: RerankerProcesses,
     private readonly config: EngineConfig,
+    private readonly health: RerankerHealth,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -94,7 +100,24 @@ export class EngineStartCommand extends CommandRunner {
       this.output.err([`system1 engine start: ${error.message}`, ...error.details.map((line) => `  ${line}`)]);
       return this.output.fail(1);
     }
-    this.output.out(describeConfig(this.config.pointAt(`http://127.0.0.1:${port}`, env)));
+    const pointed = this.config.pointAt(`http://127.0.0.1:${port}`, env);
+    this.output.out(describeConfig(pointed));
+    this.output.out(await this.timingAndTimeout(port, pointed, env));
+  }
+
+  /**
+   * What the engine's self-timing (its /health) says a decision costs, and `[gateway] timeout_s` raised to
+   * cover a typical one (engine-timeout.ts), or the line to add where the config is the user's to change.
+   */
+  private async timingAndTimeout(port: number, pointed: ConfigOutcome, env: NodeJS.ProcessEnv): Promise<string[]> {
+    const { timing } = await this.health.check(port);
+    if (!timing)
+      return [
+        "The engine's /health reports no self-timing (an engine from before it timed itself?): " +
+          '[gateway] timeout_s was left as it is.',
+      ];
+    const outcome = this.config.coverTimeout(timing.predicted_ms[TYPICAL_CANDIDATES], pointed, env);
+    return [...describeTiming(timing), ...describeTimeout(outcome, timing)];
   }
 
   /** The model folder to serve, said aloud; undefined (with the reason printed) when there is none. */
