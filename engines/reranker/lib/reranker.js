@@ -1,8 +1,8 @@
 'use strict';
 /**
  * Answers a System One request with a cross-encoder: each question's query (its instructions, then the
- * state) is paired with each of its candidates, every pair of the request is scored in ONE model run, and
- * each question's logits become its answer. Requests take turns on the model; a bounded number wait.
+ * state) is paired with each of its candidates, the request's pairs are scored together (in runs of similar
+ * length, lib/length-batches.js), and each question's logits become its answer. Requests take turns on the model; a bounded number wait.
  */
 const LIMITS = require('./limits');
 const { readRequest } = require('./request');
