@@ -2,7 +2,8 @@
 /**
  * Answers a System One request with a cross-encoder: each question's query (its instructions, then the
  * state) is paired with each of its candidates, the request's pairs are scored together (in runs of similar
- * length, lib/length-batches.js), and each question's logits become its answer. Requests take turns on the model; a bounded number wait.
+ * length, lib/length-batches.js), and each question's logits become its answer. Requests take turns on the
+ * model; a bounded number wait.
  */
 const LIMITS = require('./limits');
 const { readRequest } = require('./request');
@@ -13,7 +14,7 @@ const { Shortlist } = require('./shortlist');
 /**
  * A candidate's tokens past this many are dropped before pairing (`--max-candidate-tokens`). The candidate
  * says what it is at its start, and every token costs the same model work on every decision: the first 512
- * tokens (about 380 words) hold a whole tool description (the issue's long ones were about 250 tokens) and
+ * tokens (about 380 words) hold a whole tool description (issue 43's long ones were about 250 tokens) and
  * are as much as BERT-style cross-encoders read in all, while a multi-page description would cost many times
  * a typical one for text the ranking hardly needs. See README.md, "What a decision costs".
  */
