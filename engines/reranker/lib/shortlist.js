@@ -8,9 +8,9 @@
  * byte-level BPE spells a word differently after a space, a quote or at a text's start, and keeps case, so
  * the same word would often not match itself. An option's document is its key and its description: a tool's
  * name ("refund_order") says much of what it does. The statistics (document frequency, average length) are
- * the request's own options': the words that every option shares ("returns", "the") weigh nothing, whatever
- * the options are. Each option's word counts are cached by text, since an agent's tools come back every
- * decision.
+ * the request's own options': the words that every option shares ("returns", "the") weigh next to nothing,
+ * whatever the options are. Each option's word counts are cached by text (in the same least-recently-used
+ * cache the tokens are kept in), since an agent's tools come back every decision.
  */
 const { TokenCache } = require('./token-cache');
 
