@@ -2,11 +2,13 @@
 'use strict';
 // The reranker server in the foreground: loads the model folder, then answers on 127.0.0.1 only.
 //   node serve.js --model DIR [--port 8790] [--device auto|cpu|cuda] [--max-length N] [--name NAME] [--log-decisions]
+//                 [--max-candidate-tokens N] [--shortlist K]
 // start.js runs this in the background for a login entry; SYSTEM1_SYSTEMONE_API_KEY, when set, is the bearer
 // token decisions must carry (set the same value in the gateway's environment).
 const { parseArgs } = require('node:util');
 const { CrossEncoder, ModelFolderError } = require('./lib/cross-encoder');
-const { Reranker } = require('./lib/reranker');
+const { Reranker, DEFAULT_MAX_CANDIDATE_TOKENS } = require('./lib/reranker');
+const LIMITS = require('./lib/limits');
 const { createServer, listen, HOST } = require('./lib/http-server');
 
 const DEFAULT_PORT = 8790;
@@ -36,11 +38,13 @@ function readSettings(argv) {
         'max-length': { type: 'string' },
         name: { type: 'string' },
         'log-decisions': { type: 'boolean', default: false },
+        'max-candidate-tokens': { type: 'string' },
+        shortlist: { type: 'string' },
       },
     }));
   } catch (error) {
     fail(
-      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions)`,
+      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions, --max-candidate-tokens N, --shortlist K)`,
     );
   }
   if (!values.model)
@@ -52,6 +56,10 @@ function readSettings(argv) {
     maxLength: wholeNumber('max-length', values['max-length'], 8, 1_000_000),
     name: values.name,
     logDecisions: values['log-decisions'],
+    maxCandidateTokens:
+      wholeNumber('max-candidate-tokens', values['max-candidate-tokens'], 1, 1_000_000) ?? DEFAULT_MAX_CANDIDATE_TOKENS,
+    // At least 2: over one option the cross-encoder would decide nothing, and its confidence would read 1.
+    shortlist: wholeNumber('shortlist', values.shortlist, 2, LIMITS.maxOptions),
   };
 }
 
@@ -76,7 +84,7 @@ async function main() {
   }
   if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
   const server = createServer({
-    reranker: new Reranker(model),
+    reranker: new Reranker(model, { maxCandidateTokens: settings.maxCandidateTokens, shortlist: settings.shortlist }),
     apiKey,
     logDecisions: settings.logDecisions,
     log: (line) => console.log(`reranker: ${line}`),
