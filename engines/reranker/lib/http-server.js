@@ -58,6 +58,13 @@ function healthBody(reranker, timing) {
     model: model.name,
     device: model.device,
     max_length: model.maxLength,
+    max_candidate_tokens: reranker.maxCandidateTokens,
+    shortlist: reranker.shortlist
+      ? {
+          top_k: reranker.shortlist.topK,
+          how: 'a choice over more options than top_k: BM25 over words picks top_k for the model to score; the rest get probability 0, and the confidence is over the top_k',
+        }
+      : false,
     ...(timing && { timing }),
     limits: {
       max_questions: LIMITS.maxQuestions,

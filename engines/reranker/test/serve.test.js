@@ -103,3 +103,41 @@ test('a tokenizer.json with an empty vocabulary is refused, saying so', async ()
     `reranker: ${file} could not be used: its vocabulary is empty (no entry besides the special tokens), so every text would read as unknown or padding\n`,
   );
 });
+
+test('--max-candidate-tokens and --shortlist reach the server, and /health says them', async () => {
+  const engine = spawn(
+    process.execPath,
+    [SERVE, '--model', tinyModelDir(), '--port', '0', '--max-candidate-tokens', '100', '--shortlist', '20'],
+    { env: { PATH: process.env.PATH } },
+  );
+  try {
+    let stdout = '';
+    const port = await new Promise((resolve, reject) => {
+      engine.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        const found = /http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+        if (found) resolve(Number(found[1]));
+      });
+      engine.once('exit', (code) => reject(new Error(`serve.js exited (${code}) before serving`)));
+    });
+    const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    assert.equal(health.max_candidate_tokens, 100);
+    assert.equal(health.shortlist.top_k, 20);
+    assert.match(health.shortlist.how, /probability 0/);
+  } finally {
+    engine.kill();
+  }
+});
+
+test('a --max-candidate-tokens or --shortlist that is not a usable number stops the start, naming the option', async () => {
+  for (const [option, value, range] of [
+    ['--max-candidate-tokens', '0', 'from 1 to 1000000'],
+    ['--max-candidate-tokens', 'all', 'from 1 to 1000000'],
+    ['--shortlist', '1', 'from 2 to 256'],
+    ['--shortlist', '300', 'from 2 to 256'],
+  ]) {
+    const run = await serve(['--model', tinyModelDir(), '--port', '0', option, value]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, `reranker: ${option} must be a whole number ${range}, not "${value}"\n`);
+  }
+});
