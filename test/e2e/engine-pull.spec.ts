@@ -172,6 +172,15 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(pulled.stderr).not.toMatch(/self-timing failed/);
   });
 
+  it('start refuses a shortlist of one option before starting anything, naming the option', async () => {
+    const refused = await system1(['engine', 'start', 'reranker', '--shortlist', '1']);
+    expect(refused.stderr).toContain(
+      "option '--shortlist <k>' argument '1' is invalid. must be a whole number from 2 to 256",
+    );
+    expect(refused.code).not.toBe(0);
+    expect(existsSync(path.join(home, 'reranker.pid'))).toBe(false);
+  });
+
   it('pull refuses --quantized with --float32 before doing anything', async () => {
     hub.hits.length = 0;
     const refused = await system1(['engine', 'pull', 'reranker', REPO, '--quantized', '--float32']);
@@ -198,7 +207,11 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     // A timeout below what even the tiny model's decision is given (1 s at least), so start must raise it.
     setConfigValues(config, [{ table: 'gateway', key: 'timeout_s', value: 0.5 }]);
     // HF_TOKEN set, as in a shell that pulled a gated repo: the engine it starts must not inherit it.
-    const started = await system1(['engine', 'start', 'reranker', '--port', '0'], { HF_TOKEN: TOKEN });
+    // The engine's own settings go through the launcher to the server as given.
+    const started = await system1(
+      ['engine', 'start', 'reranker', '--port', '0', '--shortlist', '3', '--max-candidate-tokens', '200'],
+      { HF_TOKEN: TOKEN },
+    );
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const { pid } = JSON.parse(readFileSync(path.join(home, 'reranker.pid'), 'utf8')) as { pid: number };
@@ -208,6 +221,8 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     );
     endpoint = /The reranker serves on (http:\/\/127\.0\.0\.1:\d+) \(pid \d+\)/.exec(started.stdout)?.[1] ?? '';
     expect(endpoint).not.toBe('');
+    const health = (await (await fetch(`${endpoint}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ max_candidate_tokens: 200, shortlist: { top_k: 3 } });
     expect(started.stdout).toContain(
       `The config ${config} used the provider "mock": set [gateway] provider = "systemone"`,
     );

@@ -10,7 +10,7 @@ import { RerankerHealth } from '../../local-engines/reranker/reranker-health';
 import { latestPulledModel } from '../../local-engines/reranker/pulled-models';
 import { RerankerHome } from '../../local-engines/reranker/reranker-home';
 import { EngineProcessError, RerankerProcesses } from '../../local-engines/reranker/reranker-process.service';
-import { wholeNumber } from '../option-parsers';
+import { wholeNumber, wholeNumberIn } from '../option-parsers';
 import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';
 import { describeTimeout } from './timeout-report';
@@ -19,6 +19,8 @@ interface StartFlags {
   model?: string;
   port: number;
   device: string;
+  shortlist?: number;
+  maxCandidateTokens?: number;
 }
 
 const DEVICES = ['auto', 'cpu', 'cuda'];
@@ -64,6 +66,8 @@ export class EngineStartCommand extends CommandRunner {
         model: model.folder,
         port: flags.port,
         device: flags.device,
+        shortlist: flags.shortlist,
+        maxCandidateTokens: flags.maxCandidateTokens,
         env: withoutHubToken(env),
       });
       switch (outcome.kind) {
@@ -166,7 +170,28 @@ export class EngineStartCommand extends CommandRunner {
     if (!DEVICES.includes(value)) throw new InvalidArgumentError(`must be auto, cpu or cuda, got ${value}`);
     return value;
   }
+
+  @Option({
+    flags: '--shortlist <k>',
+    description:
+      'score a choice of more than K options by words first and ask the model about the K likeliest only ' +
+      '(off by default: it can drop the right option; engines/reranker/README.md)',
+  })
+  parseShortlist(value: string): number {
+    return wholeNumberIn(value, 2, SHORTLIST_MAX);
+  }
+
+  @Option({
+    flags: '--max-candidate-tokens <n>',
+    description: "cut each option's description to its first N tokens (the engine's default: 512)",
+  })
+  parseMaxCandidateTokens(value: string): number {
+    return wholeNumberIn(value, 1, 1_000_000);
+  }
 }
+
+/** The most options the engine takes in one request (engines/reranker/lib/limits.js): a larger K shortlists nothing. */
+const SHORTLIST_MAX = 256;
 
 /** What happened to the config, in lines; the lines to add are printed as they go into the file. */
 function describeConfig(outcome: ConfigOutcome): string[] {
