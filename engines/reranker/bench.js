@@ -16,10 +16,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { writeTinyModel } = require('./test-support/tiny-model');
-const { toolDescription, benchWords } = require('./test-support/bench-texts');
-const { decisionBody: bodyOf, summary, post, startServer, machine } = require('./test-support/bench-support');
+const { benchWords } = require('./test-support/bench-texts');
+const { summary, post, startServer, machine } = require('./test-support/bench-support');
 const { CrossEncoder } = require('./lib/cross-encoder');
 const { Reranker } = require('./lib/reranker');
+// A naga-like decision: an agent's request and tool descriptions of about twenty words each.
+const { decisionBody } = require('./lib/decision-texts');
 
 const { values } = parseArgs({
   options: {
@@ -32,10 +34,6 @@ const { values } = parseArgs({
 const ROUNDS = Number(values.rounds ?? 200);
 const CANDIDATES = [2, 20, 90];
 const WARMUP = 100;
-
-/** N tool descriptions of about twenty words; `extra` makes every one new. */
-const decisionBody = (candidates, extra) =>
-  bodyOf(Array.from({ length: candidates }, (_, i) => toolDescription(i, extra && `, ${extra}`)));
 
 async function timed(rounds, task) {
   const samples = [];

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 'use strict';
-// The reranker server in the foreground: loads the model folder, then answers on 127.0.0.1 only.
+// The reranker server in the foreground: loads the model folder, times itself on it (a few seconds, reported in
+// one log line and by /health), then answers on 127.0.0.1 only.
 //   node serve.js --model DIR [--port 8790] [--device auto|cpu|cuda] [--max-length N] [--name NAME] [--log-decisions]
+//                 [--max-candidate-tokens N] [--shortlist K]
 // start.js runs this in the background for a login entry; SYSTEM1_SYSTEMONE_API_KEY, when set, is the bearer
 // token decisions must carry (set the same value in the gateway's environment).
 const { parseArgs } = require('node:util');
 const { CrossEncoder, ModelFolderError } = require('./lib/cross-encoder');
-const { Reranker } = require('./lib/reranker');
+const { Reranker, DEFAULT_MAX_CANDIDATE_TOKENS } = require('./lib/reranker');
+const LIMITS = require('./lib/limits');
 const { createServer, listen, HOST } = require('./lib/http-server');
+const { timeDecisions, timingLine } = require('./lib/self-timing');
 
 const DEFAULT_PORT = 8790;
 const KEY_VARIABLE = 'SYSTEM1_SYSTEMONE_API_KEY';
@@ -36,11 +40,13 @@ function readSettings(argv) {
         'max-length': { type: 'string' },
         name: { type: 'string' },
         'log-decisions': { type: 'boolean', default: false },
+        'max-candidate-tokens': { type: 'string' },
+        shortlist: { type: 'string' },
       },
     }));
   } catch (error) {
     fail(
-      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions)`,
+      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --max-length N, --name NAME, --log-decisions, --max-candidate-tokens N, --shortlist K)`,
     );
   }
   if (!values.model)
@@ -52,6 +58,10 @@ function readSettings(argv) {
     maxLength: wholeNumber('max-length', values['max-length'], 8, 1_000_000),
     name: values.name,
     logDecisions: values['log-decisions'],
+    maxCandidateTokens:
+      wholeNumber('max-candidate-tokens', values['max-candidate-tokens'], 1, 1_000_000) ?? DEFAULT_MAX_CANDIDATE_TOKENS,
+    // At least 2: over one option the cross-encoder would decide nothing, and its confidence would read 1.
+    shortlist: wholeNumber('shortlist', values.shortlist, 2, LIMITS.maxOptions),
   };
 }
 
@@ -75,8 +85,20 @@ async function main() {
     fail(error instanceof ModelFolderError ? error.message : `could not load the model: ${error.message}`);
   }
   if (model.deviceNote) console.error(`reranker: ${model.deviceNote}`);
+  const reranker = new Reranker(model, {
+    maxCandidateTokens: settings.maxCandidateTokens,
+    shortlist: settings.shortlist,
+  });
+  // A few seconds on the model it will serve, before it listens: the launcher's wait covers it, and /health
+  // reports it from the first answer on. A failure here costs the figures, never the engine.
+  const timing = await timeDecisions(reranker).catch((error) => {
+    console.error(`reranker: the self-timing failed (${error.message}); serving without its figures`);
+    return undefined;
+  });
+  if (timing) console.log(`reranker: self-timing: ${timingLine(timing)}`);
   const server = createServer({
-    reranker: new Reranker(model),
+    reranker,
+    timing,
     apiKey,
     logDecisions: settings.logDecisions,
     log: (line) => console.log(`reranker: ${line}`),

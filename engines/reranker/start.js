@@ -5,7 +5,8 @@
 // probably running), and waiting until the model has loaded so a broken model folder is reported here, not
 // only in the log. start.sh and start.ps1 run this, so every platform starts the engine the same way.
 // --model DIR and --port N (or RERANKER_MODEL and RERANKER_PORT) override the defaults: the `model` folder
-// next to this file and port 8790; --device auto|cpu|cuda (or RERANKER_DEVICE) picks the device.
+// next to this file and port 8790; --device auto|cpu|cuda (or RERANKER_DEVICE) picks the device; --shortlist K and
+// --max-candidate-tokens N go to serve.js as they are.
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
@@ -15,7 +16,11 @@ const { parseArgs } = require('node:util');
 const HOST = '127.0.0.1';
 const here = __dirname;
 const log = path.join(here, 'reranker.log');
-/** A large model on a slow disk takes a while to load; past this the launcher stops waiting, not the engine. */
+/**
+ * A large model on a slow disk takes a while to load, and the engine then times itself (lib/self-timing.js:
+ * a 3 s budget, overrun by at most one round) before it listens; past this the launcher stops waiting, not the
+ * engine.
+ */
 const LOAD_WAIT_MS = 120_000;
 
 function fail(message) {
@@ -27,10 +32,18 @@ function readSettings() {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { model: { type: 'string' }, port: { type: 'string' }, device: { type: 'string' } },
+      options: {
+        model: { type: 'string' },
+        port: { type: 'string' },
+        device: { type: 'string' },
+        shortlist: { type: 'string' },
+        'max-candidate-tokens': { type: 'string' },
+      },
     }));
   } catch (error) {
-    fail(`${error.message} (it takes --model DIR, --port N and --device auto|cpu|cuda)`);
+    fail(
+      `${error.message} (it takes --model DIR, --port N, --device auto|cpu|cuda, --shortlist K and --max-candidate-tokens N)`,
+    );
   }
   const port = values.port ?? process.env.RERANKER_PORT ?? '8790';
   if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
@@ -42,6 +55,13 @@ function readSettings() {
     port: Number(port),
     model: path.resolve(values.model ?? process.env.RERANKER_MODEL ?? path.join(here, 'model')),
     device,
+    // Checked by serve.js, which says what is wrong in the log this launcher points at.
+    serveOptions: [
+      ...(values.shortlist === undefined ? [] : ['--shortlist', values.shortlist]),
+      ...(values['max-candidate-tokens'] === undefined
+        ? []
+        : ['--max-candidate-tokens', values['max-candidate-tokens']]),
+    ],
   };
 }
 
@@ -83,7 +103,7 @@ function logTail(lines = 5) {
 }
 
 async function main() {
-  const { port, model, device } = readSettings();
+  const { port, model, device, serveOptions } = readSettings();
   if (await portTaken(port)) {
     console.log(`Port ${port} on ${HOST} is already in use: leaving the running engine alone.`);
     return;
@@ -92,7 +112,7 @@ async function main() {
   const output = fs.openSync(log, 'a');
   const engine = spawn(
     process.execPath,
-    [path.join(here, 'serve.js'), '--model', model, '--port', String(port), '--device', device],
+    [path.join(here, 'serve.js'), '--model', model, '--port', String(port), '--device', device, ...serveOptions],
     {
       detached: true, // the engine outlives this launcher, and a login entry's console
       windowsHide: true,

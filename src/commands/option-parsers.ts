@@ -29,6 +29,14 @@ export function wholeNumber(value: string): number {
   return n;
 }
 
+/** A whole number from `low` to `high`, both included. */
+export function wholeNumberIn(value: string, low: number, high: number): number {
+  const n = wholeNumber(value);
+  if (n < low || n > high)
+    throw new InvalidArgumentError(`must be a whole number from ${low} to ${high}, got ${value}`);
+  return n;
+}
+
 const BYTE_UNITS: Record<string, number> = {
   '': 1,
   b: 1,

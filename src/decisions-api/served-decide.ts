@@ -2,6 +2,7 @@ import { type DecisionError, DecisionErrorCode } from '../decisions/errors/decis
 import type { DecisionService } from '../decisions/pipeline/decision.service';
 import type { DecisionSurface, QuestionOutcome } from '../decisions/questions/decision.types';
 import type { ModelRef, Question } from '../decisions/questions/question.types';
+import { keyedMap } from '../common/own-keys';
 import type { ModelChoice } from './model-catalog';
 import type { ServedRequest } from './served-request';
 
@@ -35,9 +36,8 @@ export async function decideServed(
   choice: ModelChoice,
   call: ServedCall,
 ): Promise<ServedOutcome> {
-  const questions: Record<string, Question> = {};
-  for (const { id, question } of request.questions)
-    Object.defineProperty(questions, id, { value: question, enumerable: true, writable: true, configurable: true });
+  const questions = keyedMap<Question>();
+  for (const { id, question } of request.questions) questions[id] = question;
   const outcome = await decisions.decide(
     {
       ...(request.state !== undefined && { state: request.state }),

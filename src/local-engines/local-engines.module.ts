@@ -7,6 +7,7 @@ import { ProcessRunner } from './process/process-runner';
 import { ProcessTable } from './process/process-table';
 import { EngineConfig } from './reranker/engine-config.service';
 import { EnginePackage } from './reranker/engine-package.service';
+import { EngineTimer } from './reranker/engine-timer.service';
 import { RerankerHealth } from './reranker/reranker-health';
 import { RerankerProcesses } from './reranker/reranker-process.service';
 
@@ -20,6 +21,7 @@ const SERVICES = [
   RerankerHealth,
   RerankerProcesses,
   EngineConfig,
+  EngineTimer,
 ];
 
 /** Local engines the CLI manages: pulling a model from a Hub, and starting and stopping the reranker. */

@@ -18,6 +18,8 @@ import { noEngines } from './helpers/no-engines';
 import { describeUnless } from '../helpers/skip-unless';
 import { HfHubFake } from '../fakes/hf-hub.fake';
 import { ProcessTable } from '../../src/local-engines/process/process-table';
+import { chooseVariant, thisCpu } from '../../src/local-engines/reranker/model-variant-choice';
+import { setConfigValues } from '../../src/config/config-edit';
 
 const ENGINE = path.join(ROOT, 'engines', 'reranker');
 const installed = existsSync(path.join(ENGINE, 'node_modules', 'onnxruntime-node'));
@@ -153,14 +155,63 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(hub.hitsOf('cdn').filter((hit) => hit.authorization !== undefined)).toEqual([]);
     expect(`${pulled.stdout}${pulled.stderr}`).not.toContain(TOKEN);
     expect(readFileSync(path.join(folder, 'system1-pull.json'), 'utf8')).not.toContain(TOKEN);
+    // The file chosen by this machine's CPU, said with why; the tiny repo has no int8 export, so a CPU that
+    // chose int8 gets float32 instead, said so.
+    const choice = chooseVariant({}, thisCpu());
+    expect(pulled.stdout).toContain(
+      `Model file: ${choice.variant === 'quantized' ? 'onnx/model_quantized.onnx, int8' : 'onnx/model.onnx, float32'} (${choice.why}).`,
+    );
+    if (choice.variant === 'quantized')
+      expect(pulled.stdout).toContain(
+        `${REPO} has no int8 export (onnx/model_quantized.onnx): pulling float32 instead.`,
+      );
+    // The installed engine timed itself on the pulled model: what a decision takes, then how to start it.
+    expect(pulled.stdout).toMatch(
+      /^On this machine a decision of 5 candidates takes ~[\d.,]+ ms, 20 ~[\d.,]+ ms, 90 ~[\d.,]+ ms \(the engine timed itself on this model: predictions from a measured cost per candidate: .*\)\.\nStart it with: system1 engine start reranker\n$/m,
+    );
+    expect(pulled.stderr).not.toMatch(/self-timing failed/);
+  });
+
+  it('start refuses a shortlist of one option before starting anything, naming the option', async () => {
+    const refused = await system1(['engine', 'start', 'reranker', '--shortlist', '1']);
+    expect(refused.stderr).toContain(
+      "option '--shortlist <k>' argument '1' is invalid. must be a whole number from 2 to 256",
+    );
+    expect(refused.code).not.toBe(0);
+    expect(existsSync(path.join(home, 'reranker.pid'))).toBe(false);
+  });
+
+  it('pull refuses --quantized with --float32 before doing anything', async () => {
+    hub.hits.length = 0;
+    const refused = await system1(['engine', 'pull', 'reranker', REPO, '--quantized', '--float32']);
+    expect(refused).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'system1 engine pull: --quantized and --float32 ask for opposite files: pass one of them\n',
+    });
+    expect(hub.hits).toEqual([]);
+  });
+
+  it('pull --float32 of a model already there downloads nothing, and times it again', async () => {
+    const again = await system1(['engine', 'pull', 'reranker', REPO, '--float32'], { HF_TOKEN: TOKEN });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Model file: onnx/model.onnx, float32 (float32, as --float32 asks).');
+    expect(again.stdout).toContain('nothing to download.');
+    expect(again.stdout).toContain('On this machine a decision of 5 candidates takes ~');
   });
 
   let endpoint: string;
 
   it('start serves the pulled model, saying which, and points the config (the mock, as setup left it) at it', async () => {
     expect(parse(readFileSync(config, 'utf8'))).toHaveProperty('gateway.provider', 'mock');
+    // A timeout below what even the tiny model's decision is given (1 s at least), so start must raise it.
+    setConfigValues(config, [{ table: 'gateway', key: 'timeout_s', value: 0.5 }]);
     // HF_TOKEN set, as in a shell that pulled a gated repo: the engine it starts must not inherit it.
-    const started = await system1(['engine', 'start', 'reranker', '--port', '0'], { HF_TOKEN: TOKEN });
+    // The engine's own settings go through the launcher to the server as given.
+    const started = await system1(
+      ['engine', 'start', 'reranker', '--port', '0', '--shortlist', '3', '--max-candidate-tokens', '200'],
+      { HF_TOKEN: TOKEN },
+    );
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const { pid } = JSON.parse(readFileSync(path.join(home, 'reranker.pid'), 'utf8')) as { pid: number };
@@ -170,6 +221,8 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     );
     endpoint = /The reranker serves on (http:\/\/127\.0\.0\.1:\d+) \(pid \d+\)/.exec(started.stdout)?.[1] ?? '';
     expect(endpoint).not.toBe('');
+    const health = (await (await fetch(`${endpoint}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ max_candidate_tokens: 200, shortlist: { top_k: 3 } });
     expect(started.stdout).toContain(
       `The config ${config} used the provider "mock": set [gateway] provider = "systemone"`,
     );
@@ -178,6 +231,14 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
       providers: { systemone: { endpoint } },
     });
     expect(readFileSync(config, 'utf8')).toContain('# provider = "laya"'); // the example's comments kept
+    // What a decision costs by the engine's self-timing, and the timeout raised to cover one, saying why.
+    expect(started.stdout).toContain('On this machine a decision of 5 candidates takes ~');
+    const timeoutLine = started.stdout.split('\n').find((line) => line.startsWith('Set [gateway] timeout_s'));
+    expect(timeoutLine).toMatch(
+      /^Set \[gateway\] timeout_s = 1 in .* \(it was 0\.5 s\): a decision of 20 candidates is predicted at ~[\d.,]+ ms; 2x that, rounded up, is 1 s\.$/,
+    );
+    expect(timeoutLine).toContain(config);
+    expect(parse(readFileSync(config, 'utf8'))).toHaveProperty('gateway.timeout_s', 1);
   });
 
   it('smoke passes every layer, the decision made by the reranker', async () => {
@@ -196,6 +257,7 @@ describeInstalled('system1 engine pull|start|stop reranker, installed as a user 
     expect(smoke.stdout).toContain('"decision": "refunds"');
     expect(smoke.stdout).toContain('"provider": "systemone"');
     expect(smoke.stdout).toMatch(/"rationale": "systemone tiny-reranker: refunds=/);
+    expect(smoke.stdout).toMatch(/^PASS\s+decision\s+decided "refunds" .*, in \d+ ms$/m);
     expect(smoke.code).toBe(0);
   });
 

@@ -155,6 +155,9 @@ describeInstalled('the reranker engine behind the systemone provider', () => {
     }
     expect(result.stdout).not.toMatch(/^FAIL/m);
     expect(result.stdout).toContain('"decision": "refunds"');
+    // The latency it saw for the health call and the decision, the engine's run included.
+    expect(result.stdout).toMatch(/^PASS\s+health\b.* \(answered in \d+ ms\)$/m);
+    expect(result.stdout).toMatch(/^PASS\s+decision\s+decided "refunds" .* from systemone, in \d+ ms$/m);
     expect(result.code).toBe(0);
   });
 

@@ -31,6 +31,10 @@ it('--json prints one JSON document with ok true', async () => {
     ['decision', true],
   ]);
   expect(report.decision).toMatchObject({ status: 'decided', decision: 'a', provider: 'mock' });
+  // The latency it saw, as a client sees it: a whole number of milliseconds for each call, never its size.
+  expect(report.latency_ms).toEqual({ health: expect.any(Number), decision: expect.any(Number) });
+  expect(Number.isInteger(report.latency_ms.decision)).toBe(true);
+  expect(report.layers.at(-1).detail).toMatch(new RegExp(`, in ${report.latency_ms.decision} ms$`));
 });
 
 it('fails with a broken config and says the gateway is down and why', async () => {

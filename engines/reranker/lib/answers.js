@@ -67,4 +67,24 @@ function answerOf(question, logits) {
   }
 }
 
-module.exports = { answerOf };
+/**
+ * The answer to a choice whose model saw only the options at `seen` (indices in the order sent; the
+ * shortlist, lib/shortlist.js), from their logits (same order). Every option is in `probabilities`, as the
+ * contract asks, in the order sent: the seen ones with their softmax over the seen, the others with 0, the
+ * probability the model gave them, having never read them (the sum stays 1). The confidence is over the K
+ * seen: Jev's (n·p_max − 1)/(n − 1) grows with n for the same p_max, so counting the unseen options would
+ * claim the model had weighed them too.
+ */
+function shortlistAnswerOf(question, seen, logits) {
+  const probabilities = softmax(logits);
+  const byIndex = new Array(question.candidates.length).fill(0);
+  seen.forEach((index, i) => (byIndex[index] = probabilities[i]));
+  return {
+    type: 'choice',
+    choice: question.candidates[seen[argmax(probabilities)]].key,
+    probabilities: Object.fromEntries(question.candidates.map(({ key }, i) => [key, byIndex[i]])),
+    confidence: choiceConfidence(probabilities),
+  };
+}
+
+module.exports = { answerOf, shortlistAnswerOf };

@@ -1,14 +1,15 @@
 'use strict';
 /**
- * A cross-encoder exported to ONNX, run with onnxruntime-node: one logit per (query, candidate) pair, every
- * pair of a request in one session run. Float32 throughout: the naga study measured float16 seven times
- * slower on a CPU, which has no half-precision units.
+ * A cross-encoder exported to ONNX, run with onnxruntime-node: one logit per (query, candidate) pair, the
+ * pairs of a request in runs of similar length. Float32 throughout: the naga study measured float16 seven
+ * times slower on a CPU, which has no half-precision units.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const ort = require('onnxruntime-node');
 const { readModelFolder, maxLengthOf, ModelFolderError } = require('./model-folder');
 const { PairEncoder } = require('./pair-encoder');
+const { planRuns } = require('./length-batches');
 
 const KNOWN_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'];
 const DEVICES = ['auto', 'cpu', 'cuda'];
@@ -133,16 +134,23 @@ class CrossEncoder {
   }
 
   /**
-   * One session run over all the pairs (`{query, candidate}` token lists): a logit per pair, in order, and
-   * the number of tokens the model read.
+   * A logit per pair (`{query, candidate}` token lists), in the pairs' order, and the number of real
+   * (unpadded) tokens the model read. The pairs run in length-sorted runs (lib/length-batches.js), one
+   * session run after another, so a long pair does not make the short ones run at its length; padding is
+   * masked, so each logit is what the pair alone would get.
    */
   async score(pairs) {
-    const { inputs, dims, tokens } = this.encoder.encodeBatch(pairs);
-    const feeds = Object.fromEntries(
-      Object.entries(this.types).map(([input, type]) => [input, tensorOf(type, inputs[input], dims)]),
-    );
-    const result = await this.session.run(feeds);
-    return { logits: this.logitsOf(result[this.output], pairs.length), tokens };
+    const rows = this.encoder.rows(pairs);
+    const logits = new Array(pairs.length);
+    for (const run of planRuns(rows.map((row) => row.ids.length))) {
+      const { inputs, dims } = this.encoder.padded(run.map((index) => rows[index]));
+      const feeds = Object.fromEntries(
+        Object.entries(this.types).map(([input, type]) => [input, tensorOf(type, inputs[input], dims)]),
+      );
+      const result = await this.session.run(feeds);
+      this.logitsOf(result[this.output], run.length).forEach((logit, k) => (logits[run[k]] = logit));
+    }
+    return { logits, tokens: rows.reduce((sum, row) => sum + row.ids.length, 0) };
   }
 
   /**

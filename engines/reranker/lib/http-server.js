@@ -47,14 +47,25 @@ function sendError(request, response, error, log) {
   );
 }
 
-/** What /health says: the model is loaded (the server listens only after that) and what it answers. */
-function healthBody(reranker) {
+/**
+ * What /health says: the model is loaded (the server listens only after that), what it answers, and (when
+ * the engine timed itself at start, lib/self-timing.js) what a decision costs on this machine.
+ */
+function healthBody(reranker, timing) {
   const { model } = reranker;
   return {
     status: 'ok',
     model: model.name,
     device: model.device,
     max_length: model.maxLength,
+    max_candidate_tokens: reranker.maxCandidateTokens,
+    shortlist: reranker.shortlist
+      ? {
+          top_k: reranker.shortlist.topK,
+          how: 'a choice over more options than top_k: BM25 over words picks top_k for the model to score; the rest get probability 0, and the confidence is over the top_k',
+        }
+      : false,
+    ...(timing && { timing }),
     limits: {
       max_questions: LIMITS.maxQuestions,
       max_options: LIMITS.maxOptions,
@@ -83,9 +94,10 @@ function decisionLine({ reply, pairs }, started) {
 /**
  * An http.Server (not yet listening) for `reranker`; `apiKey` (from SYSTEM1_SYSTEMONE_API_KEY) makes
  * decisions require a bearer token. /health stays public, as llama-server's does. The Host must name the
- * port the request came in on. `logDecisions` passes one line per decision to `log`.
+ * port the request came in on. `logDecisions` passes one line per decision to `log`. `timing`, the engine's
+ * self-timing, goes into /health.
  */
-function createServer({ reranker, apiKey, log = (line) => console.error(line), logDecisions = false }) {
+function createServer({ reranker, timing, apiKey, log = (line) => console.error(line), logDecisions = false }) {
   const handle = async (request, response) => {
     try {
       checkHost(request, request.socket.localPort);
@@ -93,7 +105,7 @@ function createServer({ reranker, apiKey, log = (line) => console.error(line), l
       if (route === '/health' || route === '/v1/health') {
         if (request.method !== 'GET' && request.method !== 'HEAD')
           throw new HttpError(405, 'invalid_request_error', `${route} takes GET`, { allow: 'GET' });
-        send(response, 200, healthBody(reranker));
+        send(response, 200, healthBody(reranker, timing));
         return;
       }
       if (route !== '/v1/systemone')

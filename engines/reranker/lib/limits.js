@@ -9,8 +9,8 @@ module.exports = Object.freeze({
   maxQuestions: 16,
   /**
    * Candidates in one request, summed over its questions (a yes/no question counts 2, a score question its
-   * levels): every candidate is one (query, candidate) pair in the one batched model run, so this bounds the
-   * work of a request, not only of a question.
+   * levels): every candidate is one (query, candidate) pair the model reads for the request, so this bounds
+   * the work of a request, not only of a question.
    */
   maxOptions: 256,
   minLevels: 2,

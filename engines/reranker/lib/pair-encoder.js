@@ -2,7 +2,7 @@
 /**
  * Tokenises (query, candidate) pairs as the model's own tokenizer.json says (Hugging Face's tokenizers.js:
  * its normaliser, pre-tokeniser, WordPiece/BPE/Unigram model and pair template, from the local file), cuts
- * each pair to the model's length and pads the batch into the model's input tensors.
+ * each pair to the model's length and pads a run of pairs into the model's input tensors.
  */
 const { Tokenizer } = require('@huggingface/tokenizers');
 
@@ -107,16 +107,22 @@ class PairEncoder {
   }
 
   /**
-   * The model inputs for pairs of token lists (`{query, candidate}`), padded to the longest pair:
-   * `input_ids`, `attention_mask` and `token_type_ids` as flat Int32Arrays, row by row, with their `dims`
-   * and the number of real (unpadded) tokens.
+   * The rows the model reads for pairs of token lists (`{query, candidate}`): each pair cut to the model's
+   * length (longest first) and put in the pair template, as `{ids, typeIds}`, unpadded.
    */
-  encodeBatch(pairs) {
-    const rows = pairs.map(({ query, candidate }) => {
+  rows(pairs) {
+    return pairs.map(({ query, candidate }) => {
       const [q, c] = truncatedLengths(query.length, candidate.length, this.budget);
       const { tokens, typeIds } = this.withSpecialTokens(query.slice(0, q), candidate.slice(0, c));
       return { ids: tokens.map((token) => this.vocab.get(token) ?? this.unkId), typeIds };
     });
+  }
+
+  /**
+   * The model inputs for rows made by rows(), padded to the longest of them: `input_ids`, `attention_mask`
+   * and `token_type_ids` as flat Int32Arrays, row by row, with their `dims`.
+   */
+  padded(rows) {
     const length = Math.max(1, ...rows.map((row) => row.ids.length));
     const size = rows.length * length;
     const inputs = {
@@ -124,15 +130,13 @@ class PairEncoder {
       attention_mask: new Int32Array(size),
       token_type_ids: new Int32Array(size),
     };
-    let tokens = 0;
     rows.forEach(({ ids, typeIds }, row) => {
       const start = row * length;
       inputs.input_ids.set(ids, start);
       inputs.attention_mask.fill(1, start, start + ids.length);
       inputs.token_type_ids.set(typeIds, start);
-      tokens += ids.length;
     });
-    return { inputs, dims: [rows.length, length], tokens };
+    return { inputs, dims: [rows.length, length] };
   }
 }
 

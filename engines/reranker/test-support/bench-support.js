@@ -12,7 +12,7 @@ const { INSTRUCTIONS, STATE } = require('./bench-texts');
 const ENGINE = path.join(__dirname, '..');
 
 /** A request of one choice question over `descriptions` (tool_0, tool_1, ...), as JSON. */
-function decisionBody(descriptions) {
+function bodyOver(descriptions) {
   const criteria = Object.fromEntries(descriptions.map((text, i) => [`tool_${i}`, text]));
   return JSON.stringify({
     state: STATE,
@@ -104,4 +104,4 @@ function machine(command) {
   };
 }
 
-module.exports = { decisionBody, summary, post, startServer, machine };
+module.exports = { bodyOver, summary, post, startServer, machine };

@@ -17,7 +17,7 @@ const { writeShapeModel } = require('./shape-model');
 const { shapeSpec, flopsOf, DTYPES } = require('./shapes');
 const { matmulFloor } = require('./matmul-floor');
 const { INSTRUCTIONS, STATE, toolDescription, longToolDescription } = require('./bench-texts');
-const { decisionBody, summary, post, startServer, machine } = require('./bench-support');
+const { bodyOver, summary, post, startServer, machine } = require('./bench-support');
 const { readModelFolder, maxLengthOf } = require('../lib/model-folder');
 const { PairEncoder } = require('../lib/pair-encoder');
 
@@ -67,7 +67,7 @@ async function timeCell(ask, maxRounds) {
 /** One cell: its time, tokens and FLOPs, and that time against the MatMul floor of its dtype. */
 async function benchCell({ cell, spec, dir, floor }, { agent, port, maxRounds }) {
   const descriptions = descriptionsOf(cell);
-  const body = decisionBody(descriptions);
+  const body = bodyOver(descriptions);
   const timing = await timeCell(() => post(agent, port, body), maxRounds);
   const lengths = pairLengths(dir, descriptions);
   // What the decision needs: each pair at its own length; and what a batch padded to its longest pair computes.

@@ -271,6 +271,9 @@ test('/health says the model is loaded and what it can answer', async () => {
   assert.equal(reply.body.status, 'ok');
   assert.equal(reply.body.device, 'cpu');
   assert.deepEqual(reply.body.limits, { max_questions: 16, max_options: 256, max_levels: 10, max_body_bytes: ONE_MIB });
+  // By default candidates are cut at 512 tokens and no choice is shortlisted.
+  assert.equal(reply.body.max_candidate_tokens, 512);
+  assert.equal(reply.body.shortlist, false);
   assert.deepEqual(
     Object.fromEntries(Object.entries(reply.body.capabilities).map(([name, { supported }]) => [name, supported])),
     { choice: true, noul: true, score: true, box: false, images: false },

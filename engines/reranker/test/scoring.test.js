@@ -53,7 +53,7 @@ test('a choice is the softmax of the pair logits over its options, the longest (
   });
 });
 
-test('every pair of a request, over all its questions, goes in one model run, and answers keep the order sent', async () => {
+test('pairs of similar length, over all the questions of a request, go in one model run, and answers keep the order sent', async () => {
   const before = server.runs();
   const reply = await request(server.port, {
     body: {

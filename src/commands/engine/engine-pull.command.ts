@@ -5,6 +5,9 @@ import { ModelPuller } from '../../local-engines/hub/model-pull.service';
 import { PullError } from '../../local-engines/hub/pull-error';
 import { checkRepoName, checkRevision } from '../../local-engines/hub/repo-name';
 import { EnginePackage } from '../../local-engines/reranker/engine-package.service';
+import { EngineTimer } from '../../local-engines/reranker/engine-timer.service';
+import { describeTiming } from '../../local-engines/reranker/engine-timing';
+import { chooseVariant, thisCpu, type VariantChoice } from '../../local-engines/reranker/model-variant-choice';
 import { APP_RERANKER, DEFAULT_RERANKER_REPO, RerankerHome } from '../../local-engines/reranker/reranker-home';
 import { byteSize } from '../option-parsers';
 import { OutputWriter } from '../output.writer';
@@ -13,8 +16,11 @@ import { unmanagedEngine } from './engine-name';
 interface PullFlags {
   revision: string;
   quantized?: boolean;
+  float32?: boolean;
   maxFileSize?: number;
 }
+
+const FILE_OF = { float32: 'onnx/model.onnx, float32', quantized: 'onnx/model_quantized.onnx, int8' } as const;
 
 /**
  * One file of a model is at most this unless --max-file-size says otherwise (gte-reranker's float32 export: 599 MB).
@@ -24,7 +30,8 @@ const DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3;
 /**
  * `system1 engine pull reranker [REPO]`: installs the reranker's packages in the install dir (npm ci, only
  * here), then downloads the repo's ONNX export (see ModelPuller for the Hub's metadata it checks against)
- * into `<install dir>/engines/reranker/models/<repo>`.
+ * into `<install dir>/engines/reranker/models/<repo>`: int8 where the CPU has integer dot-product instructions,
+ * else float32 (model-variant-choice.ts), then runs the engine's self-timing on it and says what a decision costs.
  */
 @SubCommand({
   name: 'pull',
@@ -37,6 +44,7 @@ export class EnginePullCommand extends CommandRunner {
   constructor(
     private readonly enginePackage: EnginePackage,
     private readonly puller: ModelPuller,
+    private readonly timer: EngineTimer,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -48,42 +56,82 @@ export class EnginePullCommand extends CommandRunner {
       this.output.err(`system1 engine pull: ${refused}`);
       return this.output.fail(2);
     }
+    if (flags.quantized && flags.float32) {
+      this.output.err('system1 engine pull: --quantized and --float32 ask for opposite files: pass one of them');
+      return this.output.fail(2);
+    }
     const env = process.env;
     const home = RerankerHome.of(env);
-    const variant = flags.quantized ? 'quantized' : 'float32';
+    const choice = chooseVariant(flags, thisCpu());
     try {
       // What the user typed is checked before npm installs anything (the puller checks it again, for itself).
       checkRepoName(repo);
       checkRevision(flags.revision);
       const origin = HubEndpoint.fromEnv(env).origin;
       await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
-      this.output.err(
-        `Pulling ${repo} ` +
-          `(${variant === 'float32' ? 'onnx/model.onnx, float32' : 'onnx/model_quantized.onnx, int8'}) ` +
-          `at ${flags.revision} from ${origin} ...`,
-      );
-      const { folder, manifest, upToDate } = await this.puller.pull({
-        repo,
+      this.output.out(`Model file: ${FILE_OF[choice.variant]} (${choice.why}).`);
+      const { folder, manifest, upToDate } = await this.pullChosen(repo, choice, {
         revision: flags.revision,
-        variant,
         maxFileBytes: flags.maxFileSize ?? DEFAULT_MAX_FILE_BYTES,
-        modelsDir: home.models,
-        env,
-        log: (line) => this.output.err(line),
+        origin,
+        home,
       });
       const at = manifest.commit ? `commit ${manifest.commit.slice(0, 12)}` : `revision ${manifest.revision}`;
       const bytes = manifest.files.reduce((sum, file) => sum + file.bytes, 0);
-      this.output.out([
+      this.output.out(
         upToDate
           ? `${repo} at ${at} is already in ${folder}: nothing to download.`
           : `Pulled ${repo} at ${at} into ${folder} (${manifest.files.length} files, ${formatBytes(bytes)}).`,
-        'Start it with: system1 engine start reranker',
-      ]);
+      );
+      await this.reportTiming(home, folder);
+      this.output.out('Start it with: system1 engine start reranker');
     } catch (error) {
       if (!(error instanceof PullError)) throw error;
       this.output.err(`system1 engine pull: ${error.message}`);
       this.output.fail(1);
     }
+  }
+
+  /**
+   * The chosen file; when int8 was the CPU's choice (not a flag's) and the repo has no int8 export, float32
+   * instead, saying so: every cross-encoder repo hosts model.onnx, fewer the Hub's model_quantized.onnx.
+   */
+  private async pullChosen(
+    repo: string,
+    choice: VariantChoice,
+    where: { revision: string; maxFileBytes: number; origin: string; home: RerankerHome },
+  ) {
+    const pull = (variant: VariantChoice['variant']) => {
+      this.output.err(`Pulling ${repo} (${FILE_OF[variant]}) at ${where.revision} from ${where.origin} ...`);
+      return this.puller.pull({
+        repo,
+        revision: where.revision,
+        variant,
+        maxFileBytes: where.maxFileBytes,
+        modelsDir: where.home.models,
+        env: process.env,
+        log: (line) => this.output.err(line),
+      });
+    };
+    try {
+      return await pull(choice.variant);
+    } catch (error) {
+      const noInt8 = error instanceof PullError && error.missingFile === 'onnx/model_quantized.onnx';
+      if (!noInt8 || choice.forced) throw error;
+      this.output.out(`${repo} has no int8 export (onnx/model_quantized.onnx): pulling float32 instead.`);
+      return pull('float32');
+    }
+  }
+
+  /** The engine's self-timing on the pulled model, in words; a timing that fails is said, and the pull stands. */
+  private async reportTiming(home: RerankerHome, folder: string): Promise<void> {
+    this.output.err('Timing a few decisions on this model, on this machine ...');
+    const outcome = await this.timer.time(home, folder, withoutHubToken(process.env));
+    if (outcome.kind === 'timed') return this.output.out(describeTiming(outcome.timing));
+    this.output.err(
+      `system1 engine pull: the engine's self-timing failed (${outcome.why}); the model is pulled, ` +
+        'and the engine times itself again when it starts',
+    );
   }
 
   @Option({ flags: '--revision <rev>', description: 'the branch, tag or commit to pull', defaultValue: 'main' })
@@ -94,10 +142,18 @@ export class EnginePullCommand extends CommandRunner {
   @Option({
     flags: '--quantized',
     description:
-      'pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, ' +
-      'its accuracy not measured here) instead of float32 onnx/model.onnx',
+      'pull the int8 export (onnx/model_quantized.onnx: smaller and faster on a CPU, its accuracy not measured ' +
+      'here) whatever the CPU; by default int8 only where the CPU has integer dot-product instructions',
   })
   parseQuantized(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--float32',
+    description: 'pull the float32 export (onnx/model.onnx) whatever the CPU',
+  })
+  parseFloat32(): boolean {
     return true;
   }
 

@@ -4,24 +4,31 @@ import { InvalidArgumentError } from 'commander';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { withoutHubToken } from '../../local-engines/hub/hub-endpoint';
 import { EngineConfig, type ConfigOutcome } from '../../local-engines/reranker/engine-config.service';
+import { TYPICAL_CANDIDATES } from '../../local-engines/reranker/engine-timeout';
+import { describeTiming } from '../../local-engines/reranker/engine-timing';
+import { RerankerHealth } from '../../local-engines/reranker/reranker-health';
 import { latestPulledModel } from '../../local-engines/reranker/pulled-models';
 import { RerankerHome } from '../../local-engines/reranker/reranker-home';
 import { EngineProcessError, RerankerProcesses } from '../../local-engines/reranker/reranker-process.service';
-import { wholeNumber } from '../option-parsers';
+import { wholeNumber, wholeNumberIn } from '../option-parsers';
 import { OutputWriter } from '../output.writer';
 import { unmanagedEngine } from './engine-name';
+import { describeTimeout } from './timeout-report';
 
 interface StartFlags {
   model?: string;
   port: number;
   device: string;
+  shortlist?: number;
+  maxCandidateTokens?: number;
 }
 
 const DEVICES = ['auto', 'cpu', 'cuda'];
 
 /**
  * `system1 engine start reranker`: serves the most recently pulled model (or --model DIR) with the engine's
- * launcher, and once it answers /health points the user's config at it when the config had made no choice.
+ * launcher, and once it answers /health points the user's config at it when the config had made no choice,
+ * says what a decision costs by the engine's self-timing, and raises `[gateway] timeout_s` to cover one.
  */
 @SubCommand({
   name: 'start',
@@ -34,6 +41,7 @@ export class EngineStartCommand extends CommandRunner {
   constructor(
     private readonly processes: RerankerProcesses,
     private readonly config: EngineConfig,
+    private readonly health: RerankerHealth,
     private readonly output: OutputWriter,
   ) {
     super();
@@ -58,6 +66,8 @@ export class EngineStartCommand extends CommandRunner {
         model: model.folder,
         port: flags.port,
         device: flags.device,
+        shortlist: flags.shortlist,
+        maxCandidateTokens: flags.maxCandidateTokens,
         env: withoutHubToken(env),
       });
       switch (outcome.kind) {
@@ -94,7 +104,24 @@ export class EngineStartCommand extends CommandRunner {
       this.output.err([`system1 engine start: ${error.message}`, ...error.details.map((line) => `  ${line}`)]);
       return this.output.fail(1);
     }
-    this.output.out(describeConfig(this.config.pointAt(`http://127.0.0.1:${port}`, env)));
+    const pointed = this.config.pointAt(`http://127.0.0.1:${port}`, env);
+    this.output.out(describeConfig(pointed));
+    this.output.out(await this.timingAndTimeout(port, pointed, env));
+  }
+
+  /**
+   * What the engine's self-timing (its /health) says a decision costs, and `[gateway] timeout_s` raised to
+   * cover a typical one (engine-timeout.ts), or the line to add where the config is the user's to change.
+   */
+  private async timingAndTimeout(port: number, pointed: ConfigOutcome, env: NodeJS.ProcessEnv): Promise<string[]> {
+    const { timing } = await this.health.check(port);
+    if (!timing)
+      return [
+        "The engine's /health reports no self-timing (an engine from before it timed itself?): " +
+          '[gateway] timeout_s was left as it is.',
+      ];
+    const outcome = this.config.coverTimeout(timing.predicted_ms[TYPICAL_CANDIDATES], pointed, env);
+    return [...describeTiming(timing), ...describeTimeout(outcome, timing)];
   }
 
   /** The model folder to serve, said aloud; undefined (with the reason printed) when there is none. */
@@ -143,7 +170,28 @@ export class EngineStartCommand extends CommandRunner {
     if (!DEVICES.includes(value)) throw new InvalidArgumentError(`must be auto, cpu or cuda, got ${value}`);
     return value;
   }
+
+  @Option({
+    flags: '--shortlist <k>',
+    description:
+      'score a choice of more than K options by words first and ask the model about the K likeliest only ' +
+      '(off by default: it can drop the right option; engines/reranker/README.md)',
+  })
+  parseShortlist(value: string): number {
+    return wholeNumberIn(value, 2, SHORTLIST_MAX);
+  }
+
+  @Option({
+    flags: '--max-candidate-tokens <n>',
+    description: "cut each option's description to its first N tokens (the engine's default: 512)",
+  })
+  parseMaxCandidateTokens(value: string): number {
+    return wholeNumberIn(value, 1, 1_000_000);
+  }
 }
+
+/** The most options the engine takes in one request (engines/reranker/lib/limits.js): a larger K shortlists nothing. */
+const SHORTLIST_MAX = 256;
 
 /** What happened to the config, in lines; the lines to add are printed as they go into the file. */
 function describeConfig(outcome: ConfigOutcome): string[] {

@@ -23,6 +23,11 @@ export interface SmokeReport {
   layers: LayerVerdict[];
   health?: Record<string, unknown>;
   decision?: Record<string, unknown>;
+  /**
+   * How long the health call and the decision took, in whole milliseconds, as the client saw them (through the
+   * gateway, the engine included): a decision slower than `[gateway] timeout_s` falls back.
+   */
+  latency_ms?: { health?: number; decision?: number };
   /** The server's last lines on stderr, when a layer broke after it started: usually the reason. */
   server_stderr?: string[];
 }
@@ -82,6 +87,13 @@ export class SmokeService {
     };
     const client = new Client({ name: 'system1-smoke', version: GATEWAY_VERSION });
     const step = <T>(work: () => Promise<T>) => withDeadline(() => work(), stepTimeoutMs);
+    const timed = async <T>(layer: 'health' | 'decision', work: () => Promise<T>) => {
+      const started = performance.now();
+      const result = await step(work);
+      const ms = Math.round(performance.now() - started);
+      report.latency_ms = { ...report.latency_ms, [layer]: ms };
+      return { result, took: `in ${ms} ms` };
+    };
 
     try {
       try {
@@ -116,10 +128,11 @@ export class SmokeService {
         return report;
       }
 
-      const health = structured(await step(() => client.callTool({ name: 'system1_health', arguments: {} })));
+      const checked = await timed('health', () => client.callTool({ name: 'system1_health', arguments: {} }));
+      const health = structured(checked.result);
       report.health = health;
-      if (!verdict('health', health.status === 'ok' || health.status === 'degraded', describeHealth(health)))
-        return report;
+      const healthy = health.status === 'ok' || health.status === 'degraded';
+      if (!verdict('health', healthy, `${describeHealth(health)} (answered ${checked.took})`)) return report;
 
       if (question !== undefined) {
         const args = {
@@ -127,9 +140,10 @@ export class SmokeService {
           ...(options && options.length > 0 ? { options } : {}),
           request_id: `smoke-${process.pid}`,
         };
-        const decision = structured(await step(() => client.callTool({ name: 'system1_decide', arguments: args })));
+        const decided = await timed('decision', () => client.callTool({ name: 'system1_decide', arguments: args }));
+        const decision = structured(decided.result);
         report.decision = decision;
-        verdict('decision', decision.status !== 'error', describeDecision(decision));
+        verdict('decision', decision.status !== 'error', `${describeDecision(decision)}, ${decided.took}`);
       }
       report.ok = report.layers.every((layer) => layer.ok);
       return report;

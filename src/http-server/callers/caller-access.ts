@@ -106,27 +106,16 @@ export class CallerAccess {
 
   /**
    * Whether `caller` may call `tool` now: the tool must be in its policy (and, for an OAuth token, its scope
-   * granted), and a decision must fit its rate. Other methods (tools/list, discovery) need only a caller.
-   * `route`: the HTTP route that asks under the tool's permission (the served Decisions API), for the message.
+   * granted), and a decision must fit its rate, taken from the deployment's shared bucket while the store
+   * answers. Other methods (tools/list, discovery) need only a caller. `route`: the HTTP route that asks under
+   * the tool's permission (the served Decisions API), for the message.
    */
-  permit(caller: Caller, tool: string | undefined, route?: string): Refusal | undefined {
-    const refused = this.mayUse(caller, tool, route);
-    if (refused !== undefined || !isDecision(tool)) return refused;
-    return this.overRate(
-      caller,
-      this.limiter.take(caller.name, caller.policy.ratePerMinute, caller.policy.burst, this.bucketOf(caller)),
-    );
-  }
-
-  /** {@link permit}, with the rate taken from the deployment's shared bucket while the store answers. */
   async admit(caller: Caller, tool: string | undefined, route?: string): Promise<Refusal | undefined> {
     const refused = this.mayUse(caller, tool, route);
     if (refused !== undefined || !isDecision(tool)) return refused;
     const { ratePerMinute, burst } = caller.policy;
-    return this.overRate(
-      caller,
-      await this.limiter.takeShared(caller.name, ratePerMinute, burst, this.bucketOf(caller)),
-    );
+    const wait = this.limiter.takeShared(caller.name, ratePerMinute, burst, this.bucketOf(caller));
+    return this.overRate(caller, typeof wait === 'number' ? wait : await wait);
   }
 
   /** Whether `caller` may call `tool` at all: its policy's tools and, for an OAuth token, the scope. */

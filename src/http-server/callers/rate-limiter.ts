@@ -30,18 +30,22 @@ export class RateLimiter {
    * bucket, so N replicas hold it to its rate, not N times it. While the store is down or late, this process's
    * own bucket, as without a store, drawn on all along by the decisions this process let through.
    */
-  async takeShared(
+  takeShared(
     caller: string,
     perMinute: number,
     burst: number,
     options: { kept?: boolean } = {},
-  ): Promise<number> {
+  ): number | Promise<number> {
+    // Without a store (or while it is down) the answer is this process's own bucket, at once: no turn of the
+    // event loop for the common deployment of one replica.
     if (perMinute <= 0) return 0;
-    const shared = this.shared.up() ? await this.shared.take(caller, perMinute, burst) : undefined;
-    // The own bucket is drawn on too, so a fallback (a late answer, the store gone) gives no fresh burst to a
-    // caller that has just used this replica's share of it.
-    const own = this.take(caller, perMinute, burst, options);
-    return shared ?? own;
+    if (!this.shared.up()) return this.take(caller, perMinute, burst, options);
+    return this.shared.take(caller, perMinute, burst).then((shared) => {
+      // The own bucket is drawn on too, so a fallback (a late answer, the store gone) gives no fresh burst to a
+      // caller that has just used this replica's share of it.
+      const own = this.take(caller, perMinute, burst, options);
+      return shared ?? own;
+    });
   }
 
   /**

@@ -4,6 +4,14 @@
  */
 export class PullError extends Error {
   override readonly name = 'PullError';
+
+  constructor(
+    message: string,
+    /** The file the repo does not have (a 404 for it), so a caller can take another variant. */
+    readonly missingFile?: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -42,7 +50,7 @@ export function statusError(
         `name${tokenSet ? ' and that HF_TOKEN can read it' : ', or set HF_TOKEN to a token that can read it'}`,
     );
   }
-  if (status === 404) return new PullError(`the repo ${repo} has no file ${file} at revision ${revision} (404)`);
+  if (status === 404) return new PullError(`the repo ${repo} has no file ${file} at revision ${revision} (404)`, file);
   if (status === 401 || status === 403) {
     return new PullError(
       tokenSet

@@ -31,6 +31,11 @@ export class RerankerHome {
     return path.join(this.dir, 'start.js');
   }
 
+  /** The engine's self-timing on a model folder (`--json`: the timing object its /health reports). */
+  get timer(): string {
+    return path.join(this.dir, 'time.js');
+  }
+
   /** The server the launcher starts: a process running it from this folder is ours. */
   get server(): string {
     return path.join(this.dir, 'serve.js');

@@ -20,6 +20,10 @@ export interface StartOptions {
   /** 0: any free port on 127.0.0.1. */
   port: number;
   device: string;
+  /** serve.js's --shortlist K: the cross-encoder reads only a choice's K likeliest options by a word score. */
+  shortlist?: number;
+  /** serve.js's --max-candidate-tokens N: a candidate's description is cut to its first N tokens. */
+  maxCandidateTokens?: number;
   env: NodeJS.ProcessEnv;
 }
 
@@ -80,7 +84,14 @@ export class RerankerProcesses {
     const port = options.port === 0 ? await freePort() : options.port;
     const launched = await this.runner.run(
       process.execPath,
-      [home.launcher, '--model', options.model, '--port', String(port), '--device', options.device],
+      [
+        home.launcher,
+        ...['--model', options.model, '--port', String(port), '--device', options.device],
+        ...(options.shortlist === undefined ? [] : ['--shortlist', String(options.shortlist)]),
+        ...(options.maxCandidateTokens === undefined
+          ? []
+          : ['--max-candidate-tokens', String(options.maxCandidateTokens)]),
+      ],
       {
         cwd: home.dir,
         env: options.env,

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { checkDto } from '../../common/dto-check';
+import { keyedMap } from '../../common/own-keys';
 import { CallerModels } from '../../decisions/callers/caller-models.service';
 import { DecisionService } from '../../decisions/pipeline/decision.service';
 import type { DecisionState, ImageAttachment, Question } from '../../decisions/questions/question.types';
@@ -44,10 +45,8 @@ export class AskService {
       longContext?: boolean;
       model?: { provider: string; model?: string };
     };
-    const questions: Record<string, Question> = {};
-    for (const { id, ...question } of request.questions) {
-      Object.defineProperty(questions, id, { value: question, enumerable: true, writable: true, configurable: true });
-    }
+    const questions = keyedMap<Question>();
+    for (const { id, ...question } of request.questions) questions[id] = question;
     const outcome = await this.decisions.decide(
       {
         state: request.state,

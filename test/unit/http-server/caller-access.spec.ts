@@ -136,8 +136,8 @@ describe('CallerAccess', () => {
     async (tool, second) => {
       const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok' }, '[http]\nrate_per_minute = 1\nburst = 1\n');
       const caller = (await access.identify(request('Bearer tok'))) as Caller;
-      expect(access.permit(caller, tool)).toBeUndefined();
-      expect(access.permit(caller, tool)?.status).toBe(second);
+      expect(await access.admit(caller, tool)).toBeUndefined();
+      expect((await access.admit(caller, tool))?.status).toBe(second);
     },
   );
 
@@ -149,26 +149,26 @@ describe('CallerAccess', () => {
     const alice = (await access.identify(request('Bearer tok-a'))) as Caller;
     const bob = (await access.identify(request('Bearer tok-b'))) as Caller;
     expect([bob.policy.ratePerMinute, bob.policy.burst]).toEqual([60, 1]);
-    expect(access.permit(bob, 'system1_decide')).toMatchObject({
+    expect(await access.admit(bob, 'system1_decide')).toMatchObject({
       status: 403,
       message: expect.stringContaining(
         'the caller "bob" may not use system1_decide (it may use: system1_health, system1_ask)',
       ),
     });
-    expect(access.permit(bob, 'system1_health')).toBeUndefined();
-    expect(access.permit(bob, 'system1_ask')).toBeUndefined();
+    expect(await access.admit(bob, 'system1_health')).toBeUndefined();
+    expect(await access.admit(bob, 'system1_ask')).toBeUndefined();
     // held until the next decision fits (1 s at 60 a minute), so nothing is left to wait after it
-    expect(access.permit(bob, 'system1_ask')).toMatchObject({
+    expect(await access.admit(bob, 'system1_ask')).toMatchObject({
       status: 429,
       holdMs: 1000,
       headers: { 'retry-after': '0' },
     });
     // health is not a decision; alice has a bucket of her own; an unknown tool is the MCP server's to refuse
     expect([
-      access.permit(bob, 'system1_health'),
-      access.permit(alice, 'system1_decide'),
-      access.permit(bob, 'no_such_tool'),
-      access.permit(bob, undefined),
+      await access.admit(bob, 'system1_health'),
+      await access.admit(alice, 'system1_decide'),
+      await access.admit(bob, 'no_such_tool'),
+      await access.admit(bob, undefined),
     ]).toEqual([undefined, undefined, undefined, undefined]);
     expect(access.scopeOf(bob)).toEqual({
       name: 'bob',
@@ -182,13 +182,13 @@ describe('CallerAccess', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN_CI: 'tok-ci' }, '[http.callers.ci]\ntools = ["system1_decide"]\n');
     const ci = (await access.identify(request('Bearer tok-ci'))) as Caller;
     for (const tool of ['system1_health', 'system1_capabilities', 'system1_ask'])
-      expect(access.permit(ci, tool)).toEqual({
+      expect(await access.admit(ci, tool)).toEqual({
         status: 403,
         message:
           `the caller "ci" may not use ${tool} (it may use: system1_decide); ` +
           'the operator sets this in [http.callers.<name>] tools',
       });
-    expect(access.permit(ci, 'system1_decide')).toBeUndefined();
+    expect(await access.admit(ci, 'system1_decide')).toBeUndefined();
   });
 
   it('labels the callers the config names by name and every other caller as other, so a claim cannot grow the metrics', () => {
@@ -227,8 +227,8 @@ describe('CallerAccess', () => {
         ),
       },
     });
-    expect(access.permit(agent, 'system1_decide')).toBeUndefined();
-    expect(access.permit(agent, 'system1_ask')).toEqual({
+    expect(await access.admit(agent, 'system1_decide')).toBeUndefined();
+    expect(await access.admit(agent, 'system1_ask')).toEqual({
       status: 403,
       message: 'insufficient scope: system1_ask needs the scope system1:ask',
       headers: {
@@ -267,9 +267,9 @@ describe('OAuth subjects and static callers', () => {
     ).toBe(4);
     // One decision each: the static callers' buckets are theirs alone.
     for (const caller of [staticDefault, staticAlice, oauthDefault, oauthAlice])
-      expect(access.permit(caller, 'system1_decide')).toBeUndefined();
+      expect(await access.admit(caller, 'system1_decide')).toBeUndefined();
     for (const caller of [staticDefault, staticAlice, oauthDefault, oauthAlice])
-      expect(access.permit(caller, 'system1_decide')).toMatchObject({ status: 429 });
+      expect(await access.admit(caller, 'system1_decide')).toMatchObject({ status: 429 });
     // The operator's table for alice applies to both (the same policy on purpose), named as what widens it.
     expect(access.scopeOf(oauthAlice).widenedBy).toBe('[http.callers.alice] caller_models');
     expect(access.scopeOf(oauthDefault).widenedBy).toBe('[http] caller_models');
@@ -280,8 +280,8 @@ describe('OAuth subjects and static callers', () => {
     const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, toml, { tokens: claims('default') });
     const staticDefault = (await access.identify(request('Bearer tok-static'))) as Caller;
     const oauthDefault = (await access.identify(request('Bearer jwt-default'))) as Caller;
-    expect(access.permit(staticDefault, 'system1_decide')).toBeUndefined();
-    expect(access.permit(oauthDefault, 'system1_decide')).toMatchObject({ status: 403 });
+    expect(await access.admit(staticDefault, 'system1_decide')).toBeUndefined();
+    expect(await access.admit(oauthDefault, 'system1_decide')).toMatchObject({ status: 403 });
   });
 
   it('holds a static caller to its rate while 10,000 OAuth subjects come and go', async () => {
@@ -289,17 +289,17 @@ describe('OAuth subjects and static callers', () => {
     const subjects = Array.from({ length: 10_000 }, (_, i) => `subject-${i}`);
     const access = accessWith({ SYSTEM1_HTTP_TOKEN: 'tok-static' }, toml, { tokens: claims(...subjects) });
     const runaway = (await access.identify(request('Bearer tok-static'))) as Caller;
-    expect([access.permit(runaway, 'system1_decide'), access.permit(runaway, 'system1_decide')]).toEqual([
+    expect([await access.admit(runaway, 'system1_decide'), await access.admit(runaway, 'system1_decide')]).toEqual([
       undefined,
       undefined,
     ]);
     let served = 0;
     for (const subject of subjects) {
       const caller = (await access.identify(request(`Bearer jwt-${subject}`))) as Caller;
-      if (access.permit(caller, 'system1_decide') === undefined) served++;
+      if ((await access.admit(caller, 'system1_decide')) === undefined) served++;
     }
     expect(served).toBe(10_000);
-    expect(access.permit(runaway, 'system1_decide')).toMatchObject({ status: 429 });
+    expect(await access.admit(runaway, 'system1_decide')).toMatchObject({ status: 429 });
   });
 });
 
