@@ -60,7 +60,8 @@ async function profileDecision(dir, { candidates = 20, long = false, sessionOpti
     const query = [...model.tokens(INSTRUCTIONS), ...model.tokens(JSON.stringify(STATE))];
     const describe = long ? longToolDescription : toolDescription;
     const pairs = Array.from({ length: candidates }, (_, i) => ({ query, candidate: model.tokens(describe(i)) }));
-    const { inputs, dims } = model.encoder.encodeBatch(pairs);
+    // One session run over the decision's pairs padded to the longest (20 short pairs: one of the engine's runs).
+    const { inputs, dims } = model.encoder.padded(model.encoder.rows(pairs));
     const optimised = path.join(scratch, 'optimised.onnx');
     const session = await ort.InferenceSession.create(model.onnxFile, {
       graphOptimizationLevel: 'all',

@@ -43,7 +43,9 @@ function pairLengths(dir, descriptions) {
   const files = readModelFolder(dir);
   const encoder = new PairEncoder(files, maxLengthOf(files));
   const query = [...encoder.tokens(INSTRUCTIONS), ...encoder.tokens(JSON.stringify(STATE))];
-  return descriptions.map((text) => encoder.encodeBatch([{ query, candidate: encoder.tokens(text) }]).tokens);
+  return encoder
+    .rows(descriptions.map((text) => ({ query, candidate: encoder.tokens(text) })))
+    .map((row) => row.ids.length);
 }
 
 async function timeCell(ask, maxRounds) {
