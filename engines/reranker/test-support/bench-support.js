@@ -87,7 +87,8 @@ function machine(command) {
       return undefined;
     }
   };
-  const dirty = git(['status', '--porcelain', '--', '.']);
+  // The bench's own results/ files are not code: writing one leaves the run's code as committed.
+  const dirty = git(['status', '--porcelain', '--', '.', ':!results']);
   return {
     commit: `${git(['rev-parse', '--short', 'HEAD']) ?? 'unknown'}${dirty ? ' (with uncommitted changes to engines/reranker)' : ''}`,
     machine: {
