@@ -9,19 +9,19 @@
 const SYSTEM1_SPEED_MS = 500;
 
 /**
- * PROVISIONAL: the CPU figures are issue 43's table (a graph with each model's exact shapes and random weights,
- * served by serve.js on a 2-core AMD EPYC with avx512_vnni, timed as bench.js times, p50), not yet RESULTS.md's;
- * replace them with RESULTS.md's after the final real-size bench. The GPU and hosted figures are the spec's
+ * The CPU figures are RESULTS.md's real-size table (a graph with each model's exact shapes and random weights,
+ * served by serve.js on a 2-core AMD EPYC with avx512_vnni, p50 of `node bench.js --shape NAME --dtype both`);
+ * re-run that and `node test-support/shape-table.js` to update them. The GPU and hosted figures are the spec's
  * naga study (gateway-docs, "Which model for naga decisions"), measured with real weights on a laptop.
  */
 const FIGURES = Object.freeze({
   gteInt8At20: {
-    text: '522 ms at 20 candidates in int8, against 1,729 ms in float32, for gte-reranker-modernbert-base on a 2-core CPU',
-    source: "issue 43's shape-true graph; provisional",
+    text: '647 ms at 20 candidates in int8, against 1,855 ms in float32, for gte-reranker-modernbert-base on a 2-core CPU',
+    source: 'engines/reranker/RESULTS.md, a shape-true graph',
   },
   miniLmAt20: {
-    text: '22.7M parameters: 166 ms at 20 candidates in float32, 65 ms in int8, on the same 2-core CPU',
-    source: "issue 43's shape-true graph; provisional",
+    text: '22.7M parameters: 185 ms at 20 candidates in float32 (75 ms in int8) on the same 2-core CPU',
+    source: 'engines/reranker/RESULTS.md, a shape-true graph',
   },
   gteLaptopGpu: {
     text: 'gte-reranker-modernbert-base took 75-91 ms over 24-31 options and 1.1 s over 90 tools on a 4 GB laptop GPU',
