@@ -75,7 +75,7 @@ test('the advice: none within System-1 speed; beyond it every way, less those th
   assert.match(float32[0].how, /system1 engine pull reranker --quantized/);
   assert.match(float32[1].how, /cross-encoder\/ms-marco-MiniLM-L-6-v2/);
   assert.match(float32[2].how, /--device cuda/);
-  for (const way of float32) assert.match(way.cost, /\d+ (ms|s)\b.*\(.*(issue 43|naga study)/);
+  for (const way of float32) assert.match(way.cost, /\d+ (ms|s)\b.*\(.*(RESULTS\.md|naga study)/);
   const int8OnGpu = speedAdvice(900, { onnxFile: '/m/onnx/model_quantized.onnx', device: 'cuda' });
   assert.deepEqual(
     int8OnGpu.map((way) => way.what),
