@@ -5,8 +5,8 @@
  * its answers mean nothing). Shapes in test-support/shapes.js: `gte-modernbert` (Alibaba-NLP/gte-reranker-
  * modernbert-base, 149.6M parameters) and `minilm-l6` (cross-encoder/ms-marco-MiniLM-L-6-v2, 22.7M), each in
  * float32 or int8 (onnxruntime's quantize_dynamic layout; the embedding tables too, as quantize_dynamic
- * quantizes Gather: int8 rows, then DequantizeLinear). The folder is what the engine reads: model.onnx,
- * tokenizer.json (a WordPiece vocabulary of the model's size holding bench.js's words), tokenizer_config.json
+ * quantizes Gather: int8 rows, then DequantizeLinear). The folder is what the engine reads: model.onnx (int8: where
+ * `engine pull` puts the Hub's int8 export, onnx/model_quantized.onnx, so the engine knows it is int8), tokenizer.json (a WordPiece vocabulary of the model's size holding bench.js's words), tokenizer_config.json
  * and config.json with the model's real max_position_embeddings.
  */
 const fs = require('node:fs');
@@ -97,6 +97,9 @@ function configJson(spec) {
   };
 }
 
+/** Where the graph goes in the folder, as a pulled model of that type has it. */
+const modelFileOf = (dtype) => (dtype === 'int8' ? path.join('onnx', 'model_quantized.onnx') : 'model.onnx');
+
 /**
  * Writes the model folder into `dir` and returns `{dir, parameters, seconds}`. `overrides` (`layers`,
  * `hidden`, `heads`, `intermediate`) shrink it for tests only.
@@ -105,8 +108,8 @@ function writeShapeModel(dir, { shape, dtype = 'float32', overrides = {}, seed =
   const started = performance.now();
   const spec = shapeSpec(shape, overrides);
   const { model, initializers, parameters } = describe(spec, { dtype, seed });
-  fs.mkdirSync(dir, { recursive: true });
-  writeModel(path.join(dir, 'model.onnx'), model, initializers);
+  fs.mkdirSync(path.dirname(path.join(dir, modelFileOf(dtype))), { recursive: true });
+  writeModel(path.join(dir, modelFileOf(dtype)), model, initializers);
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocabulary(spec))));
   fs.writeFileSync(
     path.join(dir, 'tokenizer_config.json'),
@@ -124,7 +127,7 @@ function writeShapeModel(dir, { shape, dtype = 'float32', overrides = {}, seed =
   return { dir, parameters, seconds: (performance.now() - started) / 1000 };
 }
 
-module.exports = { writeShapeModel, parameterCount, parameterCounts };
+module.exports = { writeShapeModel, modelFileOf, parameterCount, parameterCounts };
 
 // `node test-support/shape-model.js DIR --shape gte-modernbert|minilm-l6 [--dtype float32|int8]`
 if (require.main === module) {

@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { onnx } = require('onnx-proto');
 const ort = require('onnxruntime-node');
-const { writeShapeModel, parameterCount, parameterCounts } = require('../test-support/shape-model');
+const { writeShapeModel, modelFileOf, parameterCount, parameterCounts } = require('../test-support/shape-model');
 const { shapeSpec, matmulWeights, flopsOf } = require('../test-support/shapes');
 const { INSTRUCTIONS, STATE, toolDescription, longToolDescription } = require('../test-support/bench-texts');
 const { CrossEncoder } = require('../lib/cross-encoder');
@@ -53,8 +53,8 @@ async function runPadded(model, pairs) {
   return { dims, logits: Array.from(output.data) };
 }
 
-function opTypes(dir) {
-  const model = onnx.ModelProto.decode(fs.readFileSync(path.join(dir, 'model.onnx')));
+function opTypes(dir, dtype) {
+  const model = onnx.ModelProto.decode(fs.readFileSync(path.join(dir, modelFileOf(dtype))));
   const counts = {};
   for (const node of model.graph.node) counts[node.opType] = (counts[node.opType] ?? 0) + 1;
   return { counts, model };
@@ -95,7 +95,7 @@ for (const shape of ['gte-modernbert', 'minilm-l6']) {
     }));
 
   test(`${shape}: the int8 model is quantize_dynamic's layout and gives a finite logit per pair`, async () => {
-    const { counts, model } = opTypes(smallModel(shape, 'int8'));
+    const { counts, model } = opTypes(smallModel(shape, 'int8'), 'int8');
     const linears = shape === 'gte-modernbert' ? 4 * SMALL.layers + 2 : 6 * SMALL.layers + 2;
     assert.equal(counts.MatMulInteger, linears);
     assert.equal(counts.DynamicQuantizeLinear, linears);
