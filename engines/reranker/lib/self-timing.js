@@ -6,7 +6,8 @@
  * tool descriptions of about 25 words each): one warm-up, then rounds of 1 and 8 candidates while the budget
  * lasts. A fixed cost and a cost per candidate fitted to the two medians predict 5, 20 and 90 candidates:
  * predictions from a measured per-candidate cost, not measurements (a real model's cost per candidate grows a
- * little with the batch; the issue-43 bench measured 90 candidates about 15% above such a line).
+ * little with the batch: at gte-reranker's real size in float32 the line gave 90 candidates 9.1 s where
+ * RESULTS.md measured 9.8 s).
  */
 const { decisionRequest } = require('./decision-texts');
 const { speedAdvice, SYSTEM1_SPEED_MS } = require('./speed-advice');

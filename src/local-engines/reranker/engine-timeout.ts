@@ -9,8 +9,9 @@ export const TYPICAL_CANDIDATES = 20;
 
 /**
  * Twice the prediction: the self-timing is a straight line through decisions of 1 and 8 candidates on a quiet
- * moment, and a real decision runs over it (issue 43's bench measured 90 candidates ~15% above such a line;
- * a longer state or longer descriptions cost more tokens; the machine may be busy with the client itself).
+ * moment, and a real decision runs over it (at gte-reranker's real size, float32, the line put 90 candidates at
+ * 9.1 s where engines/reranker/RESULTS.md measured 9.8 s; a longer state or longer descriptions cost more
+ * tokens; the machine may be busy with the client itself).
  */
 export const TIMEOUT_HEADROOM = 2;
 
