@@ -1,8 +1,9 @@
 'use strict';
 /**
  * A cross-encoder exported to ONNX, run with onnxruntime-node: one logit per (query, candidate) pair, the
- * pairs of a request in runs of similar length. Float32 throughout: the naga study measured float16 seven
- * times slower on a CPU, which has no half-precision units.
+ * pairs of a request in runs of similar length. Weights in float32 or int8 (the Hub's int8 export), logits in
+ * float32; float16 exports are refused: the naga study measured float16 seven times slower on a CPU, which has
+ * no half-precision units.
  */
 const fs = require('node:fs');
 const path = require('node:path');
