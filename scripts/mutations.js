@@ -121,8 +121,8 @@ const MUTATIONS = [
   {
     name: 'system1_ask dropping a question',
     file: 'src/mcp/ask/ask.service.ts',
-    from: 'for (const { id, ...question } of request.questions) {',
-    to: 'for (const { id, ...question } of request.questions.slice(0, -1)) {',
+    from: 'for (const { id, ...question } of request.questions) questions[id] = question;',
+    to: 'for (const { id, ...question } of request.questions.slice(0, -1)) questions[id] = question;',
     tests: ASK_TESTS,
   },
   {
