@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { guaranteedThreshold } from '../../src/calibration/guaranteed-threshold';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
+import { reportedInState } from '../fakes/systemone-answer';
 import { heldOutChoices } from '../helpers/independent-calibration';
 import { type EngineSample, syntheticEngine } from '../helpers/synthetic-engine';
 import { type Json, requireBuild, Resources, runCli, type Sandbox } from './helpers/gateway';
@@ -22,10 +23,7 @@ beforeAll(async () => {
   requireBuild();
   fake = new LayaFake();
   // Each example carries what the engine reports in its context.
-  fake.answerChoice = (question, body) => {
-    const reported = (body as { state: { fake_answer: number[] } }).state.fake_answer;
-    return Object.fromEntries(question.options.map((option, i) => [option, reported[i]]));
-  };
+  fake.answerChoice = reportedInState();
   endpoint = (await fake.start()).origin;
 });
 afterAll(() => fake.stop());

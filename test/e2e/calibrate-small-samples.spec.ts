@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { seededRandom } from '../../src/calibration/random';
 import { LayaFake } from '../fakes/laya.fake';
+import { reportedInState } from '../fakes/systemone-answer';
 import { heldOutScores, scaled } from '../helpers/independent-calibration';
 import { type EngineSample, halfRightAtSeventy, syntheticEngine } from '../helpers/synthetic-engine';
 import { type Json, requireBuild, Resources, runCli } from './helpers/gateway';
@@ -21,11 +22,7 @@ beforeAll(async () => {
   requireBuild();
   fake = new LayaFake();
   // Each example carries what the engine reports in its context; a decision without one gets DECIDED.
-  fake.answerChoice = (question, body) => {
-    const state = (body as { state?: { fake_answer?: number[] } }).state;
-    const reported = state?.fake_answer ?? DECIDED;
-    return Object.fromEntries(question.options.map((option, i) => [option, reported[i]]));
-  };
+  fake.answerChoice = reportedInState(DECIDED);
   endpoint = (await fake.start()).origin;
 });
 afterAll(() => fake.stop());

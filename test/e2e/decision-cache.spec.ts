@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LayaFake } from '../fakes/laya.fake';
+import { reportedInState } from '../fakes/systemone-answer';
 import { SYSTEMONE_ROUTE } from '../fakes/systemone-answer';
 import { syntheticEngine } from '../helpers/synthetic-engine';
 import { anyLatency, requireBuild, Resources, runCli } from './helpers/gateway';
@@ -21,10 +22,7 @@ const DECIDED = [0.5, 0.3, 0.2];
 beforeAll(async () => {
   requireBuild();
   fake = new LayaFake();
-  fake.answerChoice = (question, body) => {
-    const reported = (body as { state?: { fake_answer?: number[] } }).state?.fake_answer ?? DECIDED;
-    return Object.fromEntries(question.options.map((option, i) => [option, reported[i]]));
-  };
+  fake.answerChoice = reportedInState(DECIDED);
   endpoint = (await fake.start()).origin;
 });
 afterAll(() => fake.stop());

@@ -163,6 +163,18 @@ function truthOf(body: unknown, options: number): number[] | undefined {
     : undefined;
 }
 
+/**
+ * An `answerChoice` for calibration examples that carry what the engine is to report in their context: each
+ * choice is answered with the request's `state.fake_answer` (one probability per option, in order), or with
+ * `otherwise` when the state has none (undefined: the fake's usual answer).
+ */
+export function reportedInState(otherwise?: number[]): NonNullable<SystemOneEngineFake['answerChoice']> {
+  return (question, body) => {
+    const reported = (body as { state?: { fake_answer?: number[] } }).state?.fake_answer ?? otherwise;
+    return reported && Object.fromEntries(question.options.map((option, i) => [option, reported[i]]));
+  };
+}
+
 /** The questions of a request, or undefined when the body has no `questions` object. */
 export function readQuestions(body: unknown): FakeChoiceQuestion[] | undefined {
   if (!isObject(body) || !isObject(body.questions)) return undefined;
