@@ -18,38 +18,37 @@ export class AttemptFailed extends Error {
  * `cancels` aborts first, the signal aborts with that signal's reason and the promise rejects with
  * {@link AttemptCancelled}. When the work fails, its signal aborts too: a choice engine asks each question
  * in a request of its own, and one that failed must not leave the others open at the engine. One
- * controller and one listener per cancel: a signal linked per attempt (AbortSignal.any, or a controller
- * per source) was a twentieth of a busy server's time.
+ * controller, and one listener on every cancel: a signal linked per attempt (AbortSignal.any, or a
+ * controller per source) was a twentieth of a busy server's time.
  */
 export function withDeadline<T>(
   work: (signal: AbortSignal) => Promise<T>,
   ms: number,
   cancels: readonly AbortSignal[] = [],
 ): Promise<T> {
-  const already = cancels.find((signal) => signal.aborted);
-  if (already) return Promise.reject(cancelledBy(already));
+  for (const signal of cancels) if (signal.aborted) return Promise.reject(cancelledBy(signal));
   const controller = new AbortController();
   return new Promise<T>((resolve, reject) => {
-    // The first of the work, the deadline and a cancel settles; the others are released at once.
-    const settle = (outcome: () => void) => {
+    // The first of the work, the deadline and a cancel settles; the others are released at once. One
+    // listener for every cancel: it is told which signal aborted (an attempt in flight holds all of this).
+    const release = () => {
       clearTimeout(timer);
-      cancels.forEach((signal, i) => signal.removeEventListener('abort', listeners[i]));
-      outcome();
+      for (const signal of cancels) signal.removeEventListener('abort', onCancel);
     };
-    const stop = (reason: unknown, failure: Error) =>
-      settle(() => {
-        controller.abort(reason);
-        reject(failure);
-      });
+    const stop = (reason: unknown, failure: Error) => {
+      release();
+      controller.abort(reason);
+      reject(failure);
+    };
+    const onCancel = (event: Event) => {
+      const signal = event.target as AbortSignal;
+      stop(signal.reason, cancelledBy(signal));
+    };
     const timer = setTimeout(() => {
       const exceeded = new DeadlineExceeded();
       stop(exceeded, exceeded);
     }, ms);
-    const listeners = cancels.map((signal) => {
-      const listener = () => stop(signal.reason, cancelledBy(signal));
-      signal.addEventListener('abort', listener, { once: true });
-      return listener;
-    });
+    for (const signal of cancels) signal.addEventListener('abort', onCancel, { once: true });
     // Started at once, not a tick later: every tick on a decision's way is paid by each of its copies.
     let running: Promise<T>;
     try {
@@ -61,14 +60,17 @@ export function withDeadline<T>(
     }
     // A work that settles after the deadline or a cancel settles nothing more (and surfaces no rejection).
     running.then(
-      (value) => settle(() => resolve(value)),
+      (value) => {
+        release();
+        resolve(value);
+      },
       // The work's own failure, passed through as it was thrown (an engine's, whatever it is).
-      (error: unknown) =>
-        settle(() => {
-          controller.abort(new AttemptFailed('another part of the attempt failed'));
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-          reject(error);
-        }),
+      (error: unknown) => {
+        release();
+        controller.abort(new AttemptFailed('another part of the attempt failed'));
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        reject(error);
+      },
     );
   });
 }

@@ -10,3 +10,14 @@ export const keyedMap = <T>(): Record<string, T> => Object.create(null) as Recor
 /** `record[key]` when the record itself holds the key, else undefined (never an inherited member). */
 export const ownValue = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined;
+
+/**
+ * `record[key] = value` as an own data property, also for `__proto__` (which an assignment would make the
+ * prototype). For records built on every decision: a plain object is half the size of a {@link keyedMap},
+ * and is read through `Object.hasOwn` (or {@link ownValue}) all the same.
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}

@@ -13,7 +13,7 @@ export interface CachedReply {
   reply: EvaluateReply;
   stray: StrayAnswers;
   model: string | null | undefined;
-  notes: string[];
+  notes: readonly string[];
 }
 
 /** The largest share of the cache's bytes one entry may take: a few huge requests cannot push out the rest. */

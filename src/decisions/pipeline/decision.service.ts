@@ -91,17 +91,19 @@ export class DecisionService {
     return () => this.observers.delete(observer);
   }
 
-  async decide(request: DecisionRequest, policy: DecisionPolicy = {}): Promise<DecisionOutcome> {
-    const outcome = await this.run(request, policy);
-    const caller = callerScope.getStore()?.name;
-    for (const observer of this.observers) {
-      try {
-        observer({ surface: policy.surface ?? 'other', outcome, ...(caller !== undefined && { caller }) });
-      } catch {
-        // Counting must never cost a caller its answer.
+  decide(request: DecisionRequest, policy: DecisionPolicy = {}): Promise<DecisionOutcome> {
+    // A promise chain, not an async function: nothing of this step stays suspended while the engine works.
+    return this.run(request, policy).then((outcome) => {
+      const caller = callerScope.getStore()?.name;
+      for (const observer of this.observers) {
+        try {
+          observer({ surface: policy.surface ?? 'other', outcome, ...(caller !== undefined && { caller }) });
+        } catch {
+          // Counting must never cost a caller its answer.
+        }
       }
-    }
-    return outcome;
+      return outcome;
+    });
   }
 
   private async run(request: DecisionRequest, policy: DecisionPolicy): Promise<DecisionOutcome> {
@@ -109,13 +111,18 @@ export class DecisionService {
     const requestId = request.requestId ?? randomUUID();
     const chain = this.chainFor(request.model, policy);
     const threshold = request.minConfidence ?? policy.minConfidence ?? this.config.gateway.min_confidence;
-    const outcome = (answers: Record<string, QuestionOutcome>, attempts: AttemptRecord[]): DecisionOutcome => ({
+    const outcome = (
+      answers: Record<string, QuestionOutcome>,
+      attempts: AttemptRecord[],
+      meta?: Partial<DecisionOutcome>,
+    ): DecisionOutcome => ({
       requestId,
       answers,
       requested: this.withModel(chain[0]),
       attempts,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       threshold,
+      ...meta,
     });
     const unanswered = this.gate.whyNotAsked(request);
     if (unanswered) {
@@ -130,7 +137,7 @@ export class DecisionService {
     const fits = this.attempts.fitsInForce();
     for (;;) {
       const pass = await this.tryChain(chain, request, policy, { requestId, threshold, deadline, fullTimeoutMs, fits });
-      if ('answered' in pass) return { ...outcome(pass.answers, pass.attempts), ...pass.meta };
+      if ('answered' in pass) return outcome(pass.answers, pass.attempts, pass.meta);
       if (request.signal?.aborted) return outcome(everyQuestion(request, CANCELLED), pass.attempts);
       const recovery =
         pass.allCooling && this.waitsForRecovery(policy)

@@ -98,7 +98,7 @@ export class EngineAttempts {
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
-      const planned = { ...request, questions: widening.questions };
+      const planned = widening.questions === request.questions ? request : { ...request, questions: widening.questions };
       const plan = planQuestions(ref.provider, planned, inPasses ? withoutCallLimits(typed) : typed, last);
       if (!plan.ok) return { ...plan, notSent: true };
       const passes = inPasses ? questionPasses(plan.questions, typed) : [plan.questions];
@@ -127,11 +127,11 @@ export class EngineAttempts {
                 (sent, i) => replyData(ref.provider, sent, passes[i]),
               ),
             );
-      const errors = { ...plan.refused, ...reply.errors };
+      const errors = hasKeys(plan.refused) ? { ...plan.refused, ...reply.errors } : reply.errors;
       const restored = {
         ...reply,
         answers: widening.restore(reply.answers),
-        ...(Object.keys(errors).length > 0 && { errors }),
+        ...(errors !== undefined && hasKeys(errors) && { errors }),
       };
       return { ok: true, reply: restored, stray, model: capabilities.model, notes: widening.notes };
     } catch (error) {
@@ -151,11 +151,7 @@ export class EngineAttempts {
     ask: (context: AttemptContext) => Promise<T>,
   ): Promise<T> {
     return this.runtime.track(engine, (unregistered) =>
-      withDeadline(
-        (signal) => ask({ signal, requestId }),
-        timeoutMs,
-        [caller, unregistered].filter((signal): signal is AbortSignal => signal !== undefined),
-      ),
+      withDeadline((signal) => ask({ signal, requestId }), timeoutMs, cancelsOf(caller, unregistered)),
     );
   }
 
@@ -202,7 +198,7 @@ export class EngineAttempts {
   replyMeta(ref: ModelRef, attempt: Extract<Attempt, { ok: true }>): Partial<DecisionOutcome> {
     const { reply, stray, model, notes } = attempt;
     const facts = replyFacts(ref.provider, reply, stray);
-    const warnings = [...notes, ...facts.warnings];
+    const warnings = notes.length === 0 ? facts.warnings : [...notes, ...facts.warnings];
     const executedModel = facts.model ?? ref.model ?? (typeof model === 'string' ? model : undefined);
     return {
       executed: { provider: ref.provider, ...(executedModel && { model: executedModel }) },
@@ -212,6 +208,20 @@ export class EngineAttempts {
       ...(warnings.length > 0 && { warnings }),
     };
   }
+}
+
+const NO_CANCELS: readonly AbortSignal[] = [];
+
+function hasKeys(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
+}
+
+/** The signals that cancel an attempt, of those there are (one array, built once per attempt). */
+function cancelsOf(caller: AbortSignal | undefined, unregistered: AbortSignal | undefined): readonly AbortSignal[] {
+  if (caller && unregistered) return [caller, unregistered];
+  if (caller) return [caller];
+  return unregistered ? [unregistered] : NO_CANCELS;
 }
 
 function firstRefusal(engine: string, passes: Record<string, Question>[], typed: QuestionCapabilities) {

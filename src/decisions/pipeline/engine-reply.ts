@@ -1,6 +1,6 @@
 import { deepFreeze } from '../../common/deep-freeze';
 import { isRecord } from '../../common/is-record';
-import { keyedMap } from '../../common/own-keys';
+import { setOwn } from '../../common/own-keys';
 import { shown } from '../../common/clip';
 import { MalformedResponseError } from '../errors/decision-error';
 import { kindOf } from '../../common/is-record';
@@ -15,9 +15,9 @@ export const STRAY_IDS_SHOWN = 3;
 /**
  * `value` as plain JSON data: every getter, `toJSON` and Proxy trap of a provider's object runs here, inside
  * the attempt, so nothing read later can throw or change. Fails with words of ours, never the provider's:
- * its text is not safe to show.
+ * its text is not safe to show. `what` names the value, only when it cannot be read.
  */
-function plainData(value: unknown, what: string): unknown {
+function plainData(value: unknown, what: () => string): unknown {
   // Text, true and false, null and absence are data already, and immutable: no copy to make.
   if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   try {
@@ -27,7 +27,7 @@ function plainData(value: unknown, what: string): unknown {
     const text = JSON.stringify(value);
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
   } catch {
-    throw new MalformedResponseError(`${what} cannot be read as data`);
+    throw new MalformedResponseError(`${what()} cannot be read as data`);
   }
 }
 
@@ -97,7 +97,7 @@ export function capabilitiesData(engine: string, capabilities: () => ProviderCap
 }
 
 function readCapabilities(engine: string, raw: unknown): CapabilitiesData {
-  const facts = plainData(raw, `${engine}: what capabilities() returned`);
+  const facts = plainData(raw, () => `${engine}: what capabilities() returned`);
   if (!isRecord(facts))
     throw new MalformedResponseError(`${engine}: capabilities() returned ${kindOf(facts)}, not an object`);
   const typed = questionCapabilitiesOf(facts);
@@ -159,46 +159,61 @@ export function replyData(
       : new MalformedResponseError(`${engine}'s reply cannot be read as data`);
   }
   const stray: StrayAnswers = { count: 0, first: [] };
-  const taken = keyedMap<unknown>();
-  for (const id of ownKeysOf(answers, `${engine}'s answers`)) {
+  // Plain objects (see setOwn): these are built on every decision.
+  const taken: Record<string, unknown> = {};
+  for (const id of ownKeysOf(answers, engine, 'answers')) {
     if (Object.hasOwn(asked, id)) {
-      taken[id] = plainData(readField(answers, id, `${engine}'s answers`), `${engine}'s answer to ${shown(id)}`);
+      setOwn(
+        taken,
+        id,
+        plainData(readField(answers, id, engine, 'answers'), () => `${engine}'s answer to ${shown(id)}`),
+      );
     } else if (stray.count++ < STRAY_IDS_SHOWN) {
       stray.first.push(id);
     }
   }
-  const declined = keyedMap<unknown>();
+  let declined: Record<string, unknown> | undefined;
   if (isRecord(errors)) {
-    for (const id of ownKeysOf(errors, `${engine}'s errors`)) {
+    for (const id of ownKeysOf(errors, engine, 'errors')) {
       if (Object.hasOwn(asked, id))
-        declined[id] = plainData(readField(errors, id, `${engine}'s errors`), `${engine}'s error for ${shown(id)}`);
+        setOwn(
+          (declined ??= {}),
+          id,
+          plainData(readField(errors, id, engine, 'errors'), () => `${engine}'s error for ${shown(id)}`),
+        );
     }
   }
-  const facts = Object.fromEntries(
-    (['model', 'usage', 'approximate', 'degraded'] as const).map((field) => [
-      field,
-      plainData(readField(fields, field, `${engine}'s reply`), `${engine}'s "${field}"`),
-    ]),
-  );
+  const fact = (field: 'model' | 'usage' | 'approximate' | 'degraded') =>
+    plainData(readField(fields, field, engine, 'reply'), () => `${engine}'s "${field}"`);
   return {
-    reply: { ...facts, answers: taken, ...(Object.keys(declined).length > 0 && { errors: declined }) } as EvaluateReply,
+    reply: {
+      model: fact('model'),
+      usage: fact('usage'),
+      approximate: fact('approximate'),
+      degraded: fact('degraded'),
+      answers: taken,
+      ...(declined && { errors: declined }),
+    } as EvaluateReply,
     stray,
   };
 }
 
-function ownKeysOf(value: object, what: string): string[] {
+/** Which part of an engine's reply a read failed in, for its message. */
+type ReplyPart = 'answers' | 'errors' | 'reply';
+
+function ownKeysOf(value: object, engine: string, part: ReplyPart): string[] {
   try {
     return Object.keys(value);
   } catch {
-    throw new MalformedResponseError(`${what} cannot be read as data`);
+    throw new MalformedResponseError(`${engine}'s ${part} cannot be read as data`);
   }
 }
 
-function readField(value: Record<string, unknown>, key: string, what: string): unknown {
+function readField(value: Record<string, unknown>, key: string, engine: string, part: ReplyPart): unknown {
   try {
     return value[key];
   } catch {
-    throw new MalformedResponseError(`${what} cannot be read as data`);
+    throw new MalformedResponseError(`${engine}'s ${part} cannot be read as data`);
   }
 }
 

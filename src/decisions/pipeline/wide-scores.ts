@@ -7,7 +7,7 @@ import { type ChoiceQuestion, type Question, type ScoreQuestion } from '../quest
 export interface WidenedQuestions {
   questions: Record<string, Question>;
   /** One line per score asked as a choice, for the reply's warnings. */
-  notes: string[];
+  notes: readonly string[];
   /** The engine's answers with each widened score's read back in the score's shape. */
   restore(answers: Record<string, unknown>): Record<string, unknown>;
 }
@@ -18,6 +18,9 @@ export interface WidenedQuestions {
  * most 10. The choice's distribution over the levels is the score's, so the answer is read back as a
  * score. Any other question goes as it is, and an engine that cannot take it refuses.
  */
+const NO_NOTES: readonly string[] = Object.freeze([]);
+const unchanged = (answers: Record<string, unknown>) => answers;
+
 export function widenScores(
   engine: string,
   questions: Record<string, Question>,
@@ -26,8 +29,8 @@ export function widenScores(
   const wide = Object.entries(questions).filter((entry): entry is [string, ScoreQuestion] =>
     fitsOnlyAsChoice(entry[1], capabilities),
   );
-  // the common case: nothing to copy
-  if (wide.length === 0) return { questions, notes: [], restore: (answers) => answers };
+  // the common case: nothing to copy (and nothing made per call)
+  if (wide.length === 0) return { questions, notes: NO_NOTES, restore: unchanged };
   const levels = new Map(wide.map(([id, question]) => [id, question.criteria.length]));
   return {
     questions: { ...questions, ...Object.fromEntries(wide.map(([id, question]) => [id, levelChoice(question)])) },

@@ -18,17 +18,28 @@ export const LOST_RACE = 'another replica answered first (a hedged request)';
  * wins and the other copy is aborted through its own signal (its connection closes); a copy that ends in a
  * result not accepted leaves the race to the other. A copy's `signal` also aborts with `caller`.
  */
-export async function raceCopies<R>(
+export function raceCopies<R>(
   launch: (hedge: boolean, signal: AbortSignal | undefined) => Promise<R> | undefined,
   accepted: (result: R) => boolean,
   afterMs: number | undefined,
   caller: AbortSignal | undefined,
 ): Promise<{ copies: RaceCopy<R>[]; winner?: RaceCopy<R> }> {
-  if (afterMs === undefined) {
-    // No race: the caller's signal as it is (a signal of its own per call costs more than the rest of the step).
-    const only: RaceCopy<R> = { hedge: false, result: await launch(false, caller)!, cancelled: false };
-    return { copies: [only], ...(accepted(only.result) && { winner: only }) };
-  }
+  if (afterMs !== undefined) return race(launch, accepted, afterMs, caller);
+  // No race: the caller's signal as it is (a signal of its own per call costs more than the rest of the step),
+  // and no suspended function of its own held while the copy runs.
+  return launch(false, caller)!.then((result) => {
+    const only: RaceCopy<R> = { hedge: false, result, cancelled: false };
+    return accepted(result) ? { copies: [only], winner: only } : { copies: [only] };
+  });
+}
+
+/** The hedged race itself (see raceCopies). */
+async function race<R>(
+  launch: (hedge: boolean, signal: AbortSignal | undefined) => Promise<R> | undefined,
+  accepted: (result: R) => boolean,
+  afterMs: number,
+  caller: AbortSignal | undefined,
+): Promise<{ copies: RaceCopy<R>[]; winner?: RaceCopy<R> }> {
   type Running = { hedge: boolean; controller: AbortController; done: Promise<RaceCopy<R>>; settled?: RaceCopy<R> };
   const start = (hedge: boolean): Running | undefined => {
     const controller = new AbortController();

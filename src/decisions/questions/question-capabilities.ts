@@ -41,6 +41,9 @@ export type QuestionPlan =
  * on; with `answerWhatItCan` (the chain's last engine) the other questions are asked and those are
  * refused one by one. Limits and images always refuse the whole request.
  */
+/** Nothing refused: one frozen object for every plan that takes the whole request. */
+const NONE_REFUSED: Record<string, DecisionError> = Object.freeze({});
+
 export function planQuestions(
   engine: string,
   request: Checked,
@@ -52,7 +55,7 @@ export function planQuestions(
   );
   if (!answerWhatItCan || untaken.length === Object.keys(request.questions).length) {
     const refusal = capabilityRefusal(engine, request, capabilities);
-    return refusal ? { ok: false, error: refusal } : { ok: true, questions: request.questions, refused: {} };
+    return refusal ? { ok: false, error: refusal } : { ok: true, questions: request.questions, refused: NONE_REFUSED };
   }
   const skipped = new Set(untaken);
   const questions = Object.fromEntries(Object.entries(request.questions).filter(([id]) => !skipped.has(id)));

@@ -19,8 +19,9 @@ export class DecideTool implements McpTool {
 
   constructor(private readonly decider: DecideService) {}
 
-  async call(args: unknown, signal?: AbortSignal, requestId?: string) {
-    const response = await this.decider.decide(args, requestId, signal);
-    return { result: { ...response }, isError: response.status === 'error' };
+  call(args: unknown, signal?: AbortSignal, requestId?: string) {
+    return this.decider
+      .decide(args, requestId, signal)
+      .then((response) => ({ result: { ...response }, isError: response.status === 'error' }));
   }
 }

@@ -124,19 +124,18 @@ export class EngineHttpClient {
    * A request lost on a kept-alive socket the engine had closed (see {@link watchForStaleSocket}) never
    * reached it, so it is sent once more on a fresh connection, under the same signal (within the deadline).
    */
-  protected async exchange(
+  protected exchange(
     url: URL,
     options: http.RequestOptions & { signal: AbortSignal },
     payload: string | undefined,
   ): Promise<EngineReplyText> {
-    try {
-      return await this.exchangeOnce(url, options, payload);
-    } catch (error) {
+    // A promise chain, not an async function: nothing of this step stays suspended while the engine works.
+    return this.exchangeOnce(url, options, payload).catch((error: unknown) => {
       if (!(error instanceof StaleSocketError)) throw error;
       if (options.signal.aborted) throw error.failure;
       // A connection of its own (no agent): another idle socket of the pool may have been closed as well.
       return this.exchangeOnce(url, { ...options, agent: false }, payload);
-    }
+    });
   }
 
   private exchangeOnce(

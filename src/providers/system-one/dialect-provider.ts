@@ -69,14 +69,16 @@ export class DialectProvider<S extends SystemOneSettings> implements System1Prov
     const { dialect } = this;
     if (dialect.key?.required && !this.connection.apiKey())
       throw new ProviderError(keyWords(dialect.key.required, this.connection.keyVariable));
-    const declined = dialect.decline?.(request, this.settings) ?? {};
-    const asked = Object.entries(request.questions).filter(([id]) => !Object.hasOwn(declined, id));
-    const questions = Object.fromEntries(asked);
-    const withErrors = (reply: EvaluateReply): EvaluateReply =>
-      Object.keys(declined).length > 0 ? { ...reply, errors: declined } : reply;
+    const declined = dialect.decline?.(request, this.settings);
+    // Most dialects decline nothing: then the request goes as it came, nothing of it copied.
+    const refused = declined !== undefined && Object.keys(declined).length > 0;
+    const questions = refused
+      ? Object.fromEntries(Object.entries(request.questions).filter(([id]) => !Object.hasOwn(declined, id)))
+      : request.questions;
+    const withErrors = (reply: EvaluateReply): EvaluateReply => (refused ? { ...reply, errors: declined } : reply);
     if (Object.keys(questions).length === 0) return withErrors({ answers: {} });
 
-    const sent = { ...request, questions };
+    const sent = refused ? { ...request, questions } : request;
     const noulAsChoice = dialect.question?.noulAsChoice ?? false;
     const body = typedSystemOneRequest(sent, {
       model: this.settings.model || undefined,

@@ -4,6 +4,7 @@
  * llama-server / engines/systemone/serve.py. See wire-contracts.md §1.
  */
 import { isRecord } from '../../common/is-record';
+import { setOwn } from '../../common/own-keys';
 import { isBare } from '../../decisions/pipeline/question-text';
 import { kindOf } from '../../common/is-record';
 import { isTokenCount } from '../../decisions/pipeline/engine-reply';
@@ -21,17 +22,37 @@ export const SYSTEMONE_PATH = '/v1/systemone';
 
 /** Probabilities best first, as a rationale shows them: `block the merge=0.52, rerun the pipeline=0.48`. */
 export function probabilitiesBestFirst(probabilities: Record<string, number>, shownAtMost = 5): string {
-  const ranked = Object.entries(probabilities).sort(([, a], [, b]) => b - a);
-  const listed = ranked.slice(0, shownAtMost).map(([option, p]) => `${option}=${Number(p.toFixed(4))}`);
-  const more = ranked.length - shownAtMost;
-  return more > 0 ? `${listed.join(', ')}, and ${more} more` : listed.join(', ');
+  // The best few kept in one pass, ties in the engine's order: every answer's rationale comes through here,
+  // and sorting a copy of every entry was what a decision's rationale allocated most.
+  const options = Object.keys(probabilities);
+  const best: string[] = [];
+  for (const option of options) {
+    const p = probabilities[option];
+    let at = best.length;
+    while (at > 0 && probabilities[best[at - 1]] < p) at--;
+    if (at < shownAtMost) {
+      best.splice(at, 0, option);
+      if (best.length > shownAtMost) best.pop();
+    }
+  }
+  let listed = '';
+  for (const option of best)
+    listed += `${listed === '' ? '' : ', '}${option}=${Number(probabilities[option].toFixed(4))}`;
+  const more = options.length - best.length;
+  return more > 0 ? `${listed}, and ${more} more` : listed;
 }
 
 /** `laya typed-decisions: block the merge=0.52, rerun the pipeline=0.48`, or who answered alone (a yes/no). */
 export function rationaleOf(source: string, answer: Record<string, unknown>): string {
   const { probabilities } = answer;
-  const numbers = isRecord(probabilities) && Object.values(probabilities).every((p) => typeof p === 'number');
-  return numbers ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}` : source;
+  return isRecord(probabilities) && allNumbers(probabilities)
+    ? `${source}: ${probabilitiesBestFirst(probabilities as Record<string, number>)}`
+    : source;
+}
+
+function allNumbers(values: Record<string, unknown>): boolean {
+  for (const key in values) if (Object.hasOwn(values, key) && typeof values[key] !== 'number') return false;
+  return true;
 }
 
 /**
@@ -43,37 +64,34 @@ export function typedSystemOneRequest(
   request: EvaluateRequest,
   { model, noulAsChoice, bareCandidates }: { model?: string; noulAsChoice: boolean; bareCandidates: BareCandidates },
 ): Record<string, unknown> {
-  const questions: Record<string, unknown> = Object.fromEntries<unknown>(
-    Object.entries(request.questions).map(([id, question]) => {
-      if (question.type === 'noul' && noulAsChoice) {
-        return [
-          id,
-          {
-            type: 'choice',
-            instructions: question.instructions,
-            criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null },
-          },
-        ];
-      }
-      if (
-        question.type === 'choice' &&
-        bareCandidates === 'labels' &&
-        Object.entries(question.criteria).every(([key, d]) => isBare(key, d))
-      ) {
-        return [id, { ...question, criteria: Object.keys(question.criteria) }];
-      }
-      return [id, question];
-    }),
-  );
-  return {
-    ...(model ? { model } : {}),
-    // Laya answers 400 and llama-server 422 to a missing or null state, and TypeSafe refuses scalars: an
-    // empty object means "no context" to all of them.
-    state: request.state ?? {},
-    questions,
-    ...(request.images?.length ? { images: request.images } : {}),
-    ...(request.longContext ? { longContext: true } : {}),
-  };
+  // Built key by key (this runs on every decision), keyed by the caller's ids.
+  const questions: Record<string, unknown> = {};
+  for (const [id, question] of Object.entries(request.questions)) {
+    if (question.type === 'noul' && noulAsChoice) {
+      setOwn(questions, id, {
+        type: 'choice',
+        instructions: question.instructions,
+        criteria: { yes: question.criteria?.true ?? null, no: question.criteria?.false ?? null },
+      });
+    } else if (question.type === 'choice' && bareCandidates === 'labels' && everyBare(question.criteria)) {
+      setOwn(questions, id, { ...question, criteria: Object.keys(question.criteria) });
+    } else setOwn(questions, id, question);
+  }
+  // The body's keys in this order, as engines have seen them.
+  const body: Record<string, unknown> = {};
+  if (model) body.model = model;
+  // Laya answers 400 and llama-server 422 to a missing or null state, and TypeSafe refuses scalars: an
+  // empty object means "no context" to all of them.
+  body.state = request.state ?? {};
+  body.questions = questions;
+  if (request.images?.length) body.images = request.images;
+  if (request.longContext) body.longContext = true;
+  return body;
+}
+
+function everyBare(criteria: Record<string, unknown>): boolean {
+  for (const [key, description] of Object.entries(criteria)) if (!isBare(key, description)) return false;
+  return true;
 }
 
 /** A yes/no question asked as a choice, answered back as a `noul` (P(yes)); anything else untouched. */

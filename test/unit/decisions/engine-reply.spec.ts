@@ -1,4 +1,4 @@
-import { capabilitiesData } from '../../../src/decisions/pipeline/engine-reply';
+import { capabilitiesData, replyData } from '../../../src/decisions/pipeline/engine-reply';
 import type { ProviderCapabilities } from '../../../src/decisions/registry/provider.interface';
 
 const facts = (model: string) => ({
@@ -149,5 +149,33 @@ describe("replyData: an engine's answers copied as data", () => {
     const copy = copied(answer) as typeof answer;
     answer.probabilities.a = 0.1;
     expect(copy.probabilities.a).toBe(0.9);
+  });
+});
+
+describe("replyData: an engine's reply as data", () => {
+  it('keeps the answer to a question named "__proto__" as its own key, and counts answers nobody asked', () => {
+    const asked = JSON.parse('{"__proto__": {}, "b": {}}') as Record<string, unknown>;
+    const reply = JSON.parse('{"model": "m", "answers": {"__proto__": {"choice": "x"}, "b": 1, "c": 2}}') as unknown;
+    const read = replyData('e', reply, asked);
+    expect(Object.getPrototypeOf(read.reply.answers)).toBe(Object.prototype);
+    expect(Object.hasOwn(read.reply.answers, '__proto__')).toBe(true);
+    expect(JSON.stringify(read.reply.answers)).toBe('{"__proto__":{"choice":"x"},"b":1}');
+    expect(read.reply.model).toBe('m');
+    expect(read.reply).not.toHaveProperty('errors');
+    expect(read.stray).toEqual({ count: 1, first: ['c'] });
+  });
+
+  it('names the answer it cannot read, in words of its own', () => {
+    const answers = {
+      get a() {
+        throw new Error("the provider's own words");
+      },
+    };
+    expect(() => replyData('e', { answers }, { a: {} })).toThrow("e's answers cannot be read as data");
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => replyData('e', { answers: { a: cyclic } }, { a: {} })).toThrow(
+      'e\'s answer to "a" cannot be read as data',
+    );
   });
 });

@@ -47,6 +47,17 @@ describe('the System One request', () => {
     });
   });
 
+  it('sends a question whose id is named like an Object.prototype member under that id', () => {
+    const questions = JSON.parse('{"__proto__": {"type": "noul", "instructions": "Safe?"}}') as Record<
+      string,
+      Question
+    >;
+    const body = typedSystemOneRequest({ questions }, { noulAsChoice: true, bareCandidates: 'labels' });
+    expect(JSON.stringify(body)).toBe(
+      '{"state":{},"questions":{"__proto__":{"type":"choice","instructions":"Safe?","criteria":{"yes":null,"no":null}}}}',
+    );
+  });
+
   it('sends described candidates as written', () => {
     const described: ChoiceQuestion = {
       type: 'choice',
@@ -135,5 +146,32 @@ describe('reading a System One reply', () => {
     expect(probabilitiesBestFirst({ rerun: 0.48, block: 0.52 })).toBe('block=0.52, rerun=0.48');
     const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`o${i}`, (i + 1) / 36]));
     expect(probabilitiesBestFirst(many)).toBe('o7=0.2222, o6=0.1944, o5=0.1667, o4=0.1389, o3=0.1111, and 3 more');
+  });
+
+  it("keeps ties in the engine's order, as a stable sort of every entry does", () => {
+    expect(probabilitiesBestFirst({ a: 0.25, b: 0.5, c: 0.25 })).toBe('b=0.5, a=0.25, c=0.25');
+    // Against that sort on generated distributions: small option sets (ties are common) and long tails.
+    const bySort = (probabilities: Record<string, number>) => {
+      const ranked = Object.entries(probabilities).sort(([, a], [, b]) => b - a);
+      const listed = ranked.slice(0, 5).map(([option, p]) => `${option}=${Number(p.toFixed(4))}`);
+      return ranked.length > 5 ? `${listed.join(', ')}, and ${ranked.length - 5} more` : listed.join(', ');
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const reached = { ties: 0, tails: 0 };
+    const cases = 500;
+    for (let n = 0; n < cases; n++) {
+      const size = 1 + Math.floor(next() * 9);
+      const probabilities = Object.fromEntries(
+        Array.from({ length: size }, (_, i) => [`o${i}`, Math.floor(next() * 4) / 4]),
+      );
+      const values = Object.values(probabilities);
+      if (new Set(values).size < values.length) reached.ties++;
+      if (size > 5) reached.tails++;
+      expect(probabilitiesBestFirst(probabilities)).toBe(bySort(probabilities));
+    }
+    // What the generator reached (it must keep reaching both): about 75% with ties, 44% with a tail.
+    expect(reached.ties / cases).toBeGreaterThan(0.5);
+    expect(reached.tails / cases).toBeGreaterThan(0.3);
   });
 });
