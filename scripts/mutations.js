@@ -197,8 +197,8 @@ const MUTATIONS = [
     // The verdict that spares class-validator's own call: a request a validator refuses must still be refused.
     name: 'the DTO verdict passes what a validator refused',
     file: 'src/common/dto-verdict.ts',
-    from: '    if (!valid) return false;',
-    to: '    void valid;',
+    from: '      if (validator.validate(value, args) !== true) return false;',
+    to: '      void validator.validate(value, args);',
     tests: [
       'test/unit/common/dto-verdict.spec.ts',
       'test/unit/hostile-input.spec.ts',

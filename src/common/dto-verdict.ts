@@ -98,32 +98,37 @@ function compile(target: new () => object): Verdict {
   return (instance, undeclared) => {
     // Under whitelist an undeclared key is refused or stripped: class-validator's to do either.
     if (!undeclared) for (const key of Object.keys(instance)) if (!declared.has(key)) return false;
-    return properties.every((property) => passes(instance, property));
+    // One arguments object for every validator of the instance, each run in turn and synchronously
+    // (class-validator builds one per validator: on a busy server those were most of what the check allocated).
+    const args: ValidationArguments = {
+      targetName: instance.constructor.name,
+      property: '',
+      object: instance,
+      value: undefined,
+      constraints: [],
+    };
+    for (const property of properties) if (!passes(instance, property, args)) return false;
+    return true;
   };
 }
 
 /** One property's checks, run as ValidationExecutor runs them (performValidations, customValidations). */
-function passes(instance: Record<string, unknown>, { name, conditions, constraints }: PropertyChecks): boolean {
+function passes(
+  instance: Record<string, unknown>,
+  { name, conditions, constraints }: PropertyChecks,
+  args: ValidationArguments,
+): boolean {
   const value = instance[name];
   for (const condition of conditions) if (!condition(instance, value)) return true;
-  // One arguments object for the property's validators, each run in turn and synchronously (class-validator
-  // builds one per validator: on a busy server those were most of what the check allocated).
-  const args: ValidationArguments = {
-    targetName: instance.constructor.name,
-    property: name,
-    object: instance,
-    value,
-    constraints: [],
-  };
+  args.value = value;
   for (const { metadata, validator } of constraints) {
     if (metadata.validateIf && !metadata.validateIf(instance, value)) continue;
     args.property = metadata.propertyName;
     args.constraints = metadata.constraints;
     const eachOf = metadata.each ? itemsOf(value) : undefined;
-    const valid = eachOf
-      ? eachOf.every((item) => validator.validate(item, args) === true)
-      : validator.validate(value, args) === true;
-    if (!valid) return false;
+    if (eachOf === undefined) {
+      if (validator.validate(value, args) !== true) return false;
+    } else for (const item of eachOf) if (validator.validate(item, args) !== true) return false;
   }
   return true;
 }

@@ -99,13 +99,18 @@ export class GatedTransport implements Transport {
     return this.inner.start();
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const counted = isResponse(message) && usableId(message.id) && this.settle(message.id);
+    let sent: Promise<void>;
     try {
-      await this.inner.send(message, options);
-    } finally {
-      if (counted) this.answered();
+      sent = this.inner.send(message, options);
+    } catch (error) {
+      // Passed on as thrown, as an async function would.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      sent = Promise.reject(error);
     }
+    // A promise chain, not an async function: one answer of every decision passes here.
+    return counted ? sent.finally(() => this.answered()) : sent;
   }
 
   async close(): Promise<void> {

@@ -23,10 +23,13 @@ export const FIRST_WINDOW_DIVISOR = 8;
 /** What a call may do with one engine now: ask it (perhaps as the one trial after a window), or skip it. */
 export interface Admission {
   /** Milliseconds left in the window; 0 when the engine may be asked. */
-  remainingMs: number;
+  readonly remainingMs: number;
   /** This call holds the one trial: it must end it with `succeeded`, `failed` or `release`. */
-  trial: boolean;
+  readonly trial: boolean;
 }
+
+/** May be asked, no trial held: the answer for every call to an engine that is not cooling down. */
+const ADMITTED: Admission = Object.freeze({ remainingMs: 0, trial: false });
 
 /** An engine's cooldown as `system1_health` shows it. */
 export interface CooldownState {
@@ -138,7 +141,7 @@ export class CooldownService {
     // An end further ahead than cooldown_s (a lowered cooldown_s, a stale file, a clock that stepped back) is
     // clamped to it and kept, so the window ends on time rather than being held at full length forever.
     if (entry && entry.until - this.now() > this.capMs) this.write(key, { ...entry, until: this.now() + this.capMs });
-    return { remainingMs: Math.max(left, 0), trial: false };
+    return left > 0 ? { remainingMs: left, trial: false } : ADMITTED;
   }
 
   /** Milliseconds left in `key`'s cooldown (0 when it may be asked), claiming the trial as {@link admit} does. */

@@ -142,14 +142,15 @@ export class ReplicaRunner {
     tried: ReadonlySet<PoolMember>,
     holdMs: number,
   ): ReplicaPick | { coolingMs: number } | undefined {
-    const untried = pool.filter((member) => !tried.has(member));
+    const untried = tried.size === 0 ? pool : pool.filter((member) => !tried.has(member));
     if (untried.length === 0) return undefined;
     if (policy.cooldown === false) return { member: this.balance(ref, untried), admission: NO_TRIAL };
-    const open = untried.filter((member) => this.cooldown.peekMs(endpointKey(ref, member)) <= 0);
+    const peek = (member: PoolMember) => this.cooldown.peekMs(endpointKey(ref, member));
+    const open = untried.filter((member) => peek(member) <= 0);
     while (open.length > 0) {
       // A replica whose window is over is tried first: its trial is the only way back into the pool, and a
       // failed one costs this call one attempt before the next replica answers.
-      const trials = open.filter((member) => this.cooldown.peekMs(endpointKey(ref, member)) < 0);
+      const trials = open.some((member) => peek(member) < 0) ? open.filter((member) => peek(member) < 0) : open;
       const member = this.balance(ref, trials.length > 0 ? trials : open);
       const admission = this.cooldown.admit(endpointKey(ref, member), holdMs);
       if (admission.remainingMs === 0) return { member, admission };

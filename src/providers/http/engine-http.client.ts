@@ -3,12 +3,15 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { GATEWAY_VERSION } from '../../common/version';
+import { setOwn } from '../../common/own-keys';
 import { isRecord } from '../../common/is-record';
 import { EngineBodyError, EngineStatusError, EngineTransportError } from '../../decisions/errors/decision-error';
 import { connectLookup, isLoopbackHost } from './endpoint';
 import { ProxyTunnelError, proxyTunnelFor } from './proxy-tunnel';
 import { scrubSecrets } from './secret-scrub';
 import { StaleSocketError, watchForStaleSocket } from './stale-socket';
+
+const USER_AGENT = `system1-gateway/${GATEWAY_VERSION}`;
 
 /** The most an engine reply may weigh; a decision is a few hundred bytes, a model list a few KiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -69,14 +72,13 @@ export class EngineHttpClient {
       throw new EngineTransportError(`refused to call ${url.hostname}: not this machine and allow_remote is off`);
     }
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const requestHeaders = {
-      accept: 'application/json',
-      'user-agent': `system1-gateway/${GATEWAY_VERSION}`,
-      ...(payload === undefined
-        ? {}
-        : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
-      ...headers,
-    };
+    // Built key by key, not spread together: every decision sends one.
+    const requestHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
+    if (payload !== undefined) {
+      requestHeaders['content-type'] = 'application/json';
+      requestHeaders['content-length'] = String(Buffer.byteLength(payload));
+    }
+    for (const name of Object.keys(headers)) setOwn(requestHeaders, name, headers[name]);
 
     let reply: EngineReplyText;
     try {
@@ -94,7 +96,7 @@ export class EngineHttpClient {
       throw new EngineTransportError(`${transportProblem(error)} (${where})`);
     }
 
-    const { status, headers: responseHeaders, text } = reply;
+    const { status, text } = reply;
     if (status >= 300 && status < 400) {
       throw new EngineStatusError(
         status,
@@ -103,7 +105,7 @@ export class EngineHttpClient {
     }
     const parsed = parseJson(text);
     if (status < 200 || status >= 300) {
-      const retryAfterS = retryAfter(responseHeaders['retry-after']);
+      const retryAfterS = retryAfter(reply.headers['retry-after']);
       const detail = engineDetail(parsed, secrets);
       const retry = retryAfterS === undefined ? '' : ` (retry after ${retryAfterS} s)`;
       throw new EngineStatusError(
@@ -113,10 +115,17 @@ export class EngineHttpClient {
       );
     }
     if (parsed === NOT_JSON) {
-      const type = responseHeaders['content-type']?.split(';')[0] || 'no content type';
+      const type = reply.headers['content-type']?.split(';')[0] || 'no content type';
       throw new EngineBodyError(`the reply from ${where} is not JSON (${type}, ${text.length} bytes)`);
     }
-    return { status, headers: responseHeaders, body: parsed };
+    // The headers as the exchange reads them: only when asked (no engine adapter needs them for a decision).
+    return {
+      status,
+      get headers() {
+        return reply.headers;
+      },
+      body: parsed,
+    };
   }
 
   /**
@@ -140,9 +149,10 @@ export class EngineHttpClient {
 
   private exchangeOnce(
     url: URL,
-    { signal, ...options }: http.RequestOptions & { signal: AbortSignal },
+    options: http.RequestOptions & { signal: AbortSignal },
     payload: string | undefined,
   ): Promise<EngineReplyText> {
+    const { signal } = options;
     return new Promise<EngineReplyText>((outcome, failure) => {
       // The caller reports the signal's own reason (see request).
       if (signal.aborted) return failure(new Error('aborted before the request'));
@@ -155,7 +165,8 @@ export class EngineHttpClient {
         failure(error);
       };
       const transport = url.protocol === 'https:' ? https : http;
-      const request = transport.request({ ...targetOf(url).options, ...options }, (response) => {
+      // The URL's options and this request's in one object; the signal is watched below, not by node:http.
+      const request = transport.request({ ...targetOf(url).options, ...options, signal: undefined }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -168,14 +179,7 @@ export class EngineHttpClient {
         });
         response.on('end', () => {
           if (!response.complete) return reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-          const responseHeaders: Record<string, string> = {};
-          for (const [key, value] of Object.entries(response.headers))
-            if (value !== undefined) responseHeaders[key] = String(value);
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: responseHeaders,
-            text: Buffer.concat(chunks).toString('utf8'),
-          });
+          resolve(new ReplyText(response, Buffer.concat(chunks).toString('utf8')));
         });
         response.on('error', reject);
         response.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: CUT_OFF })));
@@ -188,6 +192,28 @@ export class EngineHttpClient {
       request.on('error', (error) => reject(staleSocket(error) ? new StaleSocketError(error) : error));
       request.end(payload);
     });
+  }
+}
+
+/** A reply of node:http's as text; its headers copied as text only when read (a decision reads none). */
+class ReplyText implements EngineReplyText {
+  readonly status: number;
+  private copied?: Record<string, string>;
+
+  constructor(
+    private readonly response: http.IncomingMessage,
+    readonly text: string,
+  ) {
+    this.status = response.statusCode ?? 0;
+  }
+
+  get headers(): Record<string, string> {
+    if (!this.copied) {
+      this.copied = {};
+      for (const [key, value] of Object.entries(this.response.headers))
+        if (value !== undefined) this.copied[key] = String(value);
+    }
+    return this.copied;
   }
 }
 

@@ -2,8 +2,8 @@
  * The gated transport over a fake inner transport: what it refuses, what it hands the SDK (tool arguments
  * wrapped so they arrive as sent), and how it counts the answers in flight (for the drain when stdin closes).
  */
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { envelopeFault } from '../../../src/mcp/envelope';
+import { type JSONRPCMessage, specTypeSchemas, type Transport } from '@modelcontextprotocol/server';
+import { envelopeFault, schemaProblem } from '../../../src/mcp/envelope';
 import { GatedTransport } from '../../../src/mcp/gated.transport';
 import { sentArguments } from '../../../src/mcp/tool-call.guard';
 
@@ -248,6 +248,54 @@ describe('the JSON-RPC envelope check', () => {
       code: -32600,
       message: expect.stringContaining('"__proto__"'),
     });
+  });
+
+  it("passes exactly the requests and notifications the SDK's envelope schema reads (its parse only for _meta)", () => {
+    // Generated messages as JSON.parse gives them, each member present or not, valid or not in several ways.
+    const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)];
+    let seed = 11;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const valid = { name: 'system1_decide', arguments: { question: 'q' } };
+    const MEMBERS: Record<string, readonly unknown[]> = {
+      jsonrpc: ['2.0', '2.0', '2.0', '2.0', '2.0', '2.0', '1.0', null],
+      id: [1, 1, 'a', 'a', -3, 0, 1.5, 2 ** 60, null, true, {}],
+      method: ['ping', 'tools/call', 'tools/call', 'tools/call', 5],
+      params: [
+        ...[{}, valid, { constructor: null, __proto__: { a: 1 } }].flatMap((params) => [params, params, params]),
+        [],
+        null,
+        'x',
+        { _meta: {} },
+        { _meta: { progressToken: 't' } },
+        { _meta: { progressToken: 7 } },
+        { _meta: { progressToken: {} } },
+        { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 1 } } },
+        { _meta: [] },
+        { _meta: null },
+      ],
+      extra: [1],
+    };
+    const reached = { passedWithoutSchema: 0, schemaConsulted: 0, refusedBeforeIt: 0 };
+    const cases = 4000;
+    for (let n = 0; n < cases; n++) {
+      const message: Record<string, unknown> = {};
+      for (const [member, values] of Object.entries(MEMBERS))
+        if (next() < (member === 'extra' ? 0.05 : member === 'id' ? 0.8 : 0.9)) message[member] = pick(values);
+      if (!('method' in message)) message.method = 'ping'; // a message without one is a response, not this check's
+      const parsed = JSON.parse(JSON.stringify(message)) as Record<string, unknown>;
+      const schema = 'id' in parsed ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification;
+      const sdkReads = schemaProblem(schema, parsed) === null;
+      const passed = envelopeFault(parsed) === null;
+      expect({ message: parsed, passed }).toEqual({ message: parsed, passed: sdkReads });
+      const params = parsed.params as Record<string, unknown> | undefined;
+      const hasMeta = typeof params === 'object' && params !== null && !Array.isArray(params) && '_meta' in params;
+      if (passed && !hasMeta) reached.passedWithoutSchema++;
+      else if (hasMeta && typeof params._meta === 'object' && params._meta !== null && !Array.isArray(params._meta))
+        reached.schemaConsulted++;
+      else reached.refusedBeforeIt++;
+    }
+    // What the generator reached (each must stay reached): about 19%, 25% and 56% of the cases.
+    for (const share of Object.values(reached)) expect(share / cases).toBeGreaterThan(0.15);
   });
 
   it('drops an unreadable response from the client instead of answering it', () => {
