@@ -7,7 +7,16 @@
 // code that calls what the method itself calls, so a change to that method makes this script say which layer
 // it cannot build rather than measure something else.
 'use strict';
-const { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } = require('node:fs');
+const {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
@@ -87,6 +96,56 @@ function cpuMicros(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
 }
 
+/**
+ * A process's CPU time so far split by thread (µs, from each thread's schedstat): the main thread, where
+ * JavaScript runs, and the others, which are V8's helpers (the collector's parallel and concurrent work, the
+ * compiler). A CPU profile samples only the main thread; these show what it leaves out.
+ */
+function threadMicros(pid) {
+  const split = { main: 0, helpers: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let text;
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8');
+    } catch {
+      continue; // a thread that ended between the listing and the read
+    }
+    split[tid === String(pid) ? 'main' : 'helpers'] += Number(text.split(' ')[0]) / 1000;
+  }
+  return split;
+}
+
+/** Decisions per server when its allocation is sampled (after as many again to warm it up). */
+const ALLOCATION_DECISIONS = sized(5000, 500);
+
+/**
+ * What one server allocates per decision at 64 in flight (KB): started again with bench/allocation-sampler.js,
+ * warmed up, then sampled over ALLOCATION_DECISIONS decisions (a window opened and closed with SIGUSR2).
+ * Unlike CPU time, allocation hardly moves with the machine's load: it says which layer makes the most.
+ */
+async function allocatedKbPerDecision(name, args, env, decideOn) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'system1-bench-allocation-')), 'sampled.json');
+  const server = await connect(['-r', path.join(__dirname, 'allocation-sampler.js'), ...args], {
+    ...env,
+    SYSTEM1_BENCH_ALLOCATION_FILE: file,
+  });
+  try {
+    await decideOn(server, name, ALLOCATION_DECISIONS, 64);
+    process.kill(server.pid, 'SIGUSR2');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the sampler starts in the server's next turns
+    await decideOn(server, name, ALLOCATION_DECISIONS, 64);
+    process.kill(server.pid, 'SIGUSR2');
+    for (let waited = 0; waited < 5000 && !existsSync(file); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const { bytes, error } = JSON.parse(readFileSync(file, 'utf8'));
+    if (bytes === null) throw new Error(`${name}: the allocation sampler failed: ${error}`);
+    return Number((bytes / ALLOCATION_DECISIONS / 1024).toFixed(1));
+  } finally {
+    await server.close();
+    rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const bundle = readFileSync(path.join(ROOT, BUNDLE), 'utf8');
   const copies = Object.fromEntries(
@@ -95,34 +154,48 @@ async function main() {
   const engine = fake('systemone');
   const url = (await engine.start()).origin;
   const env = isolatedEnv({ SYSTEM1_PROVIDER: 'systemone', SYSTEM1_SYSTEMONE_ENDPOINT: url, ENGINE_URL: url });
-  const servers = { floor: await connect([path.join(__dirname, 'minimal-server-2x.js')], env) };
-  for (const [name, dir] of Object.entries(copies))
-    servers[name] = await connect([path.join(dir, 'dist', 'main.js'), 'mcp'], env);
-  servers.as_built = await connect([MAIN, 'mcp'], env);
+  const commands = { floor: [path.join(__dirname, 'minimal-server-2x.js')] };
+  for (const [name, dir] of Object.entries(copies)) commands[name] = [path.join(dir, 'dist', 'main.js'), 'mcp'];
+  commands.as_built = [MAIN, 'mcp'];
   // The build before, as it was built (BENCH_BASELINE_MAIN): the same server's CPU per decision before a change.
-  if (BASELINE_MAIN) servers.baseline = await connect([BASELINE_MAIN, 'mcp'], env);
+  if (BASELINE_MAIN) commands.baseline = [BASELINE_MAIN, 'mcp'];
+  const servers = {};
+  for (const [name, args] of Object.entries(commands)) servers[name] = await connect(args, env);
   const names = Object.keys(servers);
-  const run = (name, total, inFlight) =>
+  const decideOn = (server, name, total, inFlight) =>
     drive(total, inFlight, async () => {
-      const result = await servers[name].client.callTool({
+      const result = await server.client.callTool({
         name: name === 'floor' ? 'decide' : 'system1_decide',
         arguments: { question: 'Rerun or block?', options: ['rerun', 'block'] },
       });
-      if (result.isError || (result.structuredContent && result.structuredContent.status !== 'decided'))
-        throw new Error(`${name}: a decision failed: ${JSON.stringify(result)}`);
+      const decided =
+        name === 'floor'
+          ? JSON.parse(result.content[0].text).answers?.decision?.choice !== undefined
+          : result.structuredContent?.status === 'decided';
+      if (result.isError || !decided) throw new Error(`${name}: a decision failed: ${JSON.stringify(result)}`);
     });
+  const run = (name, total, inFlight) => decideOn(servers[name], name, total, inFlight);
   const levels = {};
+  const allocation = {};
   try {
     for (const name of names) await run(name, sized(2000, 200), 64);
     for (const inFlight of LEVELS) {
-      const rounds = Object.fromEntries(names.map((name) => [name, { rate: [], cpu: [] }]));
+      const rounds = Object.fromEntries(
+        names.map((name) => [name, { rate: [], cpu: [], main_thread_cpu: [], helper_threads_cpu: [] }]),
+      );
       for (let round = 0; round < ROUNDS; round++) {
         for (const name of rotated(names, round)) {
-          const cpuBefore = cpuMicros(servers[name].pid);
+          const { pid } = servers[name];
+          const cpuBefore = cpuMicros(pid);
+          const threadsBefore = threadMicros(pid);
           const started = performance.now();
           await run(name, PER_ROUND[inFlight], inFlight);
-          rounds[name].rate.push(PER_ROUND[inFlight] / ((performance.now() - started) / 1000));
-          rounds[name].cpu.push((cpuMicros(servers[name].pid) - cpuBefore) / PER_ROUND[inFlight]);
+          const decisions = PER_ROUND[inFlight];
+          rounds[name].rate.push(decisions / ((performance.now() - started) / 1000));
+          rounds[name].cpu.push((cpuMicros(pid) - cpuBefore) / decisions);
+          const threadsAfter = threadMicros(pid);
+          rounds[name].main_thread_cpu.push((threadsAfter.main - threadsBefore.main) / decisions);
+          rounds[name].helper_threads_cpu.push((threadsAfter.helpers - threadsBefore.helpers) / decisions);
         }
       }
       levels[inFlight] = Object.fromEntries(
@@ -131,11 +204,15 @@ async function main() {
           {
             decisions_per_s: median(rounds[name].rate),
             server_cpu_us: median(rounds[name].cpu),
+            main_thread_cpu_us: median(rounds[name].main_thread_cpu),
+            helper_threads_cpu_us: median(rounds[name].helper_threads_cpu),
             by_round: rounds[name],
           },
         ]),
       );
     }
+    // One server at a time, after the rounds: the sampler slows the server it runs in.
+    for (const name of names) allocation[name] = await allocatedKbPerDecision(name, commands[name], env, decideOn);
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.close()));
     await engine.stop();
@@ -164,6 +241,19 @@ async function main() {
       ]),
     ),
   );
+  console.log('at 64 in flight: µs of CPU per decision on the main thread and on V8 helper threads; KB allocated');
+  console.table(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        {
+          'main thread µs': Math.round(levels[64][name].main_thread_cpu_us),
+          'helper threads µs': Math.round(levels[64][name].helper_threads_cpu_us),
+          'KB allocated': allocation[name],
+        },
+      ]),
+    ),
+  );
   save(
     'decomposition',
     {
@@ -173,6 +263,8 @@ async function main() {
       layers: names,
       levels,
       ratio_to_floor: ratioToFloor,
+      allocation_decisions: ALLOCATION_DECISIONS,
+      allocated_kb_per_decision: allocation,
     },
     { baseline: BASELINE_MAIN ?? null },
   );

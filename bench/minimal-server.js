@@ -14,7 +14,8 @@ server.registerTool(
   async ({ question, options }) => {
     let answer = { decision: (options ?? ['yes'])[0] };
     if (process.env.ENGINE_URL) {
-      const criteria = options ?? ['yes', 'no'];
+      // Candidates as the protocol takes them: a mapping of each to its description (here itself).
+      const criteria = Object.fromEntries((options ?? ['yes', 'no']).map((option) => [option, option]));
       const body = JSON.stringify({
         model: 'typed-decisions',
         state: {},

@@ -1,15 +1,15 @@
+import { setOwn } from '../../common/own-keys';
 import type { Described, NoulQuestion } from '../questions/question.types';
 
 /** Instructions and descriptions as an engine reads them: text as it is, JSON written out. */
 /**
  * Options that stand for themselves as a choice's candidates: each is its own description, so an engine that
- * scores descriptions (a reranker) reads the option itself. defineProperty: an option may be named like an
- * Object.prototype member ("__proto__", "constructor").
+ * scores descriptions (a reranker) reads the option itself. An option may be named like an Object.prototype
+ * member ("__proto__", "constructor"): each is an own key all the same (see setOwn).
  */
 export function selfDescribed(options: readonly string[]): Record<string, string> {
   const criteria: Record<string, string> = {};
-  for (const option of options)
-    Object.defineProperty(criteria, option, { value: option, enumerable: true, writable: true, configurable: true });
+  for (const option of options) setOwn(criteria, option, option);
   return criteria;
 }
 

@@ -20,8 +20,14 @@ export class DecideTool implements McpTool {
   constructor(private readonly decider: DecideService) {}
 
   call(args: unknown, signal?: AbortSignal, requestId?: string) {
-    return this.decider
-      .decide(args, requestId, signal)
-      .then((response) => ({ result: { ...response }, isError: response.status === 'error' }));
+    return (
+      this.decider
+        .decide(args, requestId, signal)
+        // The response is plain data already (DecideService builds it as a literal): no copy to make.
+        .then((response) => ({
+          result: response as unknown as Record<string, unknown>,
+          isError: response.status === 'error',
+        }))
+    );
   }
 }

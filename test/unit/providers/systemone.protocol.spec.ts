@@ -1,4 +1,5 @@
 import { readAnswer } from '../../../src/decisions/pipeline/answer-reader';
+import { selfDescribed } from '../../../src/decisions/pipeline/question-text';
 import { MalformedResponseError } from '../../../src/decisions/errors/decision-error';
 import type { ChoiceQuestion, Question } from '../../../src/decisions/questions/question.types';
 import {
@@ -55,6 +56,19 @@ describe('the System One request', () => {
     const body = typedSystemOneRequest({ questions }, { noulAsChoice: true, bareCandidates: 'labels' });
     expect(JSON.stringify(body)).toBe(
       '{"state":{},"questions":{"__proto__":{"type":"choice","instructions":"Safe?","criteria":{"yes":null,"no":null}}}}',
+    );
+  });
+
+  it('sends options named like Object.prototype members as candidates of their own', () => {
+    const criteria = selfDescribed(['__proto__', 'constructor', 'a']);
+    expect(Object.getPrototypeOf(criteria)).toBe(Object.prototype);
+    expect(Object.keys(criteria)).toEqual(['__proto__', 'constructor', 'a']);
+    const body = typedSystemOneRequest(
+      { questions: { decision: { type: 'choice', instructions: 'Which?', criteria } } },
+      { noulAsChoice: false, bareCandidates: 'labels' },
+    );
+    expect(JSON.stringify(body.questions)).toBe(
+      '{"decision":{"type":"choice","instructions":"Which?","criteria":["__proto__","constructor","a"]}}',
     );
   });
 
