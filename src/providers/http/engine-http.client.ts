@@ -118,14 +118,7 @@ export class EngineHttpClient {
       const type = reply.headers['content-type']?.split(';')[0] || 'no content type';
       throw new EngineBodyError(`the reply from ${where} is not JSON (${type}, ${text.length} bytes)`);
     }
-    // The headers as the exchange reads them: only when asked (no engine adapter needs them for a decision).
-    return {
-      status,
-      get headers() {
-        return reply.headers;
-      },
-      body: parsed,
-    };
+    return { status, headers: reply.headers, body: parsed };
   }
 
   /**
@@ -179,7 +172,15 @@ export class EngineHttpClient {
         });
         response.on('end', () => {
           if (!response.complete) return reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-          resolve(new ReplyText(response, Buffer.concat(chunks).toString('utf8')));
+          // Copied now, not when read: a reply that held on to node:http's response kept it, and what it
+          // holds, alive into the next collections (twice the bytes promoted per scavenge at 64 in flight).
+          const headers: Record<string, string> = {};
+          const raw = response.headers;
+          for (const key in raw) {
+            const value = raw[key];
+            if (value !== undefined) headers[key] = String(value);
+          }
+          resolve({ status: response.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
         });
         response.on('error', reject);
         response.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: CUT_OFF })));
@@ -192,28 +193,6 @@ export class EngineHttpClient {
       request.on('error', (error) => reject(staleSocket(error) ? new StaleSocketError(error) : error));
       request.end(payload);
     });
-  }
-}
-
-/** A reply of node:http's as text; its headers copied as text only when read (a decision reads none). */
-class ReplyText implements EngineReplyText {
-  readonly status: number;
-  private copied?: Record<string, string>;
-
-  constructor(
-    private readonly response: http.IncomingMessage,
-    readonly text: string,
-  ) {
-    this.status = response.statusCode ?? 0;
-  }
-
-  get headers(): Record<string, string> {
-    if (!this.copied) {
-      this.copied = {};
-      for (const [key, value] of Object.entries(this.response.headers))
-        if (value !== undefined) this.copied[key] = String(value);
-    }
-    return this.copied;
   }
 }
 
