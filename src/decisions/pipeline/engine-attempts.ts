@@ -98,7 +98,8 @@ export class EngineAttempts {
     try {
       const { facts: capabilities, typed } = capabilitiesData(ref.provider, () => capabilitiesFor(provider, ref));
       const widening = widenScores(ref.provider, request.questions, typed);
-      const planned = widening.questions === request.questions ? request : { ...request, questions: widening.questions };
+      const planned =
+        widening.questions === request.questions ? request : { ...request, questions: widening.questions };
       const plan = planQuestions(ref.provider, planned, inPasses ? withoutCallLimits(typed) : typed, last);
       if (!plan.ok) return { ...plan, notSent: true };
       const passes = inPasses ? questionPasses(plan.questions, typed) : [plan.questions];
