@@ -173,7 +173,7 @@ export class EngineHttpClient {
         response.on('end', () => {
           if (!response.complete) return reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
           // Copied now, not when read: a reply that held on to node:http's response kept it, and what it
-          // holds, alive into the next collections (twice the bytes promoted per scavenge at 64 in flight).
+          // holds, alive into the next collections (1.6 times the bytes promoted per scavenge at 64 in flight).
           const headers: Record<string, string> = {};
           const raw = response.headers;
           for (const key in raw) {
