@@ -65,10 +65,8 @@ function copyOfPlainData(value: unknown, depth: number): unknown {
     if (!Object.hasOwn(object, key)) return NOT_PLAIN;
     const item = copyOfPlainData(object[key], depth + 1);
     if (item === NOT_PLAIN) return NOT_PLAIN;
-    // JSON.parse makes `__proto__` an own key, as it came; an assignment would set the prototype instead.
-    if (key === '__proto__')
-      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else copy[key] = item;
+    // JSON.parse makes `__proto__` an own key, as it came: the copy keeps it one.
+    setOwn(copy, key, item);
   }
   return copy;
 }

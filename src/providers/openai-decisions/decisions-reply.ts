@@ -4,6 +4,7 @@
  * as that question's abstention, the model and the token counts.
  */
 import { isRecord, kindOf } from '../../common/is-record';
+import { setOwn } from '../../common/own-keys';
 import { shown } from '../../common/clip';
 import { type DecisionError, DecisionErrorCode, MalformedResponseError } from '../../decisions/errors/decision-error';
 import { isTokenCount } from '../../decisions/pipeline/engine-reply';
@@ -84,8 +85,8 @@ function choiceAnswer(answer: Record<string, unknown>, invalid: (problem: string
     if (!isRecord(entry) || typeof entry.value !== 'string')
       return invalid(`"probabilities" hold ${shown(isRecord(entry) ? entry.value : entry)}, not a value sent`);
     if (Object.hasOwn(keyed, entry.value)) return invalid(`"probabilities" name ${shown(entry.value)} twice`);
-    // defineProperty: a value may be named like an Object.prototype member ("__proto__").
-    Object.defineProperty(keyed, entry.value, { value: entry.probability, enumerable: true, writable: true });
+    // A value may be named like an Object.prototype member ("__proto__"): setOwn keeps it a key.
+    setOwn(keyed, entry.value, entry.probability);
   }
   return { answer: { type: 'choice', choice, probabilities: keyed } };
 }

@@ -224,6 +224,19 @@ describe('the Decisions API reply', () => {
     expect(Object.keys(read.answers)).toEqual(['duplicate_charge', 'team']);
   });
 
+  it('keeps values named like Object.prototype members as keys of the probabilities', () => {
+    const probabilities = [
+      { value: 'billing', probability: 0.9 },
+      { value: '__proto__', probability: 0.06 },
+      { value: 'constructor', probability: 0.04 },
+    ];
+    const read = readDecisionsReply(reply([PREDICATE, { ...CHOICE, probabilities }, SCORE]), SENT, 'od');
+    const team = read.answers.team as { probabilities: Record<string, number> };
+    expect(Object.keys(team.probabilities)).toEqual(['billing', '__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(team.probabilities, '__proto__')?.value).toBe(0.06);
+    expect(Object.getPrototypeOf(team.probabilities)).toBe(Object.prototype);
+  });
+
   it('leaves out token counts that are not counts, and a reply without usage has none', () => {
     const read = readDecisionsReply(
       reply([PREDICATE, CHOICE, SCORE], { usage: { input_tokens: -1, output_tokens: 2 } }),
