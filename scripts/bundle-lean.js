@@ -11,6 +11,7 @@ const { readFile } = require('node:fs/promises');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const esbuild = require('esbuild');
+const { zodFailurePlugin } = require('./zod-failure-plugin');
 
 const ROOT = path.resolve(__dirname, '..');
 const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -43,7 +44,7 @@ function bundle(entry) {
     // keepNames, which puts a `__name` call at every closure made: a twentieth of a busy server's time.
     minifyWhitespace: true,
     external: NEVER_LOADED,
-    plugins: [withoutPhoneNumbers, nestClassNames],
+    plugins: [withoutPhoneNumbers, nestClassNames, zodFailurePlugin],
     logLevel: 'warning',
   });
 }
