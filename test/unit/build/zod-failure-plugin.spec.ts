@@ -11,7 +11,6 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { zodFailurePlugin, withSharedFailureAccessors } = require(path.join(ROOT, 'scripts', 'zod-failure-plugin.js'));
 const ZOD_PARSE = path.join(ROOT, 'node_modules', 'zod', 'v4', 'core', 'parse.cjs');
 
