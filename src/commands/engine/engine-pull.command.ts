@@ -2,6 +2,7 @@ import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { formatBytes } from '../../common/byte-count';
 import { HubEndpoint, withoutHubToken } from '../../local-engines/hub/hub-endpoint';
 import { ModelPuller } from '../../local-engines/hub/model-pull.service';
+import { MODEL_FILE, type ModelVariant } from '../../local-engines/hub/pull-manifest';
 import { PullError } from '../../local-engines/hub/pull-error';
 import { checkRepoName, checkRevision } from '../../local-engines/hub/repo-name';
 import { EnginePackage } from '../../local-engines/reranker/engine-package.service';
@@ -20,7 +21,8 @@ interface PullFlags {
   maxFileSize?: number;
 }
 
-const FILE_OF = { float32: 'onnx/model.onnx, float32', quantized: 'onnx/model_quantized.onnx, int8' } as const;
+/** How the output names a variant's file: its path and its weights. */
+const modelFile = (variant: ModelVariant): string => `${MODEL_FILE[variant].path}, ${MODEL_FILE[variant].weights}`;
 
 /**
  * One file of a model is at most this unless --max-file-size says otherwise (gte-reranker's float32 export: 599 MB).
@@ -69,7 +71,7 @@ export class EnginePullCommand extends CommandRunner {
       checkRevision(flags.revision);
       const origin = HubEndpoint.fromEnv(env).origin;
       await this.enginePackage.prepare(home, APP_RERANKER, (line) => this.output.err(line), withoutHubToken(env));
-      this.output.out(`Model file: ${FILE_OF[choice.variant]} (${choice.why}).`);
+      this.output.out(`Model file: ${modelFile(choice.variant)} (${choice.why}).`);
       const { folder, manifest, upToDate } = await this.pullChosen(repo, choice, {
         revision: flags.revision,
         maxFileBytes: flags.maxFileSize ?? DEFAULT_MAX_FILE_BYTES,
@@ -102,7 +104,7 @@ export class EnginePullCommand extends CommandRunner {
     where: { revision: string; maxFileBytes: number; origin: string; home: RerankerHome },
   ) {
     const pull = (variant: VariantChoice['variant']) => {
-      this.output.err(`Pulling ${repo} (${FILE_OF[variant]}) at ${where.revision} from ${where.origin} ...`);
+      this.output.err(`Pulling ${repo} (${modelFile(variant)}) at ${where.revision} from ${where.origin} ...`);
       return this.puller.pull({
         repo,
         revision: where.revision,
@@ -116,9 +118,9 @@ export class EnginePullCommand extends CommandRunner {
     try {
       return await pull(choice.variant);
     } catch (error) {
-      const noInt8 = error instanceof PullError && error.missingFile === 'onnx/model_quantized.onnx';
+      const noInt8 = error instanceof PullError && error.missingFile === MODEL_FILE.quantized.path;
       if (!noInt8 || choice.forced) throw error;
-      this.output.out(`${repo} has no int8 export (onnx/model_quantized.onnx): pulling float32 instead.`);
+      this.output.out(`${repo} has no int8 export (${MODEL_FILE.quantized.path}): pulling float32 instead.`);
       return pull('float32');
     }
   }

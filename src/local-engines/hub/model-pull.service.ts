@@ -6,7 +6,7 @@ import { FileDownloader } from './file-download.service';
 import { HubEndpoint } from './hub-endpoint';
 import { fileMetadataOf, type HubFileMetadata } from './hub-file-metadata';
 import { HubHttpClient } from './hub-http.client';
-import { type ModelVariant, type PullManifest, readManifest, writeManifest } from './pull-manifest';
+import { MODEL_FILE, type ModelVariant, type PullManifest, readManifest, writeManifest } from './pull-manifest';
 import { PullError, statusError } from './pull-error';
 import { checkRepoName, checkRevision } from './repo-name';
 
@@ -45,13 +45,13 @@ const FILES: Record<ModelVariant, WantedFile[]> = {
     { path: 'config.json' },
     { path: 'tokenizer_config.json', optional: true },
     { path: 'tokenizer.json' },
-    { path: 'onnx/model.onnx' },
+    { path: MODEL_FILE.float32.path },
   ],
   quantized: [
     { path: 'config.json' },
     { path: 'tokenizer_config.json', optional: true },
     { path: 'tokenizer.json' },
-    { path: 'onnx/model_quantized.onnx' },
+    { path: MODEL_FILE.quantized.path },
   ],
 };
 

@@ -20,8 +20,14 @@ export interface PullManifest {
   pulled_at: string;
 }
 
-/** `float32`: onnx/model.onnx, what the server prefers; `quantized`: onnx/model_quantized.onnx (int8). */
+/** `float32`: what the server prefers; `quantized`: int8 weights, where the CPU runs them faster. */
 export type ModelVariant = 'float32' | 'quantized';
+
+/** Each variant's model file in a Hub repo's ONNX export, and the weights it holds. */
+export const MODEL_FILE: Readonly<Record<ModelVariant, { path: string; weights: string }>> = {
+  float32: { path: 'onnx/model.onnx', weights: 'float32' },
+  quantized: { path: 'onnx/model_quantized.onnx', weights: 'int8' },
+};
 
 export const MANIFEST_FILE = 'system1-pull.json';
 
