@@ -7,7 +7,8 @@
 // young-generation collections see a pointer from the old generation to the closures and copy them, with
 // everything they hold, until a full collection finds the pair dead. The MCP SDK tries the response schemas on
 // every inbound request before the request schema (two failing parses each), so every request's message was
-// promoted: ~4 KB a request, the full collections it brings, and ~20% more CPU per decision at 64 in flight.
+// promoted and came back as full collections: at 64 in flight a third of what the server promoted per scavenge
+// (802 KB before, 524 KB after), 21 full collections per 23,000 decisions before, 16 after.
 //
 // The replacement keeps the same contract (an own enumerable `error` accessor, built once on the first read,
 // replaceable, the issues released once built) with one shared pair of accessor functions and the state in a
