@@ -41,6 +41,8 @@ function runLean({ entry, run, server }: LeanPath): void {
 
 /** Every other command, through nest-commander over the full container. */
 async function runCommand(): Promise<void> {
+  // Before anything loads zod: this process's zod keeps no closure per failing parse (see zod-failure.ts).
+  (require('./entrypoints/zod-failure') as typeof import('./entrypoints/zod-failure')).installZodFailureHook();
   require('reflect-metadata');
   const { CommandFactory } = require('nest-commander') as typeof import('nest-commander');
   const { Commander } = require('nest-commander/src/constants') as typeof import('nest-commander/src/constants');

@@ -1,18 +1,19 @@
 /**
- * scripts/zod-failure-plugin.js: the lean bundles' zod without a closure per failing `safeParse` result. Each
- * case bundles the installed zod with esbuild (with and without the plugin) into a scratch folder and runs
- * it in a child Node: the same contract as zod's own result, and nothing of the parsed input kept through
- * young-generation collections, where zod's own result keeps all of it.
+ * zod without a closure per failing `safeParse` result, as the gateway's processes get it (see
+ * src/entrypoints/zod-failure.ts): the lean bundles through scripts/zod-failure-plugin.js, the commands that
+ * run from dist/ through the load-time hook. Each runs in a child Node beside zod as published: the same
+ * contract as zod's own result, and nothing of the parsed input kept through young-generation collections,
+ * where zod's own result keeps all of it. Needs the build (the plugin and the hook come from dist/).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const { zodFailurePlugin, withSharedFailureAccessors } = require(path.join(ROOT, 'scripts', 'zod-failure-plugin.js'));
-const ZOD_PARSE = path.join(ROOT, 'node_modules', 'zod', 'v4', 'core', 'parse.cjs');
+const ROOT = path.resolve(__dirname, '..', '..');
+const { zodFailurePlugin } = require(path.join(ROOT, 'scripts', 'zod-failure-plugin.js'));
+const HOOK = path.join(ROOT, 'dist', 'entrypoints', 'zod-failure.js');
 
 let scratch: string;
 beforeAll(async () => {
@@ -27,14 +28,25 @@ beforeAll(async () => {
       plugins,
       logLevel: 'silent',
     });
-  await Promise.all([zod('patched.js', [zodFailurePlugin]), zod('stock.js', [])]);
+  await Promise.all([zod('bundled.js', [zodFailurePlugin]), zod('stock.js', [])]);
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+type Zod = 'stock' | 'bundled' | 'hooked';
+
+/** The first lines of a child's script: `z` is zod as published, as bundled, or as loaded under the hook. */
+function zodOf(zod: Zod): string {
+  if (zod === 'hooked') {
+    const installed = JSON.stringify(require.resolve('zod', { paths: [ROOT] }));
+    return `require(${JSON.stringify(HOOK)}).installZodFailureHook();\nconst z = require(${installed});\n`;
+  }
+  return `const z = require(${JSON.stringify(path.join(scratch, `${zod}.js`))});\n`;
+}
+
 /** Runs `script` in a child Node (with --expose-gc) that has the chosen zod as `z`; returns what it printed. */
-function inChild(zod: 'patched' | 'stock', script: string): unknown {
+function inChild(zod: Zod, script: string): unknown {
   const file = path.join(scratch, `${zod}-probe.js`);
-  writeFileSync(file, `const z = require(${JSON.stringify(path.join(scratch, `${zod}.js`))});\n${script}`);
+  writeFileSync(file, zodOf(zod) + script);
   const run = spawnSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
@@ -68,7 +80,8 @@ console.log(JSON.stringify({
 it("keeps zod's contract for a failing result: the same keys, a lazy error built once, replaceable", () => {
   const stock = inChild('stock', CONTRACT);
   expect(stock).toMatchObject({ success: false, keys: ['success', 'error'], isZodError: true, mappedBeforeRead: 0 });
-  expect(inChild('patched', CONTRACT)).toEqual(stock);
+  expect(inChild('bundled', CONTRACT)).toEqual(stock);
+  expect(inChild('hooked', CONTRACT)).toEqual(stock);
 });
 
 /**
@@ -88,15 +101,29 @@ console.log(JSON.stringify((used() - before) / 2 ** 20));`;
 
 it('keeps nothing of the parsed input through young-generation collections, where zod keeps all of it', () => {
   expect(inChild('stock', KEPT_THROUGH_YOUNG_COLLECTIONS)).toBeGreaterThan(8);
-  expect(inChild('patched', KEPT_THROUGH_YOUNG_COLLECTIONS)).toBeLessThan(2);
+  expect(inChild('bundled', KEPT_THROUGH_YOUNG_COLLECTIONS)).toBeLessThan(2);
+  expect(inChild('hooked', KEPT_THROUGH_YOUNG_COLLECTIONS)).toBeLessThan(2);
 });
 
-it("fails the build, naming the file, when zod's failure() is not the one it replaces", () => {
-  const published = readFileSync(ZOD_PARSE, 'utf8');
-  expect(withSharedFailureAccessors(published, ZOD_PARSE)).toContain('FAILURE_ERROR');
-  const changed = published.replace('issues = undefined;', 'issues = null;');
-  expect(() => withSharedFailureAccessors(changed, ZOD_PARSE)).toThrow(
-    `${ZOD_PARSE}: zod's failure() is not the one scripts/zod-failure-plugin.js replaces`,
+it('is in the built lean bundles', () => {
+  for (const bundle of ['serve-mcp.js', 'claude-hooks.js']) {
+    const source = readFileSync(path.join(ROOT, 'dist', 'bundle', bundle), 'utf8');
+    if (source.includes('function failure(Err,issues,ctx)')) expect(source).toContain('FAILURE_ERROR');
+  }
+  expect(readFileSync(path.join(ROOT, 'dist', 'bundle', 'serve-mcp.js'), 'utf8')).toContain('FAILURE_ERROR');
+});
+
+it('loads a zod whose failure() is another as it is, under the hook: the process works as before', () => {
+  const parse = path.join(scratch, 'other', 'node_modules', 'zod', 'v4', 'core', 'parse.cjs');
+  mkdirSync(path.dirname(parse), { recursive: true });
+  writeFileSync(
+    parse,
+    'function failure(Err, issues, ctx) { return { success: false, issues }; }\nexports.failure = failure;\n',
   );
-  expect(() => withSharedFailureAccessors('exports.x = 1;', 'parse.js')).toThrow('parse.js: ');
+  const script = `require(${JSON.stringify(HOOK)}).installZodFailureHook();
+const { failure } = require(${JSON.stringify(parse)});
+console.log(JSON.stringify(failure(Error, ['x'], {})));`;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(JSON.parse(run.stdout)).toEqual({ success: false, issues: ['x'] });
 });
