@@ -178,7 +178,7 @@ export class EngineHttpClient {
           const raw = response.headers;
           for (const key in raw) {
             const value = raw[key];
-            if (value !== undefined) headers[key] = String(value);
+            if (value !== undefined) setOwn(headers, key, String(value));
           }
           resolve({ status: response.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
         });
